@@ -1,0 +1,271 @@
+"""Sonar in the state reflector: current readings (buckets) and the LPS ring buffers (digest §3.2–§3.3, §8.4).
+
+* A **bucket** per sonar holds the latest reading: range (mm; 5000 = no echo), the reading point in
+  robot coordinates, the odometric robot pose when it was read, and the ``new`` flag.
+* **Ring buffers** accumulate readings in the LPS (robot frame, +x forward, +y left) and are moved with
+  the robot so they stay registered. The front buffer gets an entry for *every* firing of a front
+  sonar, a miss being stored as invalid, so it clears itself when nothing is ahead; a front reading
+  beyond :attr:`Sonar.front_max_range` counts as a miss. Side buffers keep only real echoes, so they
+  persist for wall finding.
+
+Which sonars are "front" or "side" the manual leaves open (its Pioneer 1 has five forward-facing and
+two side-facing units). Decided here by bearing: within ±60° of ahead is front, within 60°..120° either
+side is left/right, and the rest (the P2/P3 rear ring) goes to a **back** buffer with the front buffer's
+semantics and size, so rear obstacles do not crowd front ones out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+NO_ECHO = 5000
+"""Range reported for a sonar that heard no echo; also what occupancy queries return for 'nothing'."""
+
+CBUF_LEN = 200
+"""Capacity of each ring buffer (the manual's ``CBUF_LEN``)."""
+
+DEFAULT_FRONT_MAX_RANGE = 2500.0
+
+
+class Region(IntEnum):
+    """Directions and buffer selections for occupancy queries (the manual's sfFRONT, sfSIDES, …)."""
+
+    FRONT = 1
+    SIDES = 2
+    ALL = 3
+    BACK = 4
+    LEFT = 5
+    RIGHT = 6
+
+
+@dataclass(frozen=True)
+class SonarPose:
+    """Where a transducer sits on the body: mm, mm, bearing in degrees."""
+
+    x: float
+    y: float
+    th: float
+
+
+@dataclass
+class SonarBucket:
+    """The latest reading of one sonar (``sdata`` in the manual)."""
+
+    index: int
+    pose: SonarPose
+    range: int = NO_ECHO
+    x: float = 0.0
+    """Reading point in robot coordinates: on the sonar axis at the measured range."""
+    y: float = 0.0
+    robot_x: float = 0.0
+    """Odometric robot pose when the reading was taken."""
+    robot_y: float = 0.0
+    robot_th: float = 0.0
+    new: bool = False
+    count: int = 0
+
+
+class RingBuffer:
+    """A fixed-capacity ring of LPS points with validity flags (the manual's ``cbuf``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.xs = np.zeros(CBUF_LEN)
+        self.ys = np.zeros(CBUF_LEN)
+        self.valid = np.zeros(CBUF_LEN, dtype=bool)
+        self.limit = 0
+        self._head = 0
+        self.set_limit(limit)
+
+    def set_limit(self, limit: int) -> None:
+        """Resize to ``limit`` entries (0 only clears). Resizing clears, as in the manual."""
+        if limit < 0 or limit > CBUF_LEN:
+            raise ValueError(f"buffer size must be 0..{CBUF_LEN}, got {limit}")
+        if limit > 0:
+            self.limit = limit
+        self.clear()
+
+    def clear(self) -> None:
+        self.valid[:] = False
+        self._head = 0
+
+    def add(self, x: float, y: float, valid: bool) -> None:
+        if self.limit == 0:
+            return
+        i = self._head
+        self.xs[i] = x
+        self.ys[i] = y
+        self.valid[i] = valid
+        self._head = (i + 1) % self.limit
+
+    def points(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The valid entries' x and y arrays."""
+        mask = self.valid[: self.limit]
+        return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
+
+    def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
+        """Re-express every entry after the robot moved by (dx, dy) and turned (cos_t, sin_t)."""
+        n = self.limit
+        px = self.xs[:n] - dx
+        py = self.ys[:n] - dy
+        self.xs[:n] = cos_t * px + sin_t * py
+        self.ys[:n] = -sin_t * px + cos_t * py
+
+
+def _region_of(bearing: float) -> Region:
+    b = math.remainder(bearing, 360.0)
+    if abs(b) <= 60.0:
+        return Region.FRONT
+    if 60.0 < b < 120.0:
+        return Region.LEFT
+    if -120.0 < b < -60.0:
+        return Region.RIGHT
+    return Region.BACK
+
+
+class Sonar:
+    """Buckets, ring buffers and occupancy queries for one robot's sonar ring."""
+
+    def __init__(
+        self,
+        poses: Sequence[SonarPose],
+        *,
+        front_buffer: int = 20,
+        side_buffer: int = 40,
+        front_max_range: float = DEFAULT_FRONT_MAX_RANGE,
+    ) -> None:
+        self.buckets = [SonarBucket(i, pose) for i, pose in enumerate(poses)]
+        self.regions = [_region_of(pose.th) for pose in poses]
+        self.front_max_range = front_max_range
+        self.buffers: dict[Region, RingBuffer] = {
+            Region.FRONT: RingBuffer(front_buffer),
+            Region.BACK: RingBuffer(front_buffer),
+            Region.LEFT: RingBuffer(side_buffer),
+            Region.RIGHT: RingBuffer(side_buffer),
+        }
+
+    # -------------------------------------------------------------- readings
+    def add_reading(self, index: int, range_mm: int, robot_pose: tuple[float, float, float]) -> bool:
+        """Record one new reading; returns False (and ignores it) for a sonar the robot does not have."""
+        if not 0 <= index < len(self.buckets):
+            return False
+        bucket = self.buckets[index]
+        pose = bucket.pose
+        rad = math.radians(pose.th)
+        x = pose.x + range_mm * math.cos(rad)
+        y = pose.y + range_mm * math.sin(rad)
+        bucket.range = range_mm
+        bucket.x, bucket.y = x, y
+        bucket.robot_x, bucket.robot_y, bucket.robot_th = robot_pose
+        bucket.new = True
+        bucket.count += 1
+        region = self.regions[index]
+        if region in (Region.FRONT, Region.BACK):
+            self.buffers[region].add(x, y, range_mm < NO_ECHO and range_mm <= self.front_max_range)
+        elif range_mm < NO_ECHO:
+            self.buffers[region].add(x, y, True)
+        return True
+
+    def move(self, dx: float, dy: float, dth: float) -> None:
+        """The robot moved (dx, dy) in its previous frame and turned dth degrees: keep the LPS registered."""
+        if dx == 0.0 and dy == 0.0 and dth == 0.0:
+            return
+        rad = math.radians(dth)
+        c, s = math.cos(rad), math.sin(rad)
+        for buffer in self.buffers.values():
+            buffer.move(c, s, dx, dy)
+
+    def range(self, index: int) -> int:
+        return self.buckets[index].range if 0 <= index < len(self.buckets) else NO_ECHO
+
+    def take_new(self, index: int) -> bool:
+        """True once per new reading of sonar ``index`` (``sfSonarNew`` clears the flag)."""
+        if not 0 <= index < len(self.buckets):
+            return False
+        bucket = self.buckets[index]
+        was_new, bucket.new = bucket.new, False
+        return was_new
+
+    def set_front_buffer(self, n: int) -> None:
+        """n > 0 resizes the front (and back) buffer; 0 clears it."""
+        self.buffers[Region.FRONT].set_limit(n)
+        self.buffers[Region.BACK].set_limit(n)
+
+    def set_side_buffer(self, n: int) -> None:
+        self.buffers[Region.LEFT].set_limit(n)
+        self.buffers[Region.RIGHT].set_limit(n)
+
+    def clear(self) -> None:
+        for buffer in self.buffers.values():
+            buffer.clear()
+
+    def points(self, source: Region = Region.ALL) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL)."""
+        chosen = {
+            Region.FRONT: (Region.FRONT,),
+            Region.BACK: (Region.BACK,),
+            Region.LEFT: (Region.LEFT,),
+            Region.RIGHT: (Region.RIGHT,),
+            Region.SIDES: (Region.LEFT, Region.RIGHT),
+            Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
+        }[source]
+        parts = [self.buffers[r].points() for r in chosen]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    # -------------------------------------------------------------- occupancy (digest §8.4)
+    def occ_box_ret(
+        self, xy: Region, cx: float, cy: float, h: float, w: float, source: Region = Region.ALL
+    ) -> tuple[int, float, float]:
+        """Nearest reading in the box centred on (cx, cy), ``h`` long in x and ``w`` wide in y.
+
+        Returns (distance, x, y): the distance is |x| for ``FRONT`` and |y| for ``SIDES``, always
+        positive; ``(5000, 0, 0)`` when the box is empty.
+        """
+        xs, ys = self.points(source)
+        mask = (np.abs(xs - cx) <= h / 2) & (np.abs(ys - cy) <= w / 2)
+        if not mask.any():
+            return NO_ECHO, 0.0, 0.0
+        along = np.abs(xs[mask]) if xy in (Region.FRONT, Region.BACK) else np.abs(ys[mask])
+        i = int(np.argmin(along))
+        return round(float(along[i])), float(xs[mask][i]), float(ys[mask][i])
+
+    def occ_box(
+        self, xy: Region, cx: float, cy: float, h: float, w: float, source: Region = Region.ALL
+    ) -> int:
+        return self.occ_box_ret(xy, cx, cy, h, w, source)[0]
+
+    def occ_plane_ret(
+        self, direction: Region, source: Region, d: float, s1: float, s2: float
+    ) -> tuple[int, float, float]:
+        """Nearest reading beyond a baseline at distance ``d`` in ``direction``, between side limits.
+
+        ``s1`` is the limit on the left and ``s2`` on the right *as seen looking in that direction*;
+        all three are positive. Returns (distance along the direction, x, y), or (5000, 0, 0).
+        """
+        xs, ys = self.points(source)
+        # Rotate into a frame whose +x is the query direction and +y its left.
+        if direction == Region.FRONT:
+            along, left = xs, ys
+        elif direction == Region.BACK:
+            along, left = -xs, -ys
+        elif direction == Region.LEFT:
+            along, left = ys, -xs
+        elif direction == Region.RIGHT:
+            along, left = -ys, xs
+        else:
+            raise ValueError(f"occ_plane direction must be FRONT, BACK, LEFT or RIGHT, not {direction.name}")
+        mask = (along > d) & (left <= s1) & (left >= -s2)
+        if not mask.any():
+            return NO_ECHO, 0.0, 0.0
+        i = int(np.argmin(np.where(mask, along, np.inf)))
+        return round(float(along[i])), float(xs[i]), float(ys[i])
+
+    def occ_plane(self, direction: Region, source: Region, d: float, s1: float, s2: float) -> int:
+        return self.occ_plane_ret(direction, source, d, s1, s2)[0]
