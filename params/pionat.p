@@ -1,0 +1,50 @@
+;; pionat.p -- Pioneer AT (four-wheel skid steer), PSOS 4.1 or later.
+;; The manual says it is psos41m.p with a larger body; the values here are
+;; ARIA's params/pionat.p (radius 330, DistConvFactor 0.07, MaxVelocity 500),
+;; the Pioneer 1 sonar ring, and the Pioneer 1 error model.
+
+Name            PioneerAT
+Class           Pioneer
+Subclass        pionat
+
+AngleConvFactor 0.0061359   ; radians per heading unit (2pi/1024)
+DistConvFactor  0.07        ; mm per encoder count
+VelConvFactor   2.5332      ; mm/s per velocity unit
+RangeConvFactor 0.1734      ; sonar mm per 2 us echo tick
+DiffConvFactor  0.00333     ; rad/s per mm/s of half the wheel-speed difference
+Vel2Divisor     4           ; mm/s per VEL2 byte unit
+
+RobotRadius     330         ; mm
+RobotDiagonal   120         ; mm, half-height to the octagon's diagonal edge
+RobotWidth      400
+RobotLength     500
+RobotLengthFront 250
+RobotLengthRear 250
+Holonomic       1           ; turns in place
+
+MaxVelocity     500         ; mm/s
+MaxRVelocity    100         ; deg/s
+MaxAcceleration 300         ; mm/s^2 (not in the manual's listing; our choice)
+TransVelMax     400
+RotVelMax       100
+HasMoveCommand  0
+SettableAccsDecs 0
+SwitchToBaudRate 0
+
+FrontBuffer     20          ; front sonar buffer size
+SideBuffer      40          ; side sonar buffer size
+
+;; Simulator drive-error model (std dev per unit of motion, see RobotParams):
+AngleJitter     0.01        ; deg of heading error per deg turned
+AngleDrift      0.003       ; deg of heading error per mm driven (manual Table 3.1)
+DistJitter      0.01        ; mm of distance error per mm driven
+
+SonarNum        7           ; five forward, two to the sides
+;;        n    x     y    th
+SonarUnit 0  100   100    90
+SonarUnit 1  120    80    30
+SonarUnit 2  130    40    15
+SonarUnit 3  130     0     0
+SonarUnit 4  130   -40   -15
+SonarUnit 5  120   -80   -30
+SonarUnit 6  100  -100   -90

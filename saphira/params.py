@@ -1,0 +1,372 @@
+"""Robot parameter files (``.p``): read them into a typed :class:`RobotParams` and pick one per robot.
+
+One parser reads both dialects. Saphira's is ``Keyword value ; comment`` lines; ARIA's (``ArConfig``) adds
+an optional ``ConfigVersion`` line, ``Section <name>`` headers and ``#`` comments. Keywords are
+case-insensitive. Integer parameters must not contain a decimal point; floats take any standard form;
+booleans take 0/1/true/false. Keys this module does not model (ARIA files have many) are kept in
+:attr:`RobotParams.extra`. A file overlays the built-in Pioneer 1 defaults, as in Saphira, so a partial
+file is fine. Every problem in a file raises :class:`ParamsError`, whose ``str`` is ``file:line[:col]: ...``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.paths import data_dir
+
+DEFAULTS_SOURCE = "<defaults>"
+PARAMS_ENV = "SAPHIRA_PARAMS"
+
+
+class ParamsError(SourceError):
+    """A parameter file that cannot be read or is malformed."""
+
+
+class ParamsNotFoundError(SaphiraError):
+    """No parameter file matches a requested name."""
+
+
+@dataclass(frozen=True)
+class SonarUnit:
+    """Pose of one sonar on the body: x, y in mm (+x forward, +y left), th the bearing in degrees.
+
+    ``extra`` holds any fields after the pose (ARIA's MTX sonar-board settings), as written.
+    """
+
+    index: int
+    x: float
+    y: float
+    th: float
+    extra: tuple[str, ...] = ()
+
+
+PIONEER1_SONARS = (
+    SonarUnit(0, 100, 100, 90),
+    SonarUnit(1, 120, 80, 30),
+    SonarUnit(2, 130, 40, 15),
+    SonarUnit(3, 130, 0, 0),
+    SonarUnit(4, 130, -40, -15),
+    SonarUnit(5, 120, -80, -30),
+    SonarUnit(6, 100, -100, -90),
+)
+
+
+@dataclass(frozen=True)
+class RobotParams:
+    """Everything a parameter file says about a robot; the defaults are Saphira's built-in Pioneer 1.
+
+    Units: mm, mm/s, mm/s², deg/s, degrees. ``angle_conv_factor`` is radians per SIP heading unit.
+    ``trans_vel_max`` … ``rot_decel`` of 0 mean "use the value stored in the robot" (ARIA).
+
+    Simulator error model (the manual lists AngleJitter, AngleDrift and a third, lost parameter; we
+    chose DistJitter as that third one). Each is the standard deviation of a zero-mean error per unit
+    of motion in one simulation step: ``angle_jitter`` degrees of heading error per degree turned,
+    ``angle_drift`` degrees of heading error per mm driven, ``dist_jitter`` mm of distance error per
+    mm driven (a fraction).
+    """
+
+    name: str = "Pioneer"
+    robot_class: str = "Pioneer"
+    subclass: str = "pion1"
+    angle_conv_factor: float = 0.0061359
+    dist_conv_factor: float = 0.05066
+    vel_conv_factor: float = 2.5332
+    range_conv_factor: float = 0.1734
+    diff_conv_factor: float = 0.00333
+    vel2_divisor: float = 4.0
+    robot_radius: float = 220.0
+    robot_diagonal: float = 90.0
+    robot_width: float = 400.0
+    robot_length: float = 500.0
+    robot_length_front: float = 250.0
+    robot_length_rear: float = 250.0
+    holonomic: bool = True
+    max_velocity: float = 400.0
+    max_rvelocity: float = 100.0
+    max_acceleration: float = 300.0
+    trans_vel_max: int = 400
+    rot_vel_max: int = 100
+    trans_accel: int = 0
+    trans_decel: int = 0
+    rot_accel: int = 0
+    rot_decel: int = 0
+    has_move_command: bool = False
+    settable_accs_decs: bool = False
+    switch_to_baud_rate: int = 0
+    request_io_packets: bool = False
+    request_encoder_packets: bool = False
+    sonar_units: tuple[SonarUnit, ...] = PIONEER1_SONARS
+    front_buffer: int = 20
+    side_buffer: int = 40
+    angle_jitter: float = 0.01
+    angle_drift: float = 0.003
+    dist_jitter: float = 0.01
+    source: str = DEFAULTS_SOURCE
+    extra: dict[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def sonar_num(self) -> int:
+        return len(self.sonar_units)
+
+
+_Kind = Literal["int", "float", "bool", "str"]
+
+# File keyword -> (RobotParams field, value type). SonarNum and SonarUnit are handled apart.
+_KEY_SPECS: dict[str, tuple[str, _Kind]] = {
+    "Name": ("name", "str"),
+    "Class": ("robot_class", "str"),
+    "Subclass": ("subclass", "str"),
+    "AngleConvFactor": ("angle_conv_factor", "float"),
+    "DistConvFactor": ("dist_conv_factor", "float"),
+    "VelConvFactor": ("vel_conv_factor", "float"),
+    "RangeConvFactor": ("range_conv_factor", "float"),
+    "DiffConvFactor": ("diff_conv_factor", "float"),
+    "Vel2Divisor": ("vel2_divisor", "float"),
+    "RobotRadius": ("robot_radius", "float"),
+    "RobotDiagonal": ("robot_diagonal", "float"),
+    "RobotWidth": ("robot_width", "float"),
+    "RobotLength": ("robot_length", "float"),
+    "RobotLengthFront": ("robot_length_front", "float"),
+    "RobotLengthRear": ("robot_length_rear", "float"),
+    "Holonomic": ("holonomic", "bool"),
+    "MaxVelocity": ("max_velocity", "float"),
+    "MaxRVelocity": ("max_rvelocity", "float"),
+    "MaxAcceleration": ("max_acceleration", "float"),
+    "TransVelMax": ("trans_vel_max", "int"),
+    "RotVelMax": ("rot_vel_max", "int"),
+    "TransAccel": ("trans_accel", "int"),
+    "TransDecel": ("trans_decel", "int"),
+    "RotAccel": ("rot_accel", "int"),
+    "RotDecel": ("rot_decel", "int"),
+    "HasMoveCommand": ("has_move_command", "bool"),
+    "SettableAccsDecs": ("settable_accs_decs", "bool"),
+    "SwitchToBaudRate": ("switch_to_baud_rate", "int"),
+    "RequestIOPackets": ("request_io_packets", "bool"),
+    "RequestEncoderPackets": ("request_encoder_packets", "bool"),
+    "FrontBuffer": ("front_buffer", "int"),
+    "SideBuffer": ("side_buffer", "int"),
+    "AngleJitter": ("angle_jitter", "float"),
+    "AngleDrift": ("angle_drift", "float"),
+    "DistJitter": ("dist_jitter", "float"),
+}
+_KEYS = {key.lower(): spec for key, spec in _KEY_SPECS.items()}
+
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_BOOLS = {"0": False, "1": True, "false": False, "true": True}
+_TOKEN = re.compile(r"\S+")
+
+
+@dataclass
+class _Line:
+    """One non-blank line: its position, text and tokens (each with its 1-based column)."""
+
+    source: str
+    number: int
+    text: str
+    tokens: list[tuple[str, int]]
+
+    def error(self, message: str, token: int | None = None) -> ParamsError:
+        column = self.tokens[token][1] if token is not None and token < len(self.tokens) else 0
+        return ParamsError(message, SourcePosition(self.source, self.number, column), self.text)
+
+
+def _convert(line: _Line, token: int, kind: _Kind) -> int | float | bool | str:
+    """The value of ``line``'s token ``token`` as ``kind``; ParamsError naming the key otherwise."""
+    key, text = line.tokens[0][0], line.tokens[token][0]
+    if kind == "str":
+        return text
+    if kind == "bool":
+        if text.lower() in _BOOLS:
+            return _BOOLS[text.lower()]
+        raise line.error(f"{key}: {text!r} is not a boolean (use 0, 1, true or false)", token)
+    if kind == "int":
+        if _INT.fullmatch(text):
+            return int(text)
+        if _FLOAT.fullmatch(text):
+            why = "integer parameters take no decimal point"
+            raise line.error(f"{key}: {text!r} is not an integer ({why})", token)
+        raise line.error(f"{key}: {text!r} is not an integer", token)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    raise line.error(f"{key}: {text!r} is not a number", token)
+
+
+def _sonar_unit(line: _Line) -> SonarUnit:
+    if len(line.tokens) < 5:
+        got = len(line.tokens) - 1
+        raise line.error(f"SonarUnit needs 4 values (n x y th), got {got}", len(line.tokens) - 1 or None)
+    index = _convert(line, 1, "int")
+    assert isinstance(index, int)
+    if index < 0:
+        raise line.error(f"SonarUnit index {index} out of range (must be 0 or more)", 1)
+    x, y, th = (float(_convert(line, i, "float")) for i in (2, 3, 4))
+    return SonarUnit(index, x, y, th, tuple(text for text, _ in line.tokens[5:]))
+
+
+def _lines(text: str, source: str) -> list[_Line]:
+    """Non-blank, comment-stripped lines; ``;`` and ``#`` start a comment anywhere."""
+    result = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        code = re.split(r"[;#]", raw, maxsplit=1)[0]
+        tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(code)]
+        if tokens:
+            result.append(_Line(source, number, raw, tokens))
+    return result
+
+
+def _check_sonars(units: dict[int, tuple[SonarUnit, _Line]], sonar_num: tuple[int, _Line] | None) -> None:
+    """SonarUnit indices must run 0..N-1 with N = SonarNum (or the number of units if it is absent)."""
+    count = sonar_num[0] if sonar_num else len(units)
+    for unit, line in units.values():
+        if unit.index >= count:
+            stated = f"SonarNum {count}" if sonar_num else f"{count} SonarUnit lines"
+            raise line.error(f"SonarUnit index {unit.index} out of range 0..{count - 1} ({stated})", 1)
+    if sonar_num and len(units) != count:
+        missing = ", ".join(str(i) for i in range(count) if i not in units)
+        raise sonar_num[1].error(
+            f"SonarNum is {count} but {len(units)} SonarUnit lines are given (missing {missing})", 1
+        )
+
+
+def parse_params(text: str, source: str) -> RobotParams:
+    """Parse the text of a parameter file; ``source`` names it in errors and in ``.source``."""
+    values: dict[str, Any] = {}
+    extra: dict[str, str] = {}
+    units: dict[int, tuple[SonarUnit, _Line]] = {}
+    sonar_num: tuple[int, _Line] | None = None
+    section = ""
+    for line in _lines(text, source):
+        key = line.tokens[0][0]
+        lowered = key.lower()
+        if lowered == "configversion":
+            continue
+        if lowered == "section":
+            section = " ".join(text for text, _ in line.tokens[1:])
+            continue
+        if lowered == "sonarunit":
+            unit = _sonar_unit(line)
+            if unit.index in units:
+                first = units[unit.index][1].number
+                raise line.error(f"SonarUnit {unit.index} given twice (first on line {first})", 1)
+            units[unit.index] = (unit, line)
+            continue
+        spec = _KEYS.get(lowered)
+        if spec is None and lowered != "sonarnum":
+            # Keys repeated in later ARIA sections (Laser 2, PTZ 2, ...) are qualified by the section.
+            name = key if key not in extra else f"{section}/{key}"
+            extra[name] = " ".join(text for text, _ in line.tokens[1:])
+            continue
+        if len(line.tokens) != 2:
+            if len(line.tokens) == 1:
+                raise line.error(f"{key} needs a value")
+            raise line.error(f"{key} takes one value, got {len(line.tokens) - 1}", 2)
+        if spec is None:
+            count = _convert(line, 1, "int")
+            assert isinstance(count, int)
+            if count < 0:
+                raise line.error(f"{key}: {count} is negative", 1)
+            sonar_num = (count, line)
+        else:
+            values[spec[0]] = _convert(line, 1, spec[1])
+    if units or sonar_num:
+        _check_sonars(units, sonar_num)
+        values["sonar_units"] = tuple(units[i][0] for i in sorted(units))
+    params = dataclasses.replace(RobotParams(), **values, source=source, extra=extra)
+    # ARIA: a front or rear length of 0 means half the robot's length.
+    halves: dict[str, Any] = {
+        name: params.robot_length / 2
+        for name in ("robot_length_front", "robot_length_rear")
+        if getattr(params, name) == 0
+    }
+    return dataclasses.replace(params, **halves) if halves else params
+
+
+def load_params(path: str | Path) -> RobotParams:
+    """Read and parse one parameter file; ParamsError (``file:line: ...``) if unreadable or malformed."""
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        message = f"cannot read parameter file: {exc.strerror or exc}"
+        raise ParamsError(message, SourcePosition(source, 0)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # old Saphira files may have 8-bit comments
+    return parse_params(text, source)
+
+
+def _search_path(search_dirs: Sequence[Path] | None) -> list[Path]:
+    """User directories ($SAPHIRA_PARAMS, then ``search_dirs``), then the bundled params folder."""
+    dirs = [Path(entry) for entry in os.environ.get(PARAMS_ENV, "").split(os.pathsep) if entry]
+    dirs += [Path(entry) for entry in search_dirs or ()]
+    with contextlib.suppress(FileNotFoundError):
+        dirs.append(data_dir("params"))
+    return dirs
+
+
+def _params_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.suffix.lower() == ".p" and p.is_file())
+
+
+def _find_bare(name: str, dirs: Sequence[Path]) -> Path | None:
+    """First ``<name>.p`` (case-insensitive) in ``dirs``; None for names that are paths or empty."""
+    stem = name.strip().lower()
+    stem = stem.removesuffix(".p")
+    if not stem or "/" in stem or os.sep in stem or (os.altsep and os.altsep in stem):
+        return None
+    for directory in dirs:
+        for path in _params_files(directory):
+            if path.name.lower() == f"{stem}.p":
+                return path
+    return None
+
+
+def find_params_file(name: str, search_dirs: Sequence[Path] | None = None) -> Path:
+    """Path of an existing file, or of the first ``<name>.p`` in the user dirs and then the bundled ones."""
+    if Path(name).expanduser().is_file():
+        return Path(name).expanduser()
+    dirs = _search_path(search_dirs)
+    found = _find_bare(name, dirs)
+    if found is not None:
+        return found
+    available = sorted({p.stem.lower() for d in dirs for p in _params_files(d)})
+    raise ParamsNotFoundError(
+        f"no parameter file {name!r}: looked in {', '.join(str(d) for d in dirs) or 'nothing'}; "
+        f"available: {', '.join(available) or 'none'}"
+    )
+
+
+def params_for_robot(
+    name: str, robot_class: str, subclass: str, search_dirs: Sequence[Path] | None = None
+) -> RobotParams:
+    """Parameters for a connected robot: the file named by its subclass, else class, else name.
+
+    Names are compared lower-cased. With no match, the built-in defaults (``.source == "<defaults>"``).
+    """
+    dirs = _search_path(search_dirs)
+    for candidate in (subclass, robot_class, name):
+        path = _find_bare(candidate, dirs)
+        if path is not None:
+            return load_params(path)
+    return RobotParams()
+
+
+def bundled_params() -> list[str]:
+    """Names (without ``.p``) of the parameter files that ship with saphira."""
+    try:
+        directory = data_dir("params")
+    except FileNotFoundError:
+        return []
+    return [path.stem for path in _params_files(directory)]
