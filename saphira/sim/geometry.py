@@ -1,0 +1,411 @@
+"""Vectorised 2-D segment geometry for the simulator: rays for sonar, circles for the robot body.
+
+Walls are an ``(N, 4)`` float64 array of segments ``x1 y1 x2 y2`` in mm; angles are in degrees,
+counter-clockwise from +X, as everywhere in Saphira. Every function works on many segments (and,
+for rays, many rays) in one numpy pass, because the simulator calls them for every robot on every
+step. :class:`SegmentIndex` buckets the segments of a world in a uniform grid so a query only looks
+at the walls near the robot.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+_PARALLEL_SIN = 1e-12  # a ray and a segment closer than this to parallel (sine of the angle) are parallel
+_ON_LINE_MM = 1e-6  # a parallel segment closer than this to the ray's line lies on it
+_ENDPOINT_SLACK = 1e-9  # lets a ray through the shared corner of two walls hit them (in segment units)
+
+
+class RayHits(NamedTuple):
+    """Result of :func:`cast_rays`: per ray, the distance to the first wall and which wall it is.
+
+    ``distances`` is ``inf`` and ``segments`` is ``-1`` for a ray that hits nothing within range.
+    """
+
+    distances: FloatArray
+    segments: IntArray
+
+
+def as_segments(segments: npt.ArrayLike) -> FloatArray:
+    """``segments`` as a contiguous ``(N, 4)`` float64 array (an empty input gives shape ``(0, 4)``)."""
+    array = np.ascontiguousarray(segments, dtype=np.float64)
+    if array.size == 0:
+        return np.zeros((0, 4), dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 4:
+        raise ValueError(f"segments must have shape (N, 4), not {array.shape}")
+    return array
+
+
+def _as_point(point: npt.ArrayLike) -> tuple[float, float]:
+    x, y = np.asarray(point, dtype=np.float64).reshape(2)
+    return float(x), float(y)
+
+
+def cast_rays(
+    origins: npt.ArrayLike, angles_deg: npt.ArrayLike, segments: npt.ArrayLike, max_range: float = math.inf
+) -> RayHits:
+    """First wall hit by each ray, at most ``max_range`` away.
+
+    ``origins`` is ``(K, 2)`` or one ``(2,)`` point shared by all rays; ``angles_deg`` is ``(K,)``.
+    A ray starting on a wall hits it at distance 0; a ray running along a wall hits the wall's
+    nearer end (or 0 when it starts on it); a ray through the corner where two walls meet hits them.
+    """
+    angles = np.radians(np.asarray(angles_deg, dtype=np.float64).reshape(-1))
+    count = angles.shape[0]
+    points = np.asarray(origins, dtype=np.float64)
+    points = np.broadcast_to(points, (count, 2)) if points.ndim == 1 else points.reshape(-1, 2)
+    walls = as_segments(segments)
+    if walls.shape[0] == 0 or count == 0:
+        return RayHits(np.full(count, np.inf), np.full(count, -1, dtype=np.intp))
+
+    # Ray o + t·d meets wall a + u·e where t = cross(a - o, e) / cross(d, e) and
+    # u = cross(a - o, d) / cross(d, e). Each (K, N) cross product is one matrix product.
+    perp = np.empty((count, 2))  # d turned +90°: perp @ v.T is cross(d, v)
+    perp[:, 0] = -np.sin(angles)
+    perp[:, 1] = np.cos(angles)
+    starts = walls[:, 0:2]
+    edges = walls[:, 2:4] - starts
+    ax, ay, ex, ey = starts[:, 0], starts[:, 1], edges[:, 0], edges[:, 1]
+    denom = perp @ edges.T
+    cross_we = (ax * ey - ay * ex) - (points[:, 1::-1] * [-1.0, 1.0]) @ edges.T
+    cross_wd = (perp * points).sum(axis=1)[:, None] - perp @ starts.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = cross_we / denom
+        u = cross_wd / denom
+    # NaN and ±inf (exactly parallel) fail these comparisons.
+    t = np.where((u >= -_ENDPOINT_SLACK) & (u <= 1.0 + _ENDPOINT_SLACK) & (t >= -_ON_LINE_MM), t, np.inf)
+
+    on_line = np.abs(cross_wd) <= _ON_LINE_MM  # the wall's start lies on the ray's line
+    if on_line.any():
+        parallel = np.abs(denom) <= _PARALLEL_SIN * np.hypot(ex, ey)
+        on_line &= parallel
+        t[parallel] = np.inf  # a parallel wall is hit only where it lies on the ray (below)
+        if on_line.any():
+            dx, dy = perp[:, 1:2], -perp[:, 0:1]
+            bx, by = walls[:, 2], walls[:, 3]
+            t_start = (ax - points[:, 0:1]) * dx + (ay - points[:, 1:2]) * dy  # along the ray to each end
+            t_end = (bx - points[:, 0:1]) * dx + (by - points[:, 1:2]) * dy
+            near = np.maximum(np.minimum(t_start, t_end), 0.0)
+            ahead = np.maximum(t_start, t_end) >= 0.0
+            t = np.where(on_line & ahead, near, t)
+
+    nearest = np.argmin(t, axis=1)
+    distances = np.maximum(t[np.arange(count), nearest], 0.0)
+    hit = np.isfinite(distances) & (distances <= max_range)
+    return RayHits(np.where(hit, distances, np.inf), np.where(hit, nearest, -1).astype(np.intp))
+
+
+def ray_segment_distances(
+    origins: npt.ArrayLike, angles_deg: npt.ArrayLike, segments: npt.ArrayLike, max_range: float = math.inf
+) -> FloatArray:
+    """``(K,)`` distances from each ray origin to the first wall along it; ``inf`` beyond ``max_range``."""
+    return cast_rays(origins, angles_deg, segments, max_range).distances
+
+
+def _to_nearest(px: float, py: float, walls: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(N,)`` x and y offsets from the point to the nearest point of each wall."""
+    ax, ay = walls[:, 0], walls[:, 1]
+    ex = walls[:, 2] - ax
+    ey = walls[:, 3] - ay
+    length2 = ex * ex + ey * ey
+    s = ((px - ax) * ex + (py - ay) * ey) / np.where(length2 > 0.0, length2, 1.0)
+    s = np.clip(s, 0.0, 1.0)
+    return ax + s * ex - px, ay + s * ey - py
+
+
+def point_segment_distances(point: npt.ArrayLike, segments: npt.ArrayLike) -> FloatArray:
+    """``(N,)`` distance from one point to each segment (a zero-length segment is a point)."""
+    px, py = _as_point(point)
+    return np.hypot(*_to_nearest(px, py, as_segments(segments)))
+
+
+def min_distance_point_segments(point: npt.ArrayLike, segments: npt.ArrayLike) -> float:
+    """Distance from ``point`` to the nearest segment; ``inf`` when there are none."""
+    distances = point_segment_distances(point, segments)
+    return float(distances.min()) if distances.size else math.inf
+
+
+def circle_collides(center: npt.ArrayLike, radius: float, segments: npt.ArrayLike) -> bool:
+    """Whether a disc overlaps any segment (a segment exactly tangent to it does not)."""
+    return min_distance_point_segments(center, segments) < radius
+
+
+def _crossings(p0: tuple[float, float], p1: tuple[float, float], walls: FloatArray) -> npt.NDArray[np.bool_]:
+    """Per segment: does the closed segment p0-p1 touch it? (orientation tests, collinear overlap included)"""
+    ax, ay, bx, by = walls[:, 0], walls[:, 1], walls[:, 2], walls[:, 3]
+    mx, my = p1[0] - p0[0], p1[1] - p0[1]
+    ex, ey = bx - ax, by - ay
+    o1 = mx * (ay - p0[1]) - my * (ax - p0[0])  # side of A relative to the move
+    o2 = mx * (by - p0[1]) - my * (bx - p0[0])  # side of B
+    o3 = ex * (p0[1] - ay) - ey * (p0[0] - ax)  # side of p0 relative to the wall
+    o4 = ex * (p1[1] - ay) - ey * (p1[0] - ax)  # side of p1
+    proper = (o1 * o2 <= 0.0) & (o3 * o4 <= 0.0)
+    collinear = (o1 == 0.0) & (o2 == 0.0) & (o3 == 0.0) & (o4 == 0.0)
+    if not collinear.any():
+        return proper
+    # Collinear pieces (or a zero-length one on the other's line) touch only if their extents overlap.
+    overlap_x = (np.minimum(ax, bx) <= max(p0[0], p1[0])) & (np.maximum(ax, bx) >= min(p0[0], p1[0]))
+    overlap_y = (np.minimum(ay, by) <= max(p0[1], p1[1])) & (np.maximum(ay, by) >= min(p0[1], p1[1]))
+    return np.where(collinear, overlap_x & overlap_y, proper)
+
+
+def segment_crosses(p0: npt.ArrayLike, p1: npt.ArrayLike, segments: npt.ArrayLike) -> bool:
+    """Whether the straight move from ``p0`` to ``p1`` crosses or touches any segment."""
+    walls = as_segments(segments)
+    return bool(walls.shape[0] and _crossings(_as_point(p0), _as_point(p1), walls).any())
+
+
+def _points_to_segment(points: FloatArray, segment: tuple[float, float, float, float]) -> FloatArray:
+    """Distance from each of ``(M, 2)`` points to one segment."""
+    ax, ay, bx, by = segment
+    ex, ey = bx - ax, by - ay
+    length2 = ex * ex + ey * ey
+    if length2 == 0.0:
+        return np.hypot(points[:, 0] - ax, points[:, 1] - ay)
+    s = np.clip(((points[:, 0] - ax) * ex + (points[:, 1] - ay) * ey) / length2, 0.0, 1.0)
+    return np.hypot(ax + s * ex - points[:, 0], ay + s * ey - points[:, 1])
+
+
+def segment_segment_distances(p0: npt.ArrayLike, p1: npt.ArrayLike, segments: npt.ArrayLike) -> FloatArray:
+    """``(N,)`` distance between the segment ``p0``-``p1`` and each of ``segments`` (0 where they touch)."""
+    walls = as_segments(segments)
+    a, b = _as_point(p0), _as_point(p1)
+    from_ends = np.minimum(point_segment_distances(a, walls), point_segment_distances(b, walls))
+    move = (a[0], a[1], b[0], b[1])
+    to_move = np.minimum(_points_to_segment(walls[:, 0:2], move), _points_to_segment(walls[:, 2:4], move))
+    return np.where(_crossings(a, b, walls), 0.0, np.minimum(from_ends, to_move))
+
+
+def min_distance_segment_segments(p0: npt.ArrayLike, p1: npt.ArrayLike, segments: npt.ArrayLike) -> float:
+    """Smallest distance between the segment ``p0``-``p1`` and any of ``segments``; ``inf`` if none."""
+    distances = segment_segment_distances(p0, p1, segments)
+    return float(distances.min()) if distances.size else math.inf
+
+
+def swept_circle_collides(
+    p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike
+) -> bool:
+    """Whether a disc moved in a straight line from ``p0`` to ``p1`` overlaps any segment on the way."""
+    return min_distance_segment_segments(p0, p1, segments) < radius
+
+
+_CONTACT_MM = 1e-6  # a wall this close to the disc's rim counts as touching
+
+
+def circle_sweep_fraction(
+    p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike
+) -> float:
+    """Fraction in [0, 1] of the straight move ``p0`` → ``p1`` a disc can make before it touches a wall.
+
+    The disc's centre sweeps a ray against each wall's capsule (two offset sides, two end circles),
+    so the result is exact rather than sampled. A wall the disc already touches or overlaps at
+    ``p0`` blocks only motion towards it (fraction 0): a robot stopped against a wall can slide
+    along it or back away.
+    """
+    a = np.array(_as_point(p0))
+    move = np.array(_as_point(p1)) - a
+    length = float(np.hypot(move[0], move[1]))
+    walls = as_segments(segments)
+    if length == 0.0 or walls.shape[0] == 0:
+        return 1.0
+    qx, qy = _to_nearest(float(a[0]), float(a[1]), walls)
+    gap = np.hypot(qx, qy)
+    if gap.min() >= radius + length + _CONTACT_MM:
+        return 1.0  # nothing within reach of this move: the usual case
+    unit = move / length
+    touching = gap < radius + _CONTACT_MM
+    if touching.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            towards = (qx * unit[0] + qy * unit[1]) / gap
+        if np.any(touching & (towards > 1e-9)):
+            return 0.0
+        walls = walls[~touching]
+        if walls.shape[0] == 0:
+            return 1.0
+    ax, ay = walls[:, 0], walls[:, 1]
+    ex, ey = walls[:, 2] - ax, walls[:, 3] - ay
+    length2 = ex * ex + ey * ey
+
+    best = length
+    solid = length2 > 0.0
+    if solid.any():
+        # Each side of the capsule: the wall's line moved out by the radius. The centre reaches it
+        # when its distance h from the wall's line has shrunk to the radius, if that happens
+        # within the wall's extent. A move parallel to the wall never meets a side.
+        ax, ay, ex, ey, length2 = ax[solid], ay[solid], ex[solid], ey[solid], length2[solid]
+        norm = np.sqrt(length2)
+        h = ((a[0] - ax) * ey - (a[1] - ay) * ex) / norm  # signed distance from the wall's line
+        closing = -np.sign(h) * (unit[0] * ey - unit[1] * ex) / norm  # speed towards the line
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (np.abs(h) - radius) / closing
+        along = ((a[0] + t * unit[0] - ax) * ex + (a[1] + t * unit[1] - ay) * ey) / length2
+        t = t[(closing > 0.0) & (t >= 0.0) & (along >= 0.0) & (along <= 1.0)]
+        if t.size:
+            best = min(best, float(t.min()))
+    ends = np.concatenate([walls[:, 0:2], walls[:, 2:4]])
+    fx = a[0] - ends[:, 0]
+    fy = a[1] - ends[:, 1]
+    half_b = fx * unit[0] + fy * unit[1]
+    disc = half_b * half_b - (fx * fx + fy * fy - radius * radius)
+    with np.errstate(invalid="ignore"):
+        t = -half_b - np.sqrt(disc)
+    t = t[(disc > 0.0) & (t >= 0.0)]  # a tangent graze (disc = 0) is not a contact
+    if t.size:
+        best = min(best, float(t.min()))
+    return min(best / length, 1.0)
+
+
+_QUERY_CACHE_SIZE = 4096
+
+
+class SegmentIndex:
+    """A uniform grid of segment ids, built once per world, so queries test only nearby walls.
+
+    Each cell lists the segments that pass through it (a conservative test against the cell's
+    circumscribed circle). The lists are stored row-major in one array, so the cells of a query box
+    row are one contiguous slice.
+    """
+
+    def __init__(self, segments: npt.ArrayLike, cell_size: float = 1000.0) -> None:
+        if not cell_size > 0.0:
+            raise ValueError(f"cell_size must be positive, not {cell_size}")
+        self.segments = as_segments(segments)
+        self.segments.setflags(write=False)
+        self.cell_size = float(cell_size)
+        walls = self.segments
+        if walls.shape[0]:
+            self.x0 = float(min(walls[:, 0].min(), walls[:, 2].min()))
+            self.y0 = float(min(walls[:, 1].min(), walls[:, 3].min()))
+            x1 = float(max(walls[:, 0].max(), walls[:, 2].max()))
+            y1 = float(max(walls[:, 1].max(), walls[:, 3].max()))
+        else:
+            self.x0 = self.y0 = x1 = y1 = 0.0
+        self.nx = int((x1 - self.x0) // self.cell_size) + 1
+        self.ny = int((y1 - self.y0) // self.cell_size) + 1
+        cells, ids = self._cover()
+        order = np.lexsort((ids, cells))
+        self._items: IntArray = ids[order]
+        counts = np.bincount(cells, minlength=self.nx * self.ny)
+        self._starts: IntArray = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+        # A moving robot asks about the same block of cells step after step.
+        self._cache: dict[tuple[int, int, int, int], IntArray] = {}
+
+    def _cover(self) -> tuple[IntArray, IntArray]:
+        """(cell, segment) pairs for every cell each segment passes through."""
+        size = self.cell_size
+        reach = size * math.sqrt(0.5) + 1e-9  # half the cell diagonal
+        cells: list[IntArray] = []
+        ids: list[IntArray] = []
+        for k, (ax, ay, bx, by) in enumerate(self.segments.tolist()):
+            i0, j0 = self._cell(min(ax, bx), min(ay, by))
+            i1, j1 = self._cell(max(ax, bx), max(ay, by))
+            grid_i, grid_j = np.meshgrid(np.arange(i0, i1 + 1), np.arange(j0, j1 + 1))
+            ii, jj = grid_i.ravel(), grid_j.ravel()
+            centres = np.stack([self.x0 + (ii + 0.5) * size, self.y0 + (jj + 0.5) * size], axis=1)
+            near = _points_to_segment(centres, (ax, ay, bx, by)) <= reach
+            cells.append((jj[near] * self.nx + ii[near]).astype(np.intp))
+            ids.append(np.full(int(near.sum()), k, dtype=np.intp))
+        if not cells:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        return np.concatenate(cells), np.concatenate(ids)
+
+    def _cell(self, x: float, y: float) -> tuple[int, int]:
+        """Grid column and row of a point, clamped to the grid."""
+        i = min(max((x - self.x0) // self.cell_size, 0.0), self.nx - 1.0)
+        j = min(max((y - self.y0) // self.cell_size, 0.0), self.ny - 1.0)
+        return int(i), int(j)
+
+    def query_box(self, xmin: float, ymin: float, xmax: float, ymax: float) -> IntArray:
+        """Sorted ids of the segments in the grid cells that the box overlaps (a superset of those in it).
+
+        The result is read-only: recent answers are cached and shared.
+        """
+        size = self.cell_size
+        if (
+            xmax < self.x0
+            or ymax < self.y0
+            or xmin >= self.x0 + self.nx * size
+            or ymin >= self.y0 + self.ny * size
+            or not self._items.size
+        ):
+            return np.zeros(0, dtype=np.intp)
+        i0, j0 = self._cell(xmin, ymin)
+        i1, j1 = self._cell(xmax, ymax)
+        key = (i0, j0, i1, j1)
+        found = self._cache.get(key)
+        if found is None:
+            starts = self._starts
+            rows = [
+                self._items[starts[j * self.nx + i0] : starts[j * self.nx + i1 + 1]]
+                for j in range(j0, j1 + 1)
+            ]
+            found = np.unique(np.concatenate(rows))
+            found.setflags(write=False)
+            if len(self._cache) >= _QUERY_CACHE_SIZE:
+                self._cache.clear()
+            self._cache[key] = found
+        return found
+
+    def query_circle(self, center: npt.ArrayLike, radius: float) -> IntArray:
+        """Ids of the segments that may come within ``radius`` of ``center``."""
+        x, y = _as_point(center)
+        return self.query_box(x - radius, y - radius, x + radius, y + radius)
+
+    def cast_rays(self, origins: npt.ArrayLike, angles_deg: npt.ArrayLike, max_range: float) -> RayHits:
+        """:func:`cast_rays` over the nearby walls only; segment ids index :attr:`segments`."""
+        points = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
+        if math.isinf(max_range):
+            ids = np.arange(self.segments.shape[0], dtype=np.intp)
+        else:
+            low = points.min(axis=0) - max_range
+            high = points.max(axis=0) + max_range
+            ids = self.query_box(float(low[0]), float(low[1]), float(high[0]), float(high[1]))
+        hits = cast_rays(origins, angles_deg, self.segments[ids], max_range)
+        found = hits.segments >= 0
+        return RayHits(
+            hits.distances, np.where(found, ids[np.where(found, hits.segments, 0)], -1).astype(np.intp)
+        )
+
+    def ray_distances(
+        self, origins: npt.ArrayLike, angles_deg: npt.ArrayLike, max_range: float
+    ) -> FloatArray:
+        """:func:`ray_segment_distances` over the nearby walls only."""
+        return self.cast_rays(origins, angles_deg, max_range).distances
+
+    def min_distance(self, point: npt.ArrayLike, max_distance: float) -> float:
+        """Distance to the nearest wall if it is within ``max_distance``, else ``inf``."""
+        distance = min_distance_point_segments(point, self.segments[self.query_circle(point, max_distance)])
+        return distance if distance <= max_distance else math.inf
+
+    def circle_collides(self, center: npt.ArrayLike, radius: float) -> bool:
+        """:func:`circle_collides` over the nearby walls only."""
+        return circle_collides(center, radius, self.segments[self.query_circle(center, radius)])
+
+    def _near_move(self, p0: npt.ArrayLike, p1: npt.ArrayLike, margin: float) -> FloatArray:
+        a, b = _as_point(p0), _as_point(p1)
+        ids = self.query_box(
+            min(a[0], b[0]) - margin,
+            min(a[1], b[1]) - margin,
+            max(a[0], b[0]) + margin,
+            max(a[1], b[1]) + margin,
+        )
+        return self.segments[ids]
+
+    def segment_crosses(self, p0: npt.ArrayLike, p1: npt.ArrayLike) -> bool:
+        """:func:`segment_crosses` over the nearby walls only."""
+        return segment_crosses(p0, p1, self._near_move(p0, p1, 0.0))
+
+    def swept_circle_collides(self, p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float) -> bool:
+        """:func:`swept_circle_collides` over the nearby walls only."""
+        return swept_circle_collides(p0, p1, radius, self._near_move(p0, p1, radius))
+
+    def circle_sweep_fraction(self, p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float) -> float:
+        """:func:`circle_sweep_fraction` over the nearby walls only."""
+        return circle_sweep_fraction(p0, p1, radius, self._near_move(p0, p1, radius + _CONTACT_MM))
