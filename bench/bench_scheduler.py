@@ -51,7 +51,8 @@ def main() -> None:
         with_sched, bare = measure(cls, n, cycles)
         overhead_us = (with_sched - bare) / n * 1e6
         print(
-            f"{label:>10}: {n:5d} tasks  {with_sched * 1e3:7.3f} ms/cycle  bare loop {bare * 1e3:7.3f} ms/cycle  "
+            f"{label:>10}: {n:5d} tasks  {with_sched * 1e3:7.3f} ms/cycle  "
+            f"bare loop {bare * 1e3:7.3f} ms/cycle  "
             f"ratio {with_sched / bare:5.2f}x  overhead {overhead_us:.3f} µs/task/cycle (target < 2 µs)"
         )
 
