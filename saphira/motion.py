@@ -1,0 +1,242 @@
+"""Motion setpoints and the direct motion API (digest §4, ARCHITECTURE.md §4–§5).
+
+Two independent channels, **translation** (velocity or a distance to travel) and **rotation**
+(velocity or a heading), are set here and reflected to the robot as command packets by
+:meth:`MotionControl.commands`: a command goes out when its value changes and again every refresh
+period, because the link may lose packets.
+
+Decisions the manual leaves open, documented here:
+
+* Relative heading changes (``set_dheading`` and the behaviors' turn output) are turned into an
+  absolute heading in the server's odometric frame and sent as HEAD. A resent DHEAD/DCHEAD would
+  add its change twice; a resent HEAD is harmless, so resending stays safe under packet loss.
+* Position moves (``set_position``) are controlled here, from the reflected odometry: the client
+  commands a velocity that follows a deceleration profile to the target. This works on every server,
+  including PSOS without MOVE, and a lost packet only delays the next correction.
+* Precedence: a direct motion call takes its channel from the behaviors until :meth:`release` (Colbert
+  motion statements release when they finish); ``behavior_control`` (the manual's
+  ``sfBehaviorControl``) switches behavior output off for both channels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from saphira.geometry import norm2_angle, norm_angle
+from saphira.protocol.commands import Command
+
+DEFAULT_REFRESH_PERIOD = 0.5
+"""Seconds between resends of an unchanged setpoint (ARIA's value; PSOS needs one every 2 s)."""
+
+DEFAULT_POSITION_SPEED = 300.0
+"""Top speed of a position move until ``set_max_velocity`` says otherwise (mm/s)."""
+
+DEFAULT_DECELERATION = 300.0
+POSITION_DEADBAND = 5.0
+"""Remaining distance (mm) below which a position move commands zero velocity."""
+
+
+class Channel(Enum):
+    TRANSLATION = "translation"
+    ROTATION = "rotation"
+
+
+class TransMode(Enum):
+    NONE = "none"
+    VELOCITY = "velocity"
+    POSITION = "position"
+
+
+class RotMode(Enum):
+    NONE = "none"
+    VELOCITY = "velocity"
+    HEADING = "heading"
+
+
+@dataclass
+class OdometricPose:
+    """Where the robot is in the server's dead-reckoned frame (mm, mm, degrees)."""
+
+    x: float = 0.0
+    y: float = 0.0
+    th: float = 0.0
+
+
+class MotionControl:
+    """The setpoint half of the state reflector and the direct motion API."""
+
+    def __init__(
+        self,
+        *,
+        max_velocity: float = 2200.0,
+        max_rvelocity: float = 500.0,
+        deceleration: float = DEFAULT_DECELERATION,
+        refresh_period: float = DEFAULT_REFRESH_PERIOD,
+    ) -> None:
+        self.pose = OdometricPose()
+        self.limit_velocity = max_velocity
+        self.limit_rvelocity = max_rvelocity
+        self.deceleration = deceleration
+        self.refresh_period = refresh_period
+        self.behavior_control = True
+        self.direct = {Channel.TRANSLATION: False, Channel.ROTATION: False}
+        self.trans_mode = TransMode.NONE
+        self.rot_mode = RotMode.NONE
+        self.velocity = 0.0
+        self.rvelocity = 0.0
+        self.heading = 0.0
+        self.max_velocity = DEFAULT_POSITION_SPEED
+        self._pos_start = (0.0, 0.0, 0.0)
+        self._pos_distance = 0.0
+        self._sent: dict[Channel, tuple[Command, int] | None] = dict.fromkeys(Channel)
+        self._sent_at: dict[Channel, float] = dict.fromkeys(Channel, -math.inf)
+
+    # ------------------------------------------------------------ direct motion (digest §4.2)
+    def set_velocity(self, vel: float) -> None:
+        """Translational velocity setpoint in mm/s (signed)."""
+        self._take(Channel.TRANSLATION)
+        self.trans_mode = TransMode.VELOCITY
+        self.velocity = self._clamp(vel, self.limit_velocity)
+
+    def set_rvelocity(self, rvel: float) -> None:
+        """Rotational velocity setpoint in deg/s (positive counter-clockwise)."""
+        self._take(Channel.ROTATION)
+        self.rot_mode = RotMode.VELOCITY
+        self.rvelocity = self._clamp(rvel, self.limit_rvelocity)
+
+    def set_heading(self, head: float) -> None:
+        """Absolute heading setpoint in degrees, in the server's odometric frame."""
+        self._take(Channel.ROTATION)
+        self.rot_mode = RotMode.HEADING
+        self.heading = norm2_angle(head)
+
+    def set_dheading(self, dhead: float) -> None:
+        """Change the heading setpoint by ``dhead`` degrees (from the current heading if none is set)."""
+        base = self.heading if self.rot_mode == RotMode.HEADING else self.pose.th
+        self.set_heading(base + dhead)
+
+    def set_position(self, dist: float) -> None:
+        """Travel ``dist`` mm along the current heading (negative: backwards), then stop."""
+        self._take(Channel.TRANSLATION)
+        self.trans_mode = TransMode.POSITION
+        self._pos_start = (self.pose.x, self.pose.y, self.pose.th)
+        self._pos_distance = float(dist)
+
+    def set_max_velocity(self, vel: float) -> None:
+        """Top speed (mm/s) used during position moves."""
+        self.max_velocity = abs(self._clamp(vel, self.limit_velocity))
+
+    def halt(self) -> None:
+        """Stop both channels (direct)."""
+        self.set_velocity(0.0)
+        self.set_rvelocity(0.0)
+
+    def remaining_distance(self) -> float:
+        """Signed distance still to travel in a position move (0 when not in one)."""
+        if self.trans_mode != TransMode.POSITION:
+            return 0.0
+        x0, y0, th0 = self._pos_start
+        rad = math.radians(th0)
+        travelled = (self.pose.x - x0) * math.cos(rad) + (self.pose.y - y0) * math.sin(rad)
+        return self._pos_distance - travelled
+
+    def done_position(self, tol: float) -> bool:
+        """True once within ``tol`` mm of the commanded position (or when no position move is set)."""
+        return abs(self.remaining_distance()) <= tol
+
+    def heading_error(self) -> float:
+        if self.rot_mode != RotMode.HEADING:
+            return 0.0
+        return norm2_angle(self.heading - self.pose.th)
+
+    def done_heading(self, tol: float) -> bool:
+        """True once within ``tol`` degrees of the commanded heading (or when no heading is set)."""
+        return abs(self.heading_error()) <= tol
+
+    def target_vel(self) -> float:
+        """The velocity setpoint being reflected (mm/s); in a position move, the profile's speed."""
+        if self.trans_mode == TransMode.POSITION:
+            return self._position_velocity()
+        return self.velocity if self.trans_mode == TransMode.VELOCITY else 0.0
+
+    def target_head(self) -> float:
+        """The heading setpoint (degrees, odometric frame); the current heading when none is set."""
+        return self.heading if self.rot_mode == RotMode.HEADING else self.pose.th
+
+    def release(self, channel: Channel | None = None) -> None:
+        """Give ``channel`` (or both) back to the behaviors."""
+        for ch in (channel,) if channel is not None else tuple(Channel):
+            self.direct[ch] = False
+
+    def owned_by_behaviors(self, channel: Channel) -> bool:
+        return self.behavior_control and not self.direct[channel]
+
+    # ------------------------------------------------------------ behavior output (ARCHITECTURE.md §5)
+    def behavior_turn(self, dtheta: float) -> None:
+        """The blended turn: a heading change relative to the current heading."""
+        if self.owned_by_behaviors(Channel.ROTATION):
+            self.rot_mode = RotMode.HEADING
+            self.heading = norm2_angle(self.pose.th + dtheta)
+
+    def behavior_speed(self, vel: float) -> None:
+        if self.owned_by_behaviors(Channel.TRANSLATION):
+            self.trans_mode = TransMode.VELOCITY
+            self.velocity = self._clamp(vel, self.limit_velocity)
+
+    # ------------------------------------------------------------ reflection
+    def commands(self, now: float) -> list[tuple[Command, int]]:
+        """Commands to send at clock time ``now``: changed setpoints, and unchanged ones once per refresh."""
+        out: list[tuple[Command, int]] = []
+        for channel, wanted in (
+            (Channel.TRANSLATION, self._trans_command()),
+            (Channel.ROTATION, self._rot_command()),
+        ):
+            if wanted is None:
+                continue
+            if wanted != self._sent[channel] or now - self._sent_at[channel] >= self.refresh_period:
+                out.append(wanted)
+                self._sent[channel] = wanted
+                self._sent_at[channel] = now
+        return out
+
+    def forget_sent(self) -> None:
+        """After a (re)connection nothing has reached the robot yet: resend everything."""
+        for channel in Channel:
+            self._sent[channel] = None
+            self._sent_at[channel] = -math.inf
+
+    def reset(self) -> None:
+        """No setpoints at all (e.g. after a disconnect): nothing more is sent until a new one."""
+        self.trans_mode = TransMode.NONE
+        self.rot_mode = RotMode.NONE
+        self.velocity = self.rvelocity = 0.0
+        self.release()
+        self.forget_sent()
+
+    def _trans_command(self) -> tuple[Command, int] | None:
+        if self.trans_mode == TransMode.NONE:
+            return None
+        return (Command.VEL, round(self.target_vel()))
+
+    def _rot_command(self) -> tuple[Command, int] | None:
+        if self.rot_mode == RotMode.VELOCITY:
+            return (Command.RVEL, round(self.rvelocity))
+        if self.rot_mode == RotMode.HEADING:
+            return (Command.HEAD, round(norm_angle(self.heading)) % 360)
+        return None
+
+    def _position_velocity(self) -> float:
+        remaining = self.remaining_distance()
+        if abs(remaining) <= POSITION_DEADBAND:
+            return 0.0
+        speed = min(self.max_velocity, math.sqrt(2.0 * self.deceleration * abs(remaining)))
+        return math.copysign(speed, remaining)
+
+    def _take(self, channel: Channel) -> None:
+        self.direct[channel] = True
+
+    @staticmethod
+    def _clamp(value: float, limit: float) -> float:
+        return max(-limit, min(limit, float(value)))

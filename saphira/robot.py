@@ -1,0 +1,122 @@
+"""The robot session: one scheduler, one reflector, one link, and the basic micro-tasks (digest §2.4–§2.5).
+
+:class:`Robot` is what the manual's ``sfStartup`` builds. Its basic tasks implement the state
+reflector: ``packets`` (receive phase) reads the link, ``motor`` (reflect phase) sends setpoints. The
+control layers — the behavior executive, Colbert — attach to the same scheduler as further tasks.
+
+Typical use, in lock-step against the embedded simulator or in real time against a robot::
+
+    robot = Robot()
+    robot.connect("tcp://127.0.0.1:8101")      # runs cycles until connected
+    robot.motion.set_velocity(300)
+    robot.run(seconds=2.0)
+    robot.disconnect()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from saphira.clock import Clock, LockStepClock
+from saphira.link import ConnectError, Link, LinkOptions, LinkState
+from saphira.motion import MotionControl
+from saphira.params import RobotParams
+from saphira.reflector import Reflector, RobotState
+from saphira.sonar import Sonar
+from saphira.tasks import Phase, Scheduler, TaskState
+from saphira.transport import Transport
+
+
+class Robot:
+    """Scheduler + state reflector + link, with the basic reflector tasks installed."""
+
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        *,
+        params: RobotParams | None = None,
+        link_options: LinkOptions | None = None,
+    ) -> None:
+        self.scheduler = Scheduler(clock if clock is not None else LockStepClock())
+        self.reflector = Reflector(params or RobotParams())
+        chooser = (lambda identity: params) if params is not None else None
+        self.link = Link(self.reflector, self.scheduler.clock, link_options, params_chooser=chooser)
+        self.link.on_connect.connect(self.scheduler.on_connect.emit)
+        self.link.on_disconnect.connect(lambda reason: self.scheduler.on_disconnect.emit())
+        self.scheduler.add(self._packets, "packets", phase=Phase.RECEIVE)
+        self.scheduler.add(self._motor, "motor", phase=Phase.REFLECT)
+
+    # ------------------------------------------------------------------ parts
+    @property
+    def clock(self) -> Clock:
+        return self.scheduler.clock
+
+    @property
+    def state(self) -> RobotState:
+        return self.reflector.state
+
+    @property
+    def motion(self) -> MotionControl:
+        return self.reflector.motion
+
+    @property
+    def sonar(self) -> Sonar:
+        return self.reflector.sonar
+
+    @property
+    def params(self) -> RobotParams:
+        return self.reflector.params
+
+    @property
+    def connected(self) -> bool:
+        return self.link.connected
+
+    # ------------------------------------------------------------------ basic tasks
+    def _packets(self, state: int) -> int:
+        self.link.receive()
+        return TaskState.RESUME if state == TaskState.INIT else state
+
+    def _motor(self, state: int) -> int:
+        self.link.reflect()
+        return TaskState.RESUME if state == TaskState.INIT else state
+
+    # ------------------------------------------------------------------ connection
+    def connect(self, target: str | Transport, *, wait: bool = True, timeout: float = 30.0) -> None:
+        """Connect to a robot URL or transport. With ``wait``, run cycles until connected.
+
+        Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
+        """
+        self.link.connect(target)
+        if wait:
+            self.wait_connected(timeout)
+
+    def wait_connected(self, timeout: float = 30.0) -> None:
+        limit = self.clock.cycles_for(timeout)
+        self.run_until(lambda: not self.link.connecting, max_cycles=limit)
+        if self.link.state != LinkState.CONNECTED:
+            raise ConnectError(self.link.error or f"no connection to {self.link.url} within {timeout:g} s")
+
+    def disconnect(self) -> None:
+        self.link.disconnect()
+
+    # ------------------------------------------------------------------ running
+    def step(self) -> None:
+        """One cycle."""
+        if self.scheduler.running_async:
+            self.scheduler.pause(0)
+        else:
+            self.scheduler.step()
+
+    def run(self, seconds: float | None = None, *, cycles: int | None = None) -> int:
+        """Run for ``seconds`` of clock time or ``cycles`` cycles (in the caller's thread)."""
+        n = cycles if cycles is not None else self.clock.cycles_for(seconds or 0.0)
+        return self.scheduler.run(n)
+
+    def run_until(self, condition: Callable[[], bool], *, max_cycles: int | None = None) -> bool:
+        """Run cycles until ``condition()`` holds; False if ``max_cycles`` ran out first."""
+        done = self.scheduler.run(max_cycles, until=condition)
+        return condition() if max_cycles is not None and done >= max_cycles else True
+
+    def pause(self, ms: float) -> None:
+        """``sfPause``: let ``ms`` milliseconds of clock time pass while every task keeps running."""
+        self.scheduler.pause(ms)
