@@ -245,7 +245,7 @@ def circle_sweep_fraction(
         closing = -np.sign(h) * (unit[0] * ey - unit[1] * ex) / norm  # speed towards the line
         with np.errstate(divide="ignore", invalid="ignore"):
             t = (np.abs(h) - radius) / closing
-        along = ((a[0] + t * unit[0] - ax) * ex + (a[1] + t * unit[1] - ay) * ey) / length2
+            along = ((a[0] + t * unit[0] - ax) * ex + (a[1] + t * unit[1] - ay) * ey) / length2
         t = t[(closing > 0.0) & (t >= 0.0) & (along >= 0.0) & (along <= 1.0)]
         if t.size:
             best = min(best, float(t.min()))
