@@ -67,10 +67,10 @@ class RobotParams:
     ``trans_vel_max`` … ``rot_decel`` of 0 mean "use the value stored in the robot" (ARIA).
 
     Simulator error model (the manual lists AngleJitter, AngleDrift and a third, lost parameter; we
-    chose DistJitter as that third one). Each is the standard deviation of a zero-mean error per unit
-    of motion in one simulation step: ``angle_jitter`` degrees of heading error per degree turned,
-    ``angle_drift`` degrees of heading error per mm driven, ``dist_jitter`` mm of distance error per
-    mm driven (a fraction).
+    chose DistJitter as that third one). ``angle_drift`` is systematic, as the manual describes it:
+    degrees of heading error per mm driven. The other two are standard deviations of zero-mean errors:
+    ``angle_jitter`` degrees of heading error per degree turned, ``dist_jitter`` mm of distance error
+    per mm driven (a fraction). See :mod:`saphira.sim.sensors` for how the simulator applies them.
     """
 
     name: str = "Pioneer"
