@@ -1,0 +1,150 @@
+"""The embedded simulator: a simulated robot in the client's own process, stepped with its clock.
+
+:func:`attach_simulator` builds a :class:`~saphira.sim.simulation.Simulation` with one robot and its
+:class:`~saphira.sim.server.PioneerServer`, joins the server to the client's
+:class:`~saphira.robot.Robot` with an in-process byte pipe (:func:`~saphira.transport.memory_pair`)
+and connects the robot's link through it. The client cannot tell it from a real robot: every command
+and SIP goes through the packet codec, the receiver and the link, exactly as over TCP.
+
+Timing: with a :class:`~saphira.clock.LockStepClock` the server is a clock listener, so it runs once
+at the end of every client cycle: it handles the commands the client sent in cycle *k*, the world
+advances one ``clock.period``, a SIP goes out, and the client reads it in cycle *k + 1*. Any other
+clock (real time) gets the same order from a scheduler task in the last phase (``OBSERVE``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from saphira.clock import LockStepClock
+from saphira.params import RobotParams, find_params_file, load_params
+from saphira.robot import Robot
+from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
+from saphira.sim.simulation import SimRobot, Simulation
+from saphira.sim.world import Pose, World, load_world
+from saphira.tasks import Phase, Task, TaskState
+from saphira.transport import memory_pair
+
+TASK_NAME = "simulator"
+"""The scheduler task that steps the simulator when the clock is not lock-step."""
+
+
+class EmbeddedSim:
+    """A simulator attached to one client :class:`~saphira.robot.Robot`.
+
+    ``simulation`` is the world and its robots; ``sim_robot`` the simulated robot (true pose
+    ``.pose``, ``.stalled``, drive state); ``server`` its protocol server, whose ``stats`` count
+    SIPs, sessions, watchdog stops and contacts (:attr:`wall_contacts`); ``host`` runs the cycles.
+    """
+
+    def __init__(
+        self, robot: Robot, simulation: Simulation, sim_robot: SimRobot, server: PioneerServer
+    ) -> None:
+        self.robot = robot
+        self.simulation = simulation
+        self.sim_robot = sim_robot
+        self.server = server
+        self.host = ServedSimulation(simulation, [server], robot.clock.period)
+        self._task: Task | None = None
+        self._attached = False
+
+    @property
+    def stats(self) -> ServerStats:
+        return self.server.stats
+
+    @property
+    def wall_contacts(self) -> int:
+        """How many times the robot's body has come up against a wall (or another robot)."""
+        return self.server.stats.wall_contacts
+
+    @property
+    def true_pose(self) -> Pose:
+        """Where the simulated robot really is (world frame: mm, mm, deg)."""
+        return self.sim_robot.pose
+
+    @property
+    def attached(self) -> bool:
+        return self._attached
+
+    def step(self) -> None:
+        """One simulator cycle at the client clock's current time (normally called by the clock)."""
+        self.host.cycle(self.robot.clock.now())
+
+    def start(self) -> None:
+        """Hook the simulator to the client's clock (or scheduler); idempotent."""
+        if self._attached:
+            return
+        clock = self.robot.clock
+        if isinstance(clock, LockStepClock):
+            clock.add_listener(self.step)
+        else:
+            self._task = self.robot.scheduler.add(self._run_task, self._free_task_name(), phase=Phase.OBSERVE)
+        self._attached = True
+
+    def connect(self, *, wait: bool = True, timeout: float = 30.0) -> None:
+        """Give the server a fresh in-process line and connect the robot's link through it.
+
+        Also used to reconnect after the robot disconnected (a disconnect closes the line).
+        """
+        self.start()
+        client_end, server_end = memory_pair("sim")
+        self.server.attach(server_end, self.robot.clock.now())
+        self.robot.connect(client_end, wait=wait, timeout=timeout)
+
+    def detach(self) -> None:
+        """Unhook the simulator: the session ends, the line closes and the client sees the robot go."""
+        if not self._attached:
+            return
+        clock = self.robot.clock
+        if isinstance(clock, LockStepClock):
+            clock.remove_listener(self.step)
+        elif self._task is not None and self._task.scheduler is not None:
+            self.robot.scheduler.remove(self._task)
+        self._task = None
+        self._attached = False
+        self.server.hang_up("simulator detached")
+
+    def _run_task(self, state: int) -> int:
+        self.step()
+        return TaskState.RESUME if state == TaskState.INIT else state
+
+    def _free_task_name(self) -> str:
+        scheduler = self.robot.scheduler
+        names = {task.name for task in scheduler.tasks}
+        name, n = TASK_NAME, 1
+        while name in names:
+            n += 1
+            name = f"{TASK_NAME}-{n}"
+        return name
+
+
+def attach_simulator(
+    robot: Robot,
+    world: str | Path | World = "simple",
+    params: str | RobotParams = "p3dx",
+    *,
+    seed: int = 0,
+    pose: tuple[float, float, float] | None = None,
+    odometry_error: bool = True,
+    wait: bool = True,
+    options: ServerOptions | None = None,
+) -> EmbeddedSim:
+    """Simulate a robot for ``robot`` in ``world`` and connect ``robot`` to it.
+
+    ``world`` is a :class:`World`, a path, or a bundled name; ``params`` a :class:`RobotParams`, a
+    ``.p`` path or a bundled name. ``pose`` (x, y, th in the world frame) defaults to the world's
+    start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
+    client give the same run. With ``wait`` the robot runs cycles until connected (raising
+    :class:`~saphira.link.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
+
+    The client chooses its own parameter file from the SYNC2 subclass, as with a real robot, so a
+    custom ``params`` file should carry the subclass of a file the client can find.
+    """
+    robot_params = params if isinstance(params, RobotParams) else load_params(find_params_file(params))
+    the_world = world if isinstance(world, World) else load_world(world)
+    simulation = Simulation(the_world, seed, odometry_error=odometry_error)
+    sim_robot = simulation.add_robot(robot_params, pose)
+    server = PioneerServer(simulation, sim_robot, options=options, period=robot.clock.period)
+    embedded = EmbeddedSim(robot, simulation, sim_robot, server)
+    embedded.connect(wait=wait)
+    return embedded

@@ -1,0 +1,755 @@
+"""The simulator's Pioneer protocol server: one robot's session over any transport (protocol §7–§12).
+
+:class:`PioneerServer` turns a client's byte stream into :class:`~saphira.sim.simulation.SimRobot`
+commands and the robot's state into packets, through the same codec the client uses. It never raises
+on client input: bad frames are dropped and counted by its receiver, commands it does not handle are
+ignored and counted, and a handler that fails is counted in ``stats.handler_errors`` (tests keep it 0).
+:class:`ServedSimulation` runs one cycle for a simulation and all its servers.
+
+A cycle (``ServedSimulation.cycle``): every server reads and handles what its client sent
+(:meth:`PioneerServer.receive`: handshake replies and the CONFIG packet go out at once), the world
+advances one period, and every open session gets its SIP (:meth:`PioneerServer.send`). In lock-step a
+command sent in cycle *k* therefore shows in the SIP the client reads in cycle *k + 1*.
+
+Session rules (ARIA's ArRobot and Saphira's client both connect, §7.2, §12):
+
+* Handshake: a bare SYNC0/1/2 (no argument) is echoed with the number the client sent, so a restart
+  from SYNC0 works at any time; other packets are ignored and nothing is sent spontaneously. The
+  SYNC2 echo carries name, class and subclass (:func:`identity_for`). Before OPEN a bare 0 is SYNC0
+  again (the client lost the SYNC2 echo); after OPEN 0 is PULSE, 1 OPEN and 2 CLOSE.
+* The SYNC2 reply starts the session: odometry 0, 0, 0, sonar on with the default polling order.
+  OPEN enables the motors (PSOS 4.x: OPEN starts the motor controllers; ARIA sends ENABLE 1 anyway)
+  and starts a SIP every cycle, in the ARCOS layout, or PSOS 4.x for a Pioneer 1 subclass.
+* CLOSE, a closed transport, or an ``idle_timeout`` of silence ends the session: the robot stops at
+  once, motors disabled, sonar off, odometry 0, 0, 0 (AMRISim ``endSession``). With ``hangup_on_close``
+  (TCP, in-process) CLOSE also closes the transport; without it (a serial line) the server waits on
+  the same line for the next SYNC0.
+* Watchdog (PSOS): ``watchdog`` seconds of clock time without a packet stop the robot at once. The
+  next packet revives it: it accelerates back to its last translational setpoint (and a running MOVE
+  or heading turn resumes); a rotation that was a velocity holds the current heading instead.
+* Single-step mode (SRISim's STEP, 64): ``STEP 1`` enters it, ``STEP 0`` leaves it, and ``STEP``
+  without an argument requests one step (entering the mode if needed). While any session is in it,
+  the world advances only when every such session has a step pending, one period per step. SIPs
+  keep flowing every cycle (an unchanged world), so the client's loss detection stays quiet.
+
+SIPs (§8): ID 0x33 while the wheels turn, else 0x32 (PSOS; ARIA accepts both, AMRISim always sends
+0x32); x/y are the odometry over DistConvFactor as wrapping 16-bit counters (15 bits in PSOS, whose
+heading also runs 0..2π as in the manual); wheel speeds over VelConvFactor; both stall bits while a
+wall holds the body; the sonar readings fired since the last SIP (at most ``max_sonar_per_sip``);
+compass / 2; flags (motors enabled, sonar on); and AMRISim's tail, with rot vel × 10.
+
+Commands follow AMRISim's decoding (§4, §5): ENABLE, SONAR, SETV, SETRV, BATTEST and SIM_STAT use the
+magnitude; DHEAD turns from the current heading and DCHEAD from the heading setpoint (ArCommands).
+POLLING takes one byte per sonar, sonar number + 1, as a PSOS NUL-terminated string, or for an ARCOS
+robot as ARIA's length-prefixed ``comStr``/``comStrN`` when its length byte matches the data.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
+
+from saphira.link import layout_for
+from saphira.params import RobotParams
+from saphira.protocol.command_packet import CommandPacket, decode_command
+from saphira.protocol.commands import ArgType, Command, command_name
+from saphira.protocol.config import ConfigPacket, encode_config
+from saphira.protocol.framing import MAX_COUNT_SERVER
+from saphira.protocol.packet_ids import PacketId
+from saphira.protocol.receiver import PacketReceiver
+from saphira.protocol.simstat import SimStat, encode_simstat
+from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
+from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
+from saphira.sim.robot_model import RotMode, TransMode
+from saphira.sim.simulation import SimRobot, Simulation
+from saphira.transport import Transport, TransportClosed
+
+log = logging.getLogger("saphira.sim.server")
+
+DEFAULT_NAME: Final = "saphira-sim"
+"""The SYNC2 name when the parameter file has none."""
+
+ARIA_SUBCLASS_ALIASES: Final = {"": "pion1m", "pion1": "pion1m", "psos41m": "psos1m", "psos41x": "psos1x"}
+"""Saphira-era subclasses ARIA does not know (§7.4), reported as the ARIA subtype with the same factors."""
+
+DEFAULT_BATTERY_DV: Final = 130
+"""13.0 V, AMRISim's default battery."""
+
+MAX_STEPS_PER_CYCLE: Final = 10
+"""Most STEP requests one session can have pending (each is one world period)."""
+
+_SYNC_ECHOES: Final = (encode_sync(0), encode_sync(1))
+_STALL_BOTH: Final = 0x0101
+_SONAR_FLAGS: Final = 0x1E
+_NO_TEMPERATURE: Final = -127
+_INT32: Final = (1 << 31) - 1
+
+
+class SessionState(Enum):
+    """Where the server is with its client."""
+
+    WAITING = "waiting"
+    """No client line attached."""
+    SYNCING = "syncing"
+    """A line is attached; the SYNC0/1/2 handshake is under way."""
+    SYNCED = "synced"
+    """The SYNC2 echo went out; commands are accepted, no SIPs until OPEN."""
+    OPEN = "open"
+    """SIPs every cycle."""
+
+
+@dataclass
+class ServerOptions:
+    """How one server behaves. ``None`` for ``identity``/``layout`` derives them from the parameters.
+
+    ``watchdog``, ``idle_timeout`` and ``partial_timeout`` are seconds of clock time (``None`` turns
+    the first two off). ``allow_exit`` lets SIM_EXIT stop the host (the standalone program);
+    otherwise it is ignored. ``max_sonar_per_sip`` caps the entries of one SIP (AMRISim: 32); more
+    wait for the next SIP.
+    """
+
+    identity: RobotIdentity | None = None
+    layout: SipLayout | None = None
+    watchdog: float | None = 2.0
+    hangup_on_close: bool = True
+    idle_timeout: float | None = None
+    partial_timeout: float = 0.5
+    allow_exit: bool = False
+    max_sonar_per_sip: int = 32
+    battery: int = DEFAULT_BATTERY_DV
+
+
+@dataclass
+class ServerStats:
+    """Counters since the server was created (framing drops are in ``server.receiver.stats``)."""
+
+    clients: int = 0
+    """Lines attached (TCP connections, serial clients, in-process pairs)."""
+    sessions: int = 0
+    """Completed handshakes."""
+    sessions_ended: int = 0
+    packets: int = 0
+    commands: int = 0
+    """Commands handled (after the handshake)."""
+    handshake_ignored: int = 0
+    """Non-SYNC packets received during the handshake."""
+    ignored: Counter[int] = field(default_factory=Counter)
+    """Commands received but not acted on (unknown numbers and unsupported ones), by number."""
+    handler_errors: int = 0
+    """Commands whose handling failed (a bug: always 0 in the tests)."""
+    sips: int = 0
+    configs: int = 0
+    simstats: int = 0
+    watchdog_stops: int = 0
+    revivals: int = 0
+    wall_contacts: int = 0
+    """Times the body came to touch a wall (or another robot): rising edges of the stall flag."""
+    stalled_steps: int = 0
+    """World steps that ended with the robot stalled."""
+
+    @property
+    def ignored_total(self) -> int:
+        return sum(self.ignored.values())
+
+
+def identity_for(params: RobotParams, name: str | None = None) -> RobotIdentity:
+    """The SYNC2 name/class/subclass for a robot built from ``params`` (§7.1, §7.4, §12).
+
+    The name is ``name`` (the simulated robot's own) or the file's (``saphira-sim`` if neither is
+    given); the class is the file's. ARIA also tries ``params/<name>.p``, harmless when there is
+    no such file. The subclass is the
+    file's, except Saphira-era Pioneer 1 subclasses that ARIA does not know, which are reported as
+    the ARIA subtype with the same conversion factors (:data:`ARIA_SUBCLASS_ALIASES`), so ARIA finds
+    its parameters and Saphira clients still pick the PSOS layout.
+    """
+    subclass = _wire_text(params.subclass)
+    return RobotIdentity(
+        _wire_text(name or params.name) or DEFAULT_NAME,
+        _wire_text(params.robot_class) or "Pioneer",
+        ARIA_SUBCLASS_ALIASES.get(subclass.lower(), subclass),
+    )
+
+
+def _wire_text(text: str) -> str:
+    """``text`` as latin-1 without NULs, so it fits a NUL-terminated packet string."""
+    return text.encode("latin-1", "replace").decode("latin-1").replace("\x00", "")
+
+
+def _clamp(value: float, low: int, high: int) -> int:
+    if value != value or value in (math.inf, -math.inf):
+        return 0
+    v = round(value)
+    return low if v < low else high if v > high else v
+
+
+def _i16(value: float) -> int:
+    return _clamp(value, -0x8000, 0x7FFF)
+
+
+def _u16(value: float) -> int:
+    return _clamp(value, 0, 0xFFFF)
+
+
+def _i32(value: float) -> int:
+    return _clamp(value, -_INT32 - 1, _INT32)
+
+
+@dataclass
+class _Revival:
+    """The drive setpoints the watchdog stopped, restored by the next packet."""
+
+    trans_mode: TransMode
+    vel_target: float
+    move_remaining: float
+    rot_mode: RotMode
+    heading_target: float
+
+
+class PioneerServer:
+    """One robot's Pioneer protocol session over a :class:`~saphira.transport.Transport`.
+
+    ``transport`` may be given later with :meth:`attach` (each attach is a new client line). The
+    host calls :meth:`receive`, steps the world (calling :meth:`after_world_step` after each step),
+    then :meth:`send`; ``now`` is the host clock's time in seconds.
+    """
+
+    def __init__(
+        self,
+        simulation: Simulation,
+        robot: SimRobot,
+        transport: Transport | None = None,
+        options: ServerOptions | None = None,
+        *,
+        period: float = 0.1,
+        label: str | None = None,
+    ) -> None:
+        self.simulation = simulation
+        self.robot = robot
+        self.options = options or ServerOptions()
+        self.identity = self.options.identity or identity_for(robot.model.params, robot.name)
+        self.layout = self.options.layout or layout_for(self.identity)
+        self.period = period
+        """Seconds per world step: the SIP cycle reported in CONFIG and SIMSTAT."""
+        self.last_interval = period
+        """Seconds the host's last cycle really took (SIMSTAT); the host updates it."""
+        self.label = label or robot.name
+        self.receiver = PacketReceiver(MAX_COUNT_SERVER)
+        self.stats = ServerStats()
+        self.messages: deque[str] = deque(maxlen=100)
+        """The latest SIM_MESSAGE texts."""
+        self.exit_code: int | None = None
+        """Set by an allowed SIM_EXIT: the host should stop with this status."""
+        self.transport: Transport | None = None
+        self.state = SessionState.WAITING
+        self.battery = self.options.battery
+        self.digout = 0xFF
+        self.single_step = False
+        self.pending_steps = 0
+        self._simstat = 0
+        self._last_packet = 0.0
+        self._last_data = 0.0
+        self._partial_since: float | None = None
+        self._revival: _Revival | None = None
+        self._backlog: list[tuple[int, float]] = []
+        self._was_stalled = False
+        model = robot.model
+        self._dist_conv = model.dist_conv_factor
+        self._angle_conv = model.angle_conv_factor
+        self._vel_conv = model.vel_conv_factor or 1.0
+        self._range_conv = model.range_conv_factor or 1.0
+        self._heading_units = max(1, round(2.0 * math.pi / self._angle_conv))
+        self._handlers = self._handler_table()
+        robot.cmd_sonar(False)  # no session: nothing to fire for
+        if transport is not None:
+            self.attach(transport, 0.0)
+
+    # -- the line -----------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """A client line is attached (it may still be in the handshake)."""
+        return self.transport is not None
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is SessionState.OPEN
+
+    def attach(self, transport: Transport, now: float) -> None:
+        """Take a new client line; any previous one is closed and its session ended."""
+        if self.transport is not None:
+            self.hang_up("replaced by a new client")
+        self.transport = transport
+        self.receiver.reset()
+        self.state = SessionState.SYNCING
+        self._last_data = now
+        self._partial_since = None
+        self.stats.clients += 1
+        log.info("%s: client attached on %s", self.label, transport.url)
+
+    def hang_up(self, reason: str) -> None:
+        """End the session and close the client's line."""
+        transport, self.transport = self.transport, None
+        self._end_session(reason)
+        self.state = SessionState.WAITING
+        if transport is not None:
+            transport.close()
+
+    # -- one cycle ----------------------------------------------------------------------------------
+
+    def receive(self, now: float) -> None:
+        """Read the client's bytes and handle its packets; then run the watchdog and line timers."""
+        transport = self.transport
+        if transport is None:
+            return
+        try:
+            data = transport.read()
+        except TransportClosed as exc:
+            self.hang_up(f"client gone ({exc})")
+            return
+        receiver = self.receiver
+        if data:
+            self._last_data = now
+            payloads = receiver.feed(data)
+        elif self._partial_since is not None and now - self._partial_since >= self.options.partial_timeout:
+            payloads = receiver.expire_partial()
+        else:
+            payloads = []
+        if receiver.has_partial:
+            if self._partial_since is None or data:
+                self._partial_since = now
+        else:
+            self._partial_since = None
+        for payload in payloads:
+            self._handle(payload, now)
+            if self.transport is None:
+                return
+        self._check_timers(now)
+
+    def after_world_step(self) -> None:
+        """Bookkeeping after each world step: contact and stall counters."""
+        stalled = self.robot.stalled_left or self.robot.stalled_right
+        if stalled:
+            self.stats.stalled_steps += 1
+            if not self._was_stalled:
+                self.stats.wall_contacts += 1
+        self._was_stalled = stalled
+
+    def send(self, now: float) -> None:
+        """After the world step: the SIMSTAT (if requested) and the SIP of an open session."""
+        if self.state is not SessionState.OPEN:
+            return
+        packets = self._sip()
+        if self._simstat:
+            packets = self._simstat_packet() + packets
+            self.stats.simstats += 1
+            if self._simstat == 1:
+                self._simstat = 0
+        self.stats.sips += 1
+        self._write(packets)
+
+    # -- packets ------------------------------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is None:
+            return
+        try:
+            transport.write(data)
+        except TransportClosed as exc:
+            self.hang_up(f"client gone ({exc})")
+
+    def _handle(self, payload: bytes, now: float) -> None:
+        self.stats.packets += 1
+        number = payload[0]
+        if self.state is SessionState.SYNCING:
+            self._handshake(payload, number, now)
+            return
+        self._last_packet = now
+        if self._revival is not None:
+            self._revive()
+        if self.state is SessionState.SYNCED and number == 0 and len(payload) == 1:
+            self._handshake(payload, number, now)  # the SYNC2 echo was lost: the client starts over
+            return
+        self.stats.commands += 1
+        handler = self._handlers.get(number)
+        if handler is None:
+            self.stats.ignored[number] += 1
+            return
+        try:
+            handler(decode_command(payload))
+        except Exception:
+            # A bug must not let one client's packet take the simulator down; the tests keep this at 0.
+            self.stats.handler_errors += 1
+            log.exception("%s: handling %s failed", self.label, command_name(number))
+
+    def _handshake(self, payload: bytes, number: int, now: float) -> None:
+        if len(payload) != 1 or number > 2:
+            self.stats.handshake_ignored += 1
+            return
+        self.state = SessionState.SYNCING
+        if number < 2:
+            self._write(_SYNC_ECHOES[number])
+            return
+        self._write(encode_sync2_reply(self.identity))
+        self._start_session(now)
+
+    def _start_session(self, now: float) -> None:
+        robot = self.robot
+        robot.cmd_seto()
+        robot.cmd_polling(range(robot.model.sonar_count))
+        robot.cmd_sonar(True)
+        robot.take_new_readings()
+        self._backlog.clear()
+        self.state = SessionState.SYNCED
+        self._last_packet = now
+        self.stats.sessions += 1
+        log.info("%s: session started (%s)", self.label, self.identity.subclass)
+
+    def _end_session(self, reason: str) -> None:
+        robot = self.robot
+        robot.cmd_enable(False)
+        robot.cmd_sonar(False)
+        robot.cmd_seto()
+        robot.take_new_readings()
+        self._backlog.clear()
+        if self.state in (SessionState.SYNCED, SessionState.OPEN):
+            self.stats.sessions_ended += 1
+            log.info("%s: session ended: %s", self.label, reason)
+        self.state = SessionState.SYNCING if self.transport is not None else SessionState.WAITING
+        self.single_step = False
+        self.pending_steps = 0
+        self._simstat = 0
+        self._revival = None
+
+    def _check_timers(self, now: float) -> None:
+        options = self.options
+        if options.idle_timeout is not None and now - self._last_data >= options.idle_timeout:
+            self.hang_up(f"client silent for {now - self._last_data:.1f} s")
+            return
+        watchdog = options.watchdog
+        if (
+            watchdog is not None
+            and self._revival is None
+            and self.state is not SessionState.SYNCING
+            and now - self._last_packet >= watchdog
+        ):
+            drive = self.robot.drive
+            self._revival = _Revival(
+                drive.trans_mode, drive.vel_target, drive.move_remaining, drive.rot_mode, drive.heading_target
+            )
+            self.robot.cmd_estop()
+            self.stats.watchdog_stops += 1
+            log.info(
+                "%s: watchdog: no packet for %.1f s, motors stopped", self.label, now - self._last_packet
+            )
+
+    def _revive(self) -> None:
+        saved, self._revival = self._revival, None
+        if saved is None:
+            return
+        robot = self.robot
+        if saved.trans_mode is TransMode.POSITION:
+            robot.cmd_move(saved.move_remaining)
+        else:
+            robot.cmd_vel(saved.vel_target)
+        robot.cmd_head(saved.heading_target if saved.rot_mode is RotMode.HEADING else robot.odometry.th)
+        self.stats.revivals += 1
+
+    # -- outgoing packets ---------------------------------------------------------------------------
+
+    def _take_sonar(self) -> tuple[SonarReading, ...]:
+        readings = self.robot.take_new_readings()
+        backlog = self._backlog
+        if backlog:
+            readings = backlog + readings
+            backlog.clear()
+        limit = self.options.max_sonar_per_sip
+        if len(readings) > limit:
+            backlog.extend(readings[limit : limit * 3])
+            readings = readings[:limit]
+        scale = 1.0 / self._range_conv
+        # Ranges are finite and non-negative (the sensor clips them): only the top needs a bound.
+        return tuple([SonarReading(n, min(int(mm * scale + 0.5), 0xFFFF)) for n, mm in readings])
+
+    def _sip(self) -> bytes:
+        robot = self.robot
+        left, right = robot.wheel_velocities()
+        scale = 1.0 / self._vel_conv
+        x, y, th = robot.odometry.counters(self._dist_conv, self._angle_conv)
+        control = round(math.radians(robot.heading_setpoint) / self._angle_conv)
+        battery = self.battery
+        packet_id = PacketId.SIP_MOVING if robot.is_moving else PacketId.SIP_STOPPED
+        stall = _STALL_BOTH if robot.stalled_left or robot.stalled_right else 0
+        if self.layout is SipLayout.PSOS:
+            units = self._heading_units
+            psos = Sip(
+                packet_id=packet_id,
+                x=x & 0x7FFF,
+                y=y & 0x7FFF,
+                th=th % units,
+                left_vel=_i16(left * scale),
+                right_vel=_i16(right * scale),
+                battery=min(battery, 0xFF),
+                stall=stall,
+                control=control % units,
+                compass=robot.compass // 2,
+                sonar=self._take_sonar(),
+                timer=0,
+                analog=0,
+                digin=0xFF,
+                digout=self.digout,
+            )
+            return encode_sip(psos, SipLayout.PSOS)
+        arcos = Sip(
+            packet_id=packet_id,
+            x=x,
+            y=y,
+            th=_i16(th),
+            left_vel=_i16(left * scale),
+            right_vel=_i16(right * scale),
+            battery=min(battery, 0xFF),
+            stall=stall,
+            control=_i16(control),
+            flags=(1 if robot.drive.enabled else 0) | (_SONAR_FLAGS if robot.sonar.enabled else 0),
+            compass=robot.compass // 2,
+            sonar=self._take_sonar(),
+            gripper_state=0,
+            analog_port=0,
+            analog=0,
+            digin=0xFF,
+            digout=self.digout,
+            battery_dv=battery,
+            charge_state=0,
+            rot_vel=_i16(robot.rvel * 10.0),
+            fault_flags=0,
+            lat_vel=0,
+            temperature=_NO_TEMPERATURE,
+            state_of_charge=0,
+        )
+        return encode_sip(arcos)
+
+    def config_packet(self) -> ConfigPacket:
+        """The CONFIG (0x20) reply: AMRISim's field values, with this robot's limits and settings."""
+        robot = self.robot
+        model = robot.model
+        drive = robot.drive
+        headings = [float(h) for h in model.sonar_poses[:, 2]]
+        watchdog = self.options.watchdog
+        return ConfigPacket(
+            robot_class=self.identity.robot_class,
+            subclass=self.identity.subclass,
+            serial_number="SIM",
+            rot_vel_top=_u16(model.max_rvelocity),
+            trans_vel_top=_u16(model.max_velocity),
+            rot_accel_top=9999,
+            trans_accel_top=9999,
+            pwm_max=400,
+            name=self.identity.name,
+            sip_cycle_time=_clamp(self.period * 1000.0, 1, 0xFF),
+            front_sonar=int(any(abs(h) <= 90.0 for h in headings)),
+            rear_sonar=int(any(abs(h) > 90.0 for h in headings)),
+            watchdog=_u16(watchdog * 1000.0) if watchdog is not None else 0,
+            rot_vel_max=_u16(drive.rot_vel_max),
+            trans_vel_max=_u16(drive.trans_vel_max),
+            rot_accel=_u16(drive.rot_accel),
+            rot_decel=_u16(drive.rot_decel),
+            trans_accel=_u16(drive.trans_accel),
+            trans_decel=_u16(drive.trans_decel),
+            firmware_version="S.0",
+        )
+
+    def simstat(self) -> SimStat:
+        """The SIMSTAT (0x62) contents: timing and the robot's true pose (no GPS, no odometry error)."""
+        robot = self.robot
+        interval = _u16(self.period * 1000.0)
+        return SimStat(
+            sim_interval=interval,
+            real_interval=interval,
+            last_interval=_u16(self.last_interval * 1000.0),
+            true_x=_i32(robot.x),
+            true_y=_i32(robot.y),
+            true_th=_i32(robot.th),
+        )
+
+    def _simstat_packet(self) -> bytes:
+        return encode_simstat(self.simstat())
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def _handler_table(self) -> dict[int, Callable[[CommandPacket], None]]:
+        robot = self.robot
+        return {
+            Command.PULSE: _nothing,
+            Command.OPEN: self._open,
+            Command.CLOSE: self._close,
+            Command.POLLING: self._polling,
+            Command.ENABLE: lambda c: robot.cmd_enable(c.magnitude != 0),
+            Command.SETA: lambda c: robot.cmd_seta(c.int_value),
+            Command.SETV: lambda c: robot.cmd_setv(c.magnitude),
+            Command.SETO: self._seto,
+            Command.MOVE: lambda c: robot.cmd_move(c.int_value),
+            Command.ROTATE: lambda c: robot.cmd_rotate(c.int_value),
+            Command.SETRV: lambda c: robot.cmd_setrv(c.magnitude),
+            Command.VEL: lambda c: robot.cmd_vel(c.int_value),
+            Command.HEAD: lambda c: robot.cmd_head(c.int_value),
+            Command.DHEAD: lambda c: robot.cmd_dhead(c.int_value),
+            Command.CONFIG: self._config,
+            Command.RVEL: lambda c: robot.cmd_rvel(c.int_value),
+            Command.DCHEAD: lambda c: robot.cmd_dchead(c.int_value),
+            Command.SETRA: lambda c: robot.cmd_setra(c.int_value),
+            Command.SONAR: lambda c: robot.cmd_sonar(c.magnitude != 0),
+            Command.STOP: lambda c: robot.cmd_stop(),
+            Command.DIGOUT: self._digout,
+            Command.VEL2: self._vel2,
+            Command.ESTOP: lambda c: robot.cmd_estop(),
+            Command.QSTOP: lambda c: robot.cmd_estop(),
+            Command.STEP: self._step,
+            Command.SIM_SET_POSE: self._set_pose,
+            Command.SIM_RESET: lambda c: self.simulation.reset_robot(robot),
+            Command.SIM_STAT: self._sim_stat,
+            Command.SIM_MESSAGE: self._message,
+            Command.SIM_EXIT: self._exit,
+            Command.BATTEST: self._battest,
+        }
+
+    def _open(self, command: CommandPacket) -> None:
+        if self.state is not SessionState.OPEN:
+            self.state = SessionState.OPEN
+            self.robot.cmd_enable(True)
+            self.robot.take_new_readings()
+
+    def _close(self, command: CommandPacket) -> None:
+        if self.options.hangup_on_close:
+            self.hang_up("CLOSE")
+        else:
+            self._end_session("CLOSE")
+
+    def _config(self, command: CommandPacket) -> None:
+        self.stats.configs += 1
+        self._write(encode_config(self.config_packet()))
+
+    def _polling(self, command: CommandPacket) -> None:
+        self.robot.cmd_polling(b - 1 for b in self._sonar_string(command))
+
+    def _sonar_string(self, command: CommandPacket) -> bytes:
+        data = command.data
+        if self.layout is SipLayout.ARCOS and len(data) >= 2 and data[0] == ArgType.STRING:
+            length = data[1]
+            if (length == len(data) - 3 and data[-1] == 0) or length == len(data) - 2:
+                return data[2 : 2 + length]
+        return command.nul_string()
+
+    def _seto(self, command: CommandPacket) -> None:
+        if command.has_arg:
+            r = command.reader()
+            self.robot.cmd_seto(r.s16(), r.s16(), r.s16())
+        else:
+            self.robot.cmd_seto()
+
+    def _digout(self, command: CommandPacket) -> None:
+        mask, states = command.byte_pair()
+        mask &= 0xFF
+        self.digout = (self.digout & ~mask | states & mask) & 0xFF
+
+    def _vel2(self, command: CommandPacket) -> None:
+        left, right = command.byte_pair()
+        divisor = self.robot.model.vel2_divisor
+        self.robot.cmd_vel2(left * divisor, right * divisor)
+
+    def _step(self, command: CommandPacket) -> None:
+        if command.int_arg is None:
+            self.single_step = True
+            self.pending_steps = min(self.pending_steps + 1, MAX_STEPS_PER_CYCLE)
+        elif command.magnitude == 0:
+            self.single_step = False
+            self.pending_steps = 0
+        else:
+            self.single_step = True
+
+    def _set_pose(self, command: CommandPacket) -> None:
+        self.simulation.set_pose(self.robot, *command.pose())
+
+    def _sim_stat(self, command: CommandPacket) -> None:
+        mode = command.magnitude
+        if mode in (0, 1, 2):
+            self._simstat = mode
+        else:
+            self.stats.ignored[command.command] += 1
+
+    def _message(self, command: CommandPacket) -> None:
+        text = command.string().decode("latin-1")
+        self.messages.append(text)
+        log.info("%s: message from the client: %s", self.label, text)
+
+    def _exit(self, command: CommandPacket) -> None:
+        if self.options.allow_exit:
+            self.exit_code = command.int_value
+            log.info("%s: SIM_EXIT %d from the client", self.label, command.int_value)
+        else:
+            self.stats.ignored[command.command] += 1
+
+    def _battest(self, command: CommandPacket) -> None:
+        self.battery = command.magnitude or self.options.battery
+
+
+def _nothing(command: CommandPacket) -> None:
+    """PULSE: its arrival is what counts (it feeds the watchdog)."""
+
+
+class ServedSimulation:
+    """A simulation and the servers of its robots, run one cycle at a time.
+
+    :meth:`cycle` = :meth:`receive` (every server reads its client) + :meth:`advance` (the world steps
+    ``period`` seconds, or as single-step mode allows, then every open session gets its SIP).
+    """
+
+    def __init__(
+        self, simulation: Simulation, servers: Iterable[PioneerServer] = (), period: float = 0.1
+    ) -> None:
+        self.simulation = simulation
+        self.servers: list[PioneerServer] = list(servers)
+        self.period = period
+        self.world_steps = 0
+
+    def add(self, server: PioneerServer) -> PioneerServer:
+        self.servers.append(server)
+        return server
+
+    def remove(self, server: PioneerServer) -> None:
+        self.servers.remove(server)
+
+    @property
+    def exit_code(self) -> int | None:
+        """The status of the first allowed SIM_EXIT received, or ``None``."""
+        return next((s.exit_code for s in self.servers if s.exit_code is not None), None)
+
+    def cycle(self, now: float) -> None:
+        self.receive(now)
+        self.advance(now)
+
+    def receive(self, now: float) -> None:
+        for server in self.servers:
+            server.receive(now)
+
+    def advance(self, now: float) -> None:
+        """Step the world (unless single-step mode holds it) and send every open session its SIP."""
+        servers = self.servers
+        steps = 1
+        stepping: Sequence[PioneerServer] = [s for s in servers if s.single_step]
+        if stepping:
+            steps = min(s.pending_steps for s in stepping)
+            for s in stepping:
+                s.pending_steps -= steps
+        simulation = self.simulation
+        for _ in range(steps):
+            simulation.step(self.period)
+            self.world_steps += 1
+            for server in servers:
+                server.after_world_step()
+        for server in servers:
+            server.send(now)

@@ -1,0 +1,454 @@
+"""``saphira sim``: the simulator as a real-time server on TCP ports or pseudo-terminals.
+
+Each robot gets one line: a TCP port on ``--host`` (``--port``, ``--port`` + 1, …; port 0 lets the
+system choose) or, with ``--pty``, a pseudo-terminal whose path is printed, so a client's serial code
+path (``serial:///dev/pts/5``) is exercised with no hardware. Each line serves one client at a time;
+a second TCP client is accepted and closed at once, and the first keeps working. When a client closes
+or vanishes its robot stops and the line serves the next client, session after session.
+
+Timing: a drift-free 100 ms cycle (:class:`~saphira.clock.RealTimeClock`). The time between cycles
+is spent waiting on the sockets with ``select``, so handshake replies and CONFIG go out as soon as the
+client's packet arrives; at each cycle boundary the world advances and every open session gets its
+SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT (unless ``--no-exit``) end the program cleanly.
+
+Run it as ``saphira sim …`` or ``python -m saphira.sim.standalone …``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import logging
+import os
+import select
+import signal
+import socket
+import sys
+import time
+import tty
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
+
+from saphira.clock import RealTimeClock
+from saphira.errors import SaphiraError
+from saphira.params import RobotParams, find_params_file, load_params
+from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
+from saphira.sim.simulation import Simulation
+from saphira.sim.world import World, load_world
+from saphira.transport import SocketTransport, Transport, TransportClosed
+
+log = logging.getLogger("saphira.sim")
+
+DEFAULT_PORT = 8101
+PTY_BACKLOG_LIMIT = 65536
+"""Bytes kept for a pseudo-terminal client that does not read; further packets are dropped."""
+
+
+class PtyTransport(Transport):
+    """The master side of a pseudo-terminal while a client has its slave open.
+
+    Reading gives ``EIO`` once no process has the slave open: that is the client leaving, reported as
+    :class:`TransportClosed`. Closing this transport leaves the master open for the next client.
+    """
+
+    def __init__(self, master: int, url: str, first: bytes = b"") -> None:
+        self._master = master
+        self._inbox = first
+        self._pending = bytearray()
+        self._closed = False
+        self.dropped_bytes = 0
+        self.url = url
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def read(self) -> bytes:
+        if self._closed:
+            raise TransportClosed(f"{self.url} is closed")
+        chunks = [self._inbox] if self._inbox else []
+        self._inbox = b""
+        while True:
+            try:
+                chunk = os.read(self._master, 65536)
+            except BlockingIOError:
+                break
+            except OSError as exc:
+                if chunks:
+                    break
+                self._closed = True
+                raise TransportClosed(f"{self.url}: the client closed the terminal ({exc.strerror})") from exc
+            if not chunk:
+                break
+            chunks.append(chunk)
+        self._flush()
+        return b"".join(chunks)
+
+    def write(self, data: bytes) -> None:
+        if self._closed:
+            raise TransportClosed(f"{self.url} is closed")
+        if len(self._pending) + len(data) > PTY_BACKLOG_LIMIT:
+            self.dropped_bytes += len(data)
+            return
+        self._pending += data
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._pending:
+            try:
+                sent = os.write(self._master, self._pending)
+            except BlockingIOError:
+                return
+            except OSError:
+                return  # the client left: the next read reports it
+            del self._pending[:sent]
+
+    def close(self) -> None:
+        self._closed = True
+
+
+class Line(ABC):
+    """Where one robot's clients come from: a TCP port or a pseudo-terminal."""
+
+    def __init__(self, server: PioneerServer) -> None:
+        self.server = server
+        self.refused = 0
+
+    @property
+    @abstractmethod
+    def address(self) -> str:
+        """What a client connects to: ``127.0.0.1:8101`` or ``/dev/pts/5``."""
+
+    @abstractmethod
+    def poll(self, now: float) -> None:
+        """Take a new client if one is waiting (and the line is free)."""
+
+    @abstractmethod
+    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
+        """File descriptors worth waiting on now, each with what to do when it becomes readable."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class TcpLine(Line):
+    """A listening TCP socket serving one client at a time."""
+
+    def __init__(self, server: PioneerServer, host: str, port: int) -> None:
+        super().__init__(server)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind((host, port))
+            listener.listen(4)
+        except OSError:
+            listener.close()
+            raise
+        listener.setblocking(False)
+        self._listener = listener
+        self._host = host
+        self._port = listener.getsockname()[1]
+        self._client: socket.socket | None = None
+        self._transport: Transport | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self._host}:{self._port}"
+
+    def _client_alive(self) -> bool:
+        return self._transport is not None and self.server.transport is self._transport
+
+    def poll(self, now: float) -> None:
+        while True:
+            try:
+                conn, peer = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                log.warning("%s: accept failed: %s", self.address, exc)
+                return
+            url = f"tcp://{peer[0]}:{peer[1]}"
+            if self._client_alive():
+                self.server.receive(now)  # the current client may have just left, unnoticed so far
+            if self._client_alive():
+                self.refused += 1
+                log.info(
+                    "%s: refused %s: robot %s already has a client", self.address, url, self.server.label
+                )
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+                conn.close()
+                continue
+            self._client = conn
+            self._transport = SocketTransport(conn, url)
+            self.server.attach(self._transport, now)
+
+    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
+        handles: list[tuple[int, Callable[[float], None]]] = []
+        if self._client_alive() and self._client is not None and self._client.fileno() >= 0:
+            handles.append((self._client.fileno(), self.server.receive))
+        handles.append((self._listener.fileno(), self.poll))
+        return handles
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+class PtyLine(Line):
+    """A pseudo-terminal in raw mode; its slave path is what the client opens as a serial port."""
+
+    def __init__(self, server: PioneerServer) -> None:
+        super().__init__(server)
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self._path = os.ttyname(slave)
+        os.close(slave)  # with no slave open, reads give EIO: that is how "no client" looks
+        os.set_blocking(master, False)
+        self._master = master
+        self._transport: PtyTransport | None = None
+
+    @property
+    def address(self) -> str:
+        return self._path
+
+    def _client_alive(self) -> bool:
+        return self._transport is not None and self.server.transport is self._transport
+
+    def poll(self, now: float) -> None:
+        if self._client_alive():
+            return
+        try:
+            first = os.read(self._master, 65536)
+        except BlockingIOError:
+            first = b""
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                log.warning("%s: %s", self._path, exc)
+            return
+        self._transport = PtyTransport(self._master, f"serial://{self._path}", first)
+        self.server.attach(self._transport, now)
+
+    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
+        if self._client_alive():
+            return [(self._master, self.server.receive)]
+        return []
+
+    def close(self) -> None:
+        os.close(self._master)
+
+
+class Simulator:
+    """The standalone simulator: a served simulation, its lines, and the real-time loop."""
+
+    def __init__(self, host: ServedSimulation, lines: list[Line], period: float) -> None:
+        self.host = host
+        self.lines = lines
+        self.stop_requested = False
+        self.clock = RealTimeClock(period, sleep=self._serve_io)
+
+    def run(self) -> int:
+        """Serve until a stop is requested or a client sends an allowed SIM_EXIT; the exit status."""
+        clock = self.clock
+        last = clock.now()
+        while not self._done():
+            now = clock.now()
+            for server in self.host.servers:
+                server.last_interval = now - last
+            last = now
+            for line in self.lines:
+                line.poll(now)
+            self.host.cycle(now)
+            clock.wait_next()
+        code = self.host.exit_code
+        return 0 if code is None else code
+
+    def _done(self) -> bool:
+        return self.stop_requested or self.host.exit_code is not None
+
+    def _serve_io(self, seconds: float) -> None:
+        """The wait between cycles: handle client bytes and new connections as they arrive."""
+        end = time.monotonic() + seconds
+        while not self._done():
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return
+            handles = dict(h for line in self.lines for h in line.wait_handles())
+            try:
+                ready, _, _ = select.select(list(handles), [], [], remaining)
+            except (OSError, ValueError):
+                return  # a descriptor closed under us; the next cycle rebuilds the list
+            now = self.clock.now()
+            for fd in ready:
+                handles[fd](now)
+
+    def request_stop(self, signum: int = 0, frame: FrameType | None = None) -> None:
+        self.stop_requested = True
+
+    def close(self) -> None:
+        for server in self.host.servers:
+            server.hang_up("simulator exiting")
+        for line in self.lines:
+            line.close()
+
+
+def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
+    """The ``saphira sim`` options. ``add_help=False`` makes it usable as a parent parser
+    (``sub.add_parser("sim", parents=[build_parser(add_help=False)])``, then :func:`run`)."""
+    parser = argparse.ArgumentParser(
+        prog="saphira sim",
+        add_help=add_help,
+        description="Run the Pioneer simulator as a real-time server. Each robot listens on its own "
+        "TCP port (or pseudo-terminal) and serves one client at a time, session after session; "
+        "ARIA-based clients and Saphira clients connect as to a real robot.",
+        epilog="Stop with Ctrl-C or SIGTERM, or from a client with SIM_EXIT.",
+    )
+    parser.add_argument(
+        "--world",
+        metavar="W",
+        default="simple",
+        help="world: a bundled name (see 'saphira worlds') or a .wld/.map path (default: simple)",
+    )
+    parser.add_argument(
+        "--params",
+        metavar="P",
+        default="p3dx",
+        help="robot parameter file: a bundled name (see 'saphira params') or a .p path (default: p3dx)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"TCP port of the first robot; robot k listens on PORT+k-1 (default {DEFAULT_PORT}; "
+        "0 picks free ports)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--robots", type=int, default=1, metavar="N", help="number of robots (default 1)")
+    parser.add_argument(
+        "--pty",
+        action="store_true",
+        help="serve each robot on a pseudo-terminal instead of TCP (prints its path)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)"
+    )
+    parser.add_argument(
+        "--watchdog",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="stop a robot whose client is silent this long (default 2; 0 = off)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="drop a client that sends nothing for this long (default 60; 0 = never)",
+    )
+    parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
+    parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
+    )
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    return parser
+
+
+def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
+    world = load_world(args.world)
+    params = load_params(find_params_file(args.params))
+    return world, params
+
+
+def _install_signals(handler: Callable[[int, FrameType | None], Any]) -> dict[int, Any]:
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError):  # not the main thread: Ctrl-C still raises KeyboardInterrupt
+            previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``saphira sim`` with ``argv`` (without the program name); returns the exit status."""
+    return run(build_parser().parse_args(argv))
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    if args.robots < 1:
+        return "--robots must be at least 1"
+    if args.period <= 0:
+        return "--period must be positive"
+    if not 0 <= args.port <= 65535:
+        return "--port must be within 0..65535"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the simulator with parsed :func:`build_parser` options until it is stopped; the exit status."""
+    problem = _check(args)
+    if problem is not None:
+        print(f"saphira sim: {problem}", file=sys.stderr)
+        return 2
+    level = logging.ERROR if args.quiet else (logging.INFO, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        world, params = _load(args)
+    except (SaphiraError, OSError) as exc:
+        print(f"saphira sim: {exc}", file=sys.stderr)
+        return 2
+    options = ServerOptions(
+        watchdog=args.watchdog or None,
+        idle_timeout=args.idle_timeout or None,
+        allow_exit=not args.no_exit,
+        hangup_on_close=not args.pty,
+    )
+    simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
+    host = ServedSimulation(simulation, period=args.period)
+    lines: list[Line] = []
+    try:
+        for k in range(args.robots):
+            robot = simulation.add_robot(params, name=f"{params.name}-{k + 1}" if args.robots > 1 else None)
+            server = host.add(
+                PioneerServer(simulation, robot, options=options, period=args.period, label=f"robot {k + 1}")
+            )
+            if args.pty:
+                lines.append(PtyLine(server))
+            else:
+                lines.append(TcpLine(server, args.host, args.port + k if args.port else 0))
+    except OSError as exc:
+        for line in lines:
+            line.close()
+        where = (
+            "a pseudo-terminal" if args.pty else f"{args.host}:{args.port + len(lines) if args.port else 0}"
+        )
+        print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    simulator = Simulator(host, lines, args.period)
+    for k, line in enumerate(lines):
+        identity = line.server.identity
+        print(
+            f"listening on {line.address} (robot {k + 1}: {identity.name}, {identity.subclass}, "
+            f"world {world.name})",
+            flush=True,
+        )
+    previous = _install_signals(simulator.request_stop)
+    try:
+        status = simulator.run()
+    except KeyboardInterrupt:
+        status = 0
+    finally:
+        simulator.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    with contextlib.suppress(OSError, ValueError):
+        print("simulator stopped", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""``saphira sim`` as a real program: a subprocess on loopback TCP ports or a pseudo-terminal.
+
+The tests wait for the program's "listening on" lines, then talk to it with blocking sockets (with
+timeouts) or with the real client over ``tcp://`` and ``serial://``. Nothing sleeps to synchronise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from saphira.clock import RealTimeClock
+from saphira.protocol import (
+    Command,
+    PacketReceiver,
+    RobotIdentity,
+    decode_sip,
+    decode_sync2_reply,
+    encode_command,
+    encode_sync,
+)
+from saphira.robot import Robot
+from saphira.sim import standalone
+
+PROJECT = Path(__file__).resolve().parents[1]
+TIMEOUT = 5.0
+
+
+class Program:
+    """``python -m saphira.sim.standalone ARGS`` and the addresses it prints."""
+
+    def __init__(self, *args: str, robots: int = 1) -> None:
+        env = dict(os.environ, PYTHONPATH=str(PROJECT))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "saphira.sim.standalone", "-q", *args],
+            cwd=PROJECT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.output = b""
+        self.addresses = self._wait_for_addresses(robots)
+
+    def _wait_for_addresses(self, count: int) -> list[str]:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + 20.0
+        while True:
+            found = re.findall(rb"listening on (\S+)", self.output)
+            if len(found) >= count:
+                return [f.decode() for f in found]
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no 'listening on' lines: {self.output!r}"
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if ready:
+                chunk = os.read(fd, 4096)
+                assert chunk, f"the simulator exited early: {self.output!r} {self.stop()[1]!r}"
+                self.output += chunk
+
+    def stop(self, sig: int = signal.SIGTERM) -> tuple[int, bytes]:
+        """Signal the program, wait for it; (exit status, everything it printed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        out, err = self.proc.communicate(timeout=TIMEOUT)
+        return self.proc.returncode, self.output + out + err
+
+    def wait(self) -> tuple[int, bytes]:
+        out, err = self.proc.communicate(timeout=TIMEOUT)
+        return self.proc.returncode, self.output + out + err
+
+
+class RawClient:
+    """A bare-bytes client on a blocking socket with timeouts."""
+
+    def __init__(self, address: str) -> None:
+        host, port = address.rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        self.receiver = PacketReceiver(255)
+        self.queue: deque[bytes] = deque()
+
+    def send(self, command: int, arg: int | bytes | None = None) -> None:
+        self.sock.sendall(encode_command(command, arg))
+
+    def packet(self) -> bytes:
+        """The next packet; EOFError when the server closed the connection."""
+        while not self.queue:
+            data = self.sock.recv(4096)
+            if not data:
+                raise EOFError
+            self.queue.extend(self.receiver.feed(data))
+        return self.queue.popleft()
+
+    def wait_for(self, wanted: Callable[[bytes], bool], limit: int = 200) -> bytes:
+        for _ in range(limit):
+            payload = self.packet()
+            if wanted(payload):
+                return payload
+        raise AssertionError("the expected packet never came")
+
+    def handshake(self) -> RobotIdentity:
+        for n in range(3):
+            self.sock.sendall(encode_sync(n))
+            reply = self.packet()
+            assert reply[0] == n
+        return decode_sync2_reply(reply)
+
+    def open(self) -> bytes:
+        identity = self.handshake()
+        assert identity.subclass == "p3dx"
+        self.send(Command.OPEN, 1)
+        return self.wait_for(lambda p: p[0] in (0x32, 0x33), limit=2)
+
+    def expect_eof(self) -> None:
+        with pytest.raises(EOFError):
+            for _ in range(100):
+                self.packet()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> RawClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Program]:
+    program = Program("--port", "0", "--robots", "2", "--seed", "3", robots=2)
+    yield program
+    status, output = program.stop()
+    assert status == 0, output
+    assert b"simulator stopped" in output
+
+
+def test_a_client_drives_the_robot_over_tcp(sim: Program) -> None:
+    with RawClient(sim.addresses[0]) as client:
+        first = decode_sip(client.open())
+        assert (first.x, first.y) == (0, 0)
+        client.send(Command.ENABLE, 1)
+        client.send(Command.VEL, 400)
+        sip = decode_sip(client.wait_for(lambda p: p[0] in (0x32, 0x33) and decode_sip(p).x > 200))
+        assert sip.right_vel > 0 and sip.flags & 1
+        client.send(Command.CLOSE, 1)
+        client.expect_eof()
+
+
+def test_a_second_client_on_a_busy_port_is_turned_away(sim: Program) -> None:
+    with RawClient(sim.addresses[0]) as first:
+        first.open()
+        with RawClient(sim.addresses[0]) as second:
+            second.sock.sendall(encode_sync(0))
+            second.expect_eof()
+        for _ in range(3):  # the first client is still served
+            assert first.wait_for(lambda p: p[0] in (0x32, 0x33), limit=3)
+        with RawClient(sim.addresses[1]) as other:  # the other robot has its own port
+            assert other.handshake().name == "P3DX-2"
+        first.send(Command.CLOSE, 1)
+        first.expect_eof()
+
+
+def test_ten_sessions_in_a_row_on_one_port(sim: Program) -> None:
+    for k in range(10):
+        with RawClient(sim.addresses[0]) as client:
+            sip = decode_sip(client.open())
+            assert (sip.x, sip.y, sip.th) == (0, 0, 0)  # every session starts with fresh odometry
+            client.send(Command.VEL, 300)
+            client.wait_for(lambda p: p[0] in (0x32, 0x33), limit=3)
+            if k % 2 == 0:  # odd sessions just vanish without CLOSE
+                client.send(Command.CLOSE, 1)
+                client.expect_eof()
+
+
+def test_garbage_and_a_client_vanishing_mid_packet_do_not_hurt_the_server(sim: Program) -> None:
+    rng = random.Random(5)
+    with RawClient(sim.addresses[1]) as noisy:
+        noisy.sock.sendall(bytes(rng.randrange(256) for _ in range(3000)))
+        noisy.sock.sendall(b"\xfa\xfb\xff" + bytes(255))  # over-length
+        noisy.handshake()
+        noisy.sock.sendall(bytes(rng.randrange(256) for _ in range(500)))
+        noisy.sock.sendall(encode_command(Command.VEL, 300)[:4])  # and vanish mid-packet
+    with RawClient(sim.addresses[1]) as client:
+        client.open()
+        client.send(Command.CLOSE, 1)
+        client.expect_eof()
+
+
+def test_the_real_client_connects_and_drives_over_tcp(sim: Program) -> None:
+    robot = Robot(RealTimeClock())
+    robot.connect(f"tcp://{sim.addresses[1]}", timeout=10.0)
+    assert robot.link.identity is not None and robot.link.identity.name == "P3DX-2"
+    assert robot.link.config is not None and robot.link.config.serial_number == "SIM"
+    robot.motion.set_velocity(400)
+    assert robot.run_until(lambda: robot.state.odo_x > 100.0, max_cycles=50)
+    robot.disconnect()
+
+
+def test_sim_exit_ends_the_program_with_its_status() -> None:
+    program = Program("--port", "0")
+    with RawClient(program.addresses[0]) as client:
+        client.open()
+        client.send(Command.SIM_EXIT, 3)
+        status, output = program.wait()
+    assert status == 3
+    assert b"simulator stopped" in output
+
+
+def test_the_serial_path_through_a_pseudo_terminal() -> None:
+    program = Program("--pty", "--seed", "1")
+    path = program.addresses[0]
+    assert path.startswith("/dev/")
+    for _ in range(2):  # session after session on the same terminal
+        robot = Robot(RealTimeClock())
+        robot.connect(f"serial://{path}?baud=9600", timeout=10.0)
+        assert robot.link.identity is not None and robot.link.identity.subclass == "p3dx"
+        robot.motion.set_velocity(300)
+        assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
+        robot.disconnect()
+    status, output = program.stop(signal.SIGINT)
+    assert status == 0, output
+
+
+def test_bad_arguments_give_a_clear_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert standalone.main(["--world", "no-such-world"]) == 2
+    assert "no-such-world" in capsys.readouterr().err
+    assert standalone.main(["--params", "no-such-robot"]) == 2
+    assert "no-such-robot" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert standalone.main(["--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_the_options_work_as_a_parent_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="saphira")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("sim", parents=[standalone.build_parser(add_help=False)])
+    args = parser.parse_args(["sim", "--robots", "0", "--port", "0"])
+    assert standalone.run(args) == 2
+    assert "--robots must be at least 1" in capsys.readouterr().err
