@@ -16,19 +16,25 @@ Typical use, in lock-step against the embedded simulator or in real time against
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
+from saphira.behavior.behavior import BehaviorDef
+from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
 from saphira.clock import Clock, LockStepClock
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.motion import MotionControl
 from saphira.params import RobotParams
 from saphira.reflector import Reflector, RobotState
 from saphira.sonar import Sonar
-from saphira.tasks import Phase, Scheduler, TaskState
+from saphira.tasks import Phase, Scheduler, TaskRef, TaskState
 from saphira.transport import Transport
+
+P = TypeVar("P")
+V = TypeVar("V")
 
 
 class Robot:
-    """Scheduler + state reflector + link, with the basic reflector tasks installed."""
+    """Scheduler + state reflector + link, with the basic reflector tasks and the behavior executive."""
 
     def __init__(
         self,
@@ -45,6 +51,7 @@ class Robot:
         self.link.on_disconnect.connect(lambda reason: self.scheduler.on_disconnect.emit())
         self.scheduler.add(self._packets, "packets", phase=Phase.RECEIVE)
         self.scheduler.add(self._motor, "motor", phase=Phase.REFLECT)
+        self.executive = BehaviorExecutive(self)
 
     # ------------------------------------------------------------------ parts
     @property
@@ -70,6 +77,30 @@ class Robot:
     @property
     def connected(self) -> bool:
         return self.link.connected
+
+    # ------------------------------------------------------------------ behaviors
+    def start_behavior(
+        self,
+        defn: BehaviorDef[P, V],
+        *args: object,
+        name: str | None = None,
+        priority: int = 0,
+        timeout: int | None = None,
+        parent: TaskRef | None = None,
+        suspended: bool = False,
+        **params: object,
+    ) -> BehaviorTask[P, V]:
+        """Start a behavior instance (``sfStartBehavior``); see :meth:`BehaviorExecutive.start_behavior`."""
+        return self.executive.start_behavior(
+            defn,
+            *args,
+            name=name,
+            priority=priority,
+            timeout=timeout,
+            parent=parent,
+            suspended=suspended,
+            **params,
+        )
 
     # ------------------------------------------------------------------ basic tasks
     def _packets(self, state: int) -> int:

@@ -1,0 +1,549 @@
+"""The binding table: the Saphira API under its manual names, for Colbert (ARCHITECTURE.md §6).
+
+Every ``sf*`` name exists only here. Each binding is one line of a table, grouped by topic:
+name, Colbert signature, implementation (a Python call on the robot session), help text. Bindings
+that need a robot raise a runtime error naming the function when the evaluator has none.
+
+Choices the manual leaves open, documented here:
+
+* **Pointer out-parameters** (``sfOccBoxRet``, ``sfOccPlaneRet``) take ``&x, &y`` of two ``float``
+  variables (Colbert :class:`~saphira.colbert.compiler.Ref` pointers) and store the reading's
+  coordinates there. ``sfOccBox`` accepts the manual examples' extra sixth argument and ignores it.
+* ``sfLEFT``/``sfRIGHT`` are the occupancy directions; ``sfStalledMotor`` also accepts them, as well
+  as the ``0``/``1`` the BumpAndGo example passes (0 = left, 1 = right).
+* ``sfSMessage`` and ``sfMessage`` take printf formats, floats included (unlike the original).
+* ``sfInitBasicProcs``, ``sfInitControlProcs``… are no-ops: a :class:`~saphira.robot.Robot` always
+  runs the reflector tasks and the behavior executive. ``sfInitInterpretationProcs``,
+  ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` are no-ops until those layers exist;
+  ``sfCurrentEnvironment`` stays NULL until then. ``sfSetDisplayState`` records the value for a UI.
+* ``sObjInFront()`` (used by the manual's ``approach`` example, undocumented there) is the distance
+  along x from the robot's front to the nearest current reading of a sonar pointing within
+  :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
+  5000 if none.
+* Raw packets (``packet.act``): ``sfRobotCom*`` send on the link. ``sfWaitClientPacket(ms)`` and
+  ``sfHaveClientPacket()`` poll without blocking (an activity loops once per cycle): when the
+  ``packets`` task has been removed they read the link themselves; the packet is parsed into
+  ``sfRobot`` as it is read, so ``sfProcessClientPacket`` has nothing left to do.
+  ``sfReadClient*`` read the current packet's payload, starting with its type byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from saphira import geometry
+from saphira.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
+from saphira.behavior.behavior import TurnDir
+from saphira.colbert.compiler import ColbertRuntimeError, Ref, Slot, parse_type
+from saphira.geometry import Pose
+from saphira.motion import MotionControl
+from saphira.protocol.commands import Command
+from saphira.reflector import RobotStatus
+from saphira.sonar import NO_ECHO, Region
+from saphira.tasks import TaskState
+
+if TYPE_CHECKING:
+    from saphira.colbert.evaluator import Evaluator
+    from saphira.robot import Robot
+
+__all__ = ["c_format", "install_bindings"]
+
+STATUS_CODES = {
+    RobotStatus.NOT_CONNECTED: 0,
+    RobotStatus.STOPPED: 1,
+    RobotStatus.MOVING: 2,
+    RobotStatus.STALLED: 3,
+    RobotStatus.NO_HIGH_POWER: 4,
+}
+
+_FORMAT_RE = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(?:hh|h|ll|l|L|q|j|z|t)?([diouxXeEfFgGcs%])")
+
+
+def c_format(fmt: str, args: tuple[Any, ...]) -> str:
+    """printf-style formatting with C's conversions; numbers are converted to what the spec wants."""
+    values = list(args)
+
+    def take() -> Any:
+        return values.pop(0) if values else 0
+
+    def one(match: re.Match[str]) -> str:
+        flags, width, precision, conv = match.groups()
+        if conv == "%":
+            return "%"
+        if width == "*":
+            width = str(int(take()))
+        if precision == "*":
+            precision = str(int(take()))
+        spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
+        value = take()
+        if conv in "diu":
+            return (spec + "d") % int(value or 0)
+        if conv in "oxX":
+            return (spec + conv) % int(value or 0)
+        if conv in "eEfFgG":
+            return (spec + conv) % float(value or 0.0)
+        if conv == "c":
+            return (spec + "s") % (chr(value) if isinstance(value, int) else str(value)[:1])
+        return (spec + "s") % ("(null)" if value is None else value)
+
+    return _FORMAT_RE.sub(one, fmt)
+
+
+class _Session:
+    """What the bindings act on: the evaluator's robot (checked on use), scheduler and output."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.display: dict[int, int] = {}
+        self.packets: deque[bytes] = deque(maxlen=64)
+        self.packet = b""
+        self.read_pos = 0
+        if ev.robot is not None:
+            ev.robot.link.on_packet_in.connect(self.packets.append)
+
+    @property
+    def robot(self) -> Robot:
+        if self.ev.robot is None:
+            raise ColbertRuntimeError("this needs a robot session")
+        return self.ev.robot
+
+    @property
+    def motion(self) -> MotionControl:
+        return self.robot.motion
+
+    @property
+    def pose(self) -> Pose:
+        return self.robot.state.global_pose
+
+    def say(self, fmt: str, *args: Any) -> None:
+        self.ev._say(c_format(fmt, args))
+
+    def stalled_motor(self, which: int) -> int:
+        state = self.robot.state
+        if which in (0, Region.LEFT):
+            return int(state.stall_left)
+        if which in (1, Region.RIGHT):
+            return int(state.stall_right)
+        raise ColbertRuntimeError(f"sfStalledMotor: {which} is neither sfLEFT nor sfRIGHT")
+
+    def obj_in_front(self) -> int:
+        radius = self.robot.params.robot_radius
+        nearest = float(NO_ECHO)
+        for bucket in self.robot.sonar.buckets:
+            ahead = abs(bucket.pose.th) <= FRONT_CONE and bucket.range < NO_ECHO and bucket.x > 0.0
+            if ahead and abs(bucket.y) <= radius + FRONT_MARGIN:
+                nearest = min(nearest, bucket.x - radius)
+        return NO_ECHO if nearest >= NO_ECHO else max(0, round(nearest))
+
+    def occ_ret(self, result: tuple[int, float, float], x: Ref | None, y: Ref | None) -> int:
+        for ref, value in ((x, result[1]), (y, result[2])):
+            if ref is None:
+                raise ColbertRuntimeError("null pointer: pass &x and &y of two float variables")
+            ref.set(float(value))
+        return result[0]
+
+    def sonar_bucket(self, index: int) -> Any:
+        buckets = self.robot.sonar.buckets
+        if not 0 <= index < len(buckets):
+            raise ColbertRuntimeError(f"there is no sonar {index} (this robot has {len(buckets)})")
+        return buckets[index]
+
+    def turn_dir(self) -> int:
+        return int(self.robot.executive.preferred_turn_dir)
+
+    def set_turn_dir(self, value: int) -> None:
+        if value not in (TurnDir.LEFT, TurnDir.RIGHT):
+            raise ColbertRuntimeError(f"sfPreferredTurnDir must be sfLEFTTURN or sfRIGHTTURN, not {value}")
+        self.robot.executive.preferred_turn_dir = TurnDir(value)
+
+    def environment(self) -> Any:
+        return getattr(self.ev.robot, "current_environment", None)
+
+    def local_point(self, x: float, y: float, th: float) -> Point:
+        return create_local_point(self.pose, x, y, th)
+
+    def global_point(self, x: float, y: float, th: float) -> Point:
+        return create_global_point(self.pose, x, y, th)
+
+    def suspend_task(self, name: str, cycles: int) -> None:
+        task = self.ev.scheduler.find(name)
+        if task is None:
+            raise ColbertRuntimeError(f"no activity or behavior named '{name}'")
+        self.ev.scheduler.suspend(task, max(0, cycles))
+
+    def task_signal(self, name: str, what: str) -> None:
+        self.ev.runtime.signal(None, what, name)
+
+    def start_activity(self, schema: str, iname: str, timeout: int, suspend: int, *args: Any) -> int:
+        try:
+            self.ev.runtime.start(schema, args, iname=iname or None, timeout=timeout, suspend=bool(suspend))
+        except ColbertRuntimeError as exc:
+            self.ev._say(f"sfStartActivity: {exc}")
+            return -1
+        return 0
+
+    def point_op(self, target: Any, pose: Pose) -> None:
+        if target is None:
+            raise ColbertRuntimeError("null pointer dereference")
+        target.x, target.y, target.th = pose.x, pose.y, pose.th
+
+    def connect(self, port: int, name: str) -> int:
+        kind = {_LOCALPORT: "local", _TTYPORT: "serial", _TCPPORT: "server"}.get(port)
+        if kind is None:
+            raise ColbertRuntimeError(f"sfConnectToRobot: unknown port type {port}")
+        try:
+            self.ev.connect(kind, name or None)
+        except Exception as exc:  # the manual's function reports failure as 0
+            self.ev._say(f"sfConnectToRobot: {exc}")
+            return 0
+        return 1
+
+    # ---- raw packets (packet.act)
+    def send(self, command: int, arg: Any = None) -> None:
+        if not self.robot.link.send(command, arg):
+            raise ColbertRuntimeError("not connected: the command could not be sent")
+
+    def have_packet(self) -> int:
+        robot = self.robot
+        if not self.packets and "packets" not in robot.scheduler:
+            robot.link.receive()
+        if not self.packets:
+            return 0
+        self.packet = self.packets.popleft()
+        self.read_pos = 0
+        return 1
+
+    def read(self, n: int) -> bytes:
+        data = self.packet[self.read_pos : self.read_pos + n]
+        self.read_pos += len(data)
+        return data.ljust(n, b"\0")
+
+    def read_string(self) -> str:
+        rest = self.packet[self.read_pos :]
+        text, _, _ = rest.partition(b"\0")
+        self.read_pos += len(text) + 1
+        return text.decode("latin-1")
+
+
+FRONT_CONE = 35.0
+"""sObjInFront: sonars pointing within this many degrees of straight ahead count."""
+FRONT_MARGIN = 300.0
+"""sObjInFront: readings up to this far (mm) beside the robot's body count as in front."""
+
+_LOCALPORT, _TTYPORT, _TCPPORT = 1, 2, 3
+_DISPLAY_SETTINGS = ("DISPLAY", "GLOBAL", "WAKE", "STEP", "OCCGRID")
+
+
+def _set_pose(robot: Robot, ax: float | None = None, ay: float | None = None, ath: float | None = None) -> None:
+    s = robot.state
+    x, y, th = s.ax if ax is None else ax, s.ay if ay is None else ay, s.ath if ath is None else ath
+    robot.reflector.set_global_pose(x, y, th)
+
+
+# ---- structs (digest §3.1, §8.1) -------------------------------------------------------------------
+def _robot_slot(
+    name: str, type: str, get: Callable[[Robot], Any], set: Callable[[Robot, Any], None] | None = None
+) -> Slot:
+    return Slot(name, parse_type(type), getter=get, setter=set)
+
+
+def _attr_slot(name: str, type: str, convert: Callable[[Any], Any], default: Any = None) -> Slot:
+    """A slot over an attribute that needs converting (bools and enums read as ints)."""
+    return Slot(
+        name,
+        parse_type(type),
+        getter=lambda p: convert(getattr(p, name, default)) if type == "int" else getattr(p, name, default),
+        setter=lambda p, v: setattr(p, name, convert(v)),
+    )
+
+
+ROBOT_SLOTS = [
+    _robot_slot("x", "float", lambda r: 0.0),
+    _robot_slot("y", "float", lambda r: 0.0),
+    _robot_slot("th", "float", lambda r: 0.0),
+    _robot_slot("ax", "float", lambda r: r.state.ax, lambda r, v: _set_pose(r, ax=v)),
+    _robot_slot("ay", "float", lambda r: r.state.ay, lambda r, v: _set_pose(r, ay=v)),
+    _robot_slot("ath", "float", lambda r: r.state.ath, lambda r, v: _set_pose(r, ath=v)),
+    _robot_slot("leftv", "float", lambda r: r.state.leftv),
+    _robot_slot("rightv", "float", lambda r: r.state.rightv),
+    _robot_slot("vel", "float", lambda r: r.state.vel),
+    _robot_slot("rvel", "float", lambda r: r.state.rvel),
+    _robot_slot("status", "int", lambda r: STATUS_CODES[r.state.status]),
+    _robot_slot("battery", "float", lambda r: r.state.battery),
+    _robot_slot("bumpers", "int", lambda r: r.state.stall_word),
+    _robot_slot("digoutput", "int", lambda r: r.state.digout),
+    _robot_slot("diginput", "int", lambda r: r.state.digin),
+    _robot_slot("analog", "int", lambda r: r.state.analog),
+    _robot_slot("control", "float", lambda r: r.state.control),
+    _robot_slot("compass", "float", lambda r: r.state.compass or 0.0),
+    _robot_slot("motor_packet_count", "int", lambda r: r.state.motor_packet_count),
+    _robot_slot("sonar_packet_count", "int", lambda r: r.state.sonar_packet_count),
+    _robot_slot("vision_packet_count", "int", lambda r: 0),
+    _robot_slot("temperature", "int", lambda r: r.state.temperature or 0),
+]
+
+POINT_SLOTS = [
+    *(Slot(n, parse_type("float"), attr=n) for n in ("x", "y", "th", "ax", "ay", "ath")),
+    *(Slot(n, parse_type("int"), attr=n) for n in ("type", "id", "matched", "announced")),
+    _attr_slot("cat", "int", int),
+    _attr_slot("snew", "int", int),
+    _attr_slot("viewable", "int", int),
+    _attr_slot("width", "float", float, 0.0),
+    _attr_slot("length", "float", float, 0.0),
+]
+
+
+def _constants() -> list[tuple[str, str, Any, str]]:
+    """(name, type, value, help) of every constant."""
+    return [
+        # ---- task states (digest §2.2)
+        *((f"sf{s.name}", "int", int(s), f"task state {s.name}") for s in TaskState),
+        # ---- turn directions (§6.7)
+        ("sfLEFTTURN", "int", 1, "preferred turn direction: left"),
+        ("sfRIGHTTURN", "int", -1, "preferred turn direction: right"),
+        ("sfNOTURN", "int", 0, "no preferred turn direction"),
+        # ---- occupancy directions and buffers (§8.4); sfLEFT/sfRIGHT also name stalled motors
+        *((f"sf{r.name}", "int", int(r), f"occupancy direction/source {r.name}") for r in Region),
+        # ---- robot status (§3.1)
+        *((f"STATUS_{s.name}", "int", code, f"sfRobot.status: {s.value}") for s, code in STATUS_CODES.items()),
+        # ---- artifacts (§8.1-§8.2)
+        ("NULL", "ptr", None, "the null pointer"),
+        *((t.name, "int", int(t), f"artifact type {t.name}") for t in ArtifactType),
+        *(
+            (f"sf{t}", "int", int(ArtifactType[t]), f"artifact type for sf*Artifact: {t}")
+            for t in ("CORRIDOR", "DOOR", "JUNCTION", "WALL", "LANE", "POINT")
+        ),
+        *((c.name, "int", int(c), f"artifact category {c.name}") for c in Category),
+        # ---- connection (§5.7)
+        ("sfLOCALPORT", "int", _LOCALPORT, "sfConnectToRobot: the simulator on this host"),
+        ("sfTTYPORT", "int", _TTYPORT, "sfConnectToRobot: a serial port"),
+        ("sfTCPPORT", "int", _TCPPORT, "sfConnectToRobot: a TCP server"),
+        ("sfCOMLOCAL", "string", "", "sfConnectToRobot: the default local connection"),
+        ("sfCOM1", "string", "/dev/ttyS0", "first serial port"),
+        ("sfCOM2", "string", "/dev/ttyS1", "second serial port"),
+        # ---- client commands (§5.4), e.g. sfCOMVEL
+        *((f"sfCOM{c.name}", "int", int(c), f"client command {c.name} ({int(c)})") for c in Command),
+        # ---- display state (§11.5)
+        *((f"sf{d}", "int", i, f"display setting {d}") for i, d in enumerate(_DISPLAY_SETTINGS)),
+    ]
+
+
+def _variables(s: _Session) -> list[tuple[str, str, Callable[[], Any], Callable[[Any], None] | None, str]]:
+    """(name, type, getter, setter, help) of every linked variable."""
+    ev = s.ev
+
+    def setting(key: str, convert: Callable[[Any], Any] = str) -> tuple[Callable[[], Any], Callable[[Any], None]]:
+        return (lambda: convert(ev.settings[key])), (lambda v: ev.settings.__setitem__(key, str(v)))
+
+    def attr(owner: Callable[[], Any], name: str, get: Callable[[Any], Any], put: Callable[[Any], Any]) -> Any:
+        return (lambda: get(getattr(owner(), name))), (lambda v: setattr(owner(), name, put(v)))
+
+    return [
+        ("sfRobot", "robot", lambda: s.robot, None, "the robot as last reported (help robot)"),
+        ("sfBehaviorControl", "int", *attr(lambda: s.motion, "behavior_control", int, bool), "1: behaviors drive"),
+        ("sfPreferredTurnDir", "int", s.turn_dir, s.set_turn_dir, "sfLEFTTURN or sfRIGHTTURN when blocked"),
+        ("sfIsConnected", "int", lambda: int(ev.robot is not None and ev.robot.connected), None, "1 while connected"),
+        ("sfLoadDirectory", "string", lambda: str(ev.load_directory), ev.change_directory, "the load directory"),
+        ("sfCurrentEnvironment", "point *", s.environment, None, "the artifact the robot is in, or NULL"),
+        ("sfFrontMaxRange", "float", *attr(lambda: s.robot.sonar, "front_max_range", float, float), "front range (mm)"),
+        ("sfComSerial", "string", *setting("serial"), "serial port"),
+        ("sfSerialBaud", "int", *setting("baud", int), "serial baud rate"),
+        ("sfComPipe", "string", *setting("local"), "local connection"),
+        ("sfComServer", "string", *setting("server"), "TCP server host"),
+    ]
+
+
+def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
+    """(name, signature, implementation, help) of every function; '...' in a signature means varargs."""
+    ev, sched, g = s.ev, s.ev.scheduler, geometry
+
+    def m(method: str) -> Callable[..., Any]:
+        return lambda *a: getattr(s.motion, method)(*a)
+
+    def pl(method: str) -> Callable[..., Any]:
+        return lambda *a: getattr(s.robot.reflector.pointlist, method)(*a)
+
+    def pts(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda *a: fn(*map(_nn, a))
+
+    def into(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda *a: s.point_op(a[-1], fn(*map(_nn, a[:-1])))
+
+    def occ(box: bool) -> Callable[..., Any]:
+        def run(xy: int, a: int, b: int, c: int, d: int, *rest: Any) -> int:
+            son = s.robot.sonar
+            if box:
+                result = son.occ_box_ret(Region(xy), a, b, c, d)
+            else:
+                result = son.occ_plane_ret(Region(xy), Region(a), b, c, d)
+            return s.occ_ret(result, *rest[:2]) if len(rest) == 2 and isinstance(rest[0], Ref | None) else result[0]
+
+        return run
+
+    return [
+        # ---- direct motion (§4.2)
+        ("sfSetVelocity", "void(int)", m("set_velocity"), "translational velocity setpoint (mm/s)"),
+        ("sfSetRVelocity", "void(int)", m("set_rvelocity"), "rotational velocity setpoint (deg/s, + left)"),
+        ("sfSetHeading", "void(int)", m("set_heading"), "absolute heading setpoint (deg, odometric frame)"),
+        ("sfSetDHeading", "void(int)", m("set_dheading"), "change the heading setpoint by d degrees"),
+        ("sfSetPosition", "void(int)", m("set_position"), "move d mm (negative: back)"),
+        ("sfSetMaxVelocity", "void(int)", m("set_max_velocity"), "top speed of position moves (mm/s)"),
+        ("sfDonePosition", "int(int)", m("done_position"), "1 once within tol mm of the commanded position"),
+        ("sfDoneHeading", "int(int)", m("done_heading"), "1 once within tol degrees of the commanded heading"),
+        ("sfTargetVel", "float()", m("target_vel"), "the velocity setpoint being reflected (mm/s)"),
+        ("sfTargetHead", "float()", m("target_head"), "the heading setpoint (deg)"),
+        ("sfMoveRobot", "void(float, float, float)", lambda *a: s.robot.reflector.move_robot(*a), "shift the pose"),
+        # ---- stalls and sonar (§3.1-§3.3)
+        ("sfStalledMotor", "int(int)", s.stalled_motor, "1 if the motor on side sfLEFT (0) or sfRIGHT (1) stalled"),
+        ("sfIsStalled", "int()", lambda: s.robot.state.stalled, "1 if either motor is stalled"),
+        ("sfSonarRange", "int(int)", lambda n: s.sonar_bucket(n).range, "last range of sonar n (mm; 5000: none)"),
+        ("sfSonarXCoord", "float(int)", lambda n: s.sonar_bucket(n).x, "x of sonar n's last reading (robot frame)"),
+        ("sfSonarYCoord", "float(int)", lambda n: s.sonar_bucket(n).y, "y of sonar n's last reading (robot frame)"),
+        ("sfSonarNew", "int(int)", lambda n: s.robot.sonar.take_new(s.sonar_bucket(n).index), "1 once per reading"),
+        ("sfSetFrontBuffer", "void(int)", lambda n: s.robot.sonar.set_front_buffer(n), "front buffer size; 0 clears"),
+        ("sfSetSideBuffer", "void(int)", lambda n: s.robot.sonar.set_side_buffer(n), "side buffer size; 0 clears"),
+        ("sObjInFront", "int()", s.obj_in_front, "mm from the robot's front to the nearest reading ahead"),
+        # ---- occupancy (§8.4)
+        ("sfOccBox", "int(int, int, int, int, int, ...)", occ(True), "nearest reading in box cx, cy, h, w; 5000: none"),
+        ("sfOccBoxRet", "int(int, int, int, int, int, float *, float *)", occ(True), "sfOccBox, storing x, y"),
+        ("sfOccPlane", "int(int, int, int, int, int)", occ(False), "nearest reading beyond d between s1, s2"),
+        ("sfOccPlaneRet", "int(int, int, int, int, int, float *, float *)", occ(False), "sfOccPlane, storing x, y"),
+        # ---- artifacts and the pointlist (§8.2)
+        ("sfCreateLocalPoint", "point *(float, float, float)", s.local_point, "a new point at LPS x, y, th"),
+        ("sfCreateGlobalPoint", "point *(float, float, float)", s.global_point, "a new point at global x, y, th"),
+        (
+            "sfCreateLocalArtifact",
+            "point *(int, int, float, float, float, float, float)",
+            pl("create_local_artifact"),
+            "new artifact (type, id, x, y, th, width, length) on the pointlist",
+        ),
+        (
+            "sfCreateGlobalArtifact",
+            "point *(int, int, float, float, float, float, float)",
+            pl("create_global_artifact"),
+            "the same from global coordinates",
+        ),
+        ("sfAddPoint", "void(point *)", pts(pl("add")), "keep p updated as the robot moves"),
+        ("sfAddPointCheck", "void(point *)", pts(pl("add")), "sfAddPoint unless already there"),
+        ("sfRemPoint", "void(point *)", pts(pl("remove")), "take p off the pointlist"),
+        ("sfFindArtifact", "point *(int)", pl("find"), "the artifact with that id, or NULL"),
+        ("sfRemArtifact", "void(int)", pl("remove_id"), "remove the artifact with that id"),
+        ("sfSetLocalCoords", "void(point *)", lambda p: _nn(p).set_local_coords(s.pose), "local from global"),
+        ("sfSetGlobalCoords", "void(point *)", lambda p: _nn(p).set_global_coords(s.pose), "global from local"),
+        # ---- geometry (§8.3)
+        ("sfNormAngle", "float(float)", g.norm_angle, "angle in [0, 360)"),
+        ("sfNorm2Angle", "float(float)", g.norm2_angle, "angle in (-180, 180]"),
+        ("sfNorm3Angle", "float(float)", g.norm3_angle, "angle folded into [-90, 90]"),
+        ("sfAddAngle", "float(float, float)", g.add_angle, "a1 + a2 in [0, 360)"),
+        ("sfSubAngle", "float(float, float)", g.sub_angle, "a1 - a2 in [0, 360)"),
+        ("sfAdd2Angle", "float(float, float)", g.add2_angle, "a1 + a2 in (-180, 180]"),
+        ("sfSub2Angle", "float(float, float)", g.sub2_angle, "a1 - a2 in (-180, 180]"),
+        ("sfPointPhi", "float(point *)", pts(g.point_phi), "bearing of p from the robot (deg)"),
+        ("sfPointDist", "float(point *)", pts(g.point_dist), "distance from the robot to p (mm)"),
+        ("sfPointNormalDist", "float(point *)", pts(g.point_normal_dist), "signed distance to the line p (left +)"),
+        ("sfPointDistPoint", "float(point *, point *)", pts(g.point_dist_point), "distance between p and q"),
+        ("sfPointNormalDistPoint", "float(point *, point *)", pts(g.point_normal_dist_point), "q to the line p"),
+        ("sfPointXo", "float(point *)", pts(g.point_xo), "the robot's x in p's frame"),
+        ("sfPointYo", "float(point *)", pts(g.point_yo), "the robot's y in p's frame"),
+        ("sfPointXoPoint", "float(point *, point *)", pts(g.point_xo_point), "q's x in p's frame"),
+        ("sfPointYoPoint", "float(point *, point *)", pts(g.point_yo_point), "q's y in p's frame"),
+        ("sfPointBaricenter", "void(point *, point *, point *)", into(g.point_baricenter), "r = midpoint of p, q"),
+        ("sfPointMove", "void(point *, float, float, point *)", into(g.point_move), "r = p moved by dx, dy"),
+        ("sfChangeVP", "void(point *, point *, point *)", into(g.change_vp), "r = q expressed in p's frame"),
+        ("sfUnchangeVP", "void(point *, point *, point *)", into(g.unchange_vp), "r = q (in p's frame) in the LPS"),
+        # ---- tasks and activities (§2.3, §7.9)
+        ("sfGetTaskState", "int(string)", sched.get_task_state, "state of the named task, sfINACTIVE if none"),
+        ("sfTaskFinished", "int(string)", sched.task_finished, "1 finished, 2 absent or removed, 0 running"),
+        ("sfTaskSuspended", "int(string)", sched.task_suspended, "1 if suspended"),
+        ("sfSuspendTask", "void(string, int)", s.suspend_task, "suspend for n cycles (0: until resumed)"),
+        ("sfResumeTask", "void(string)", lambda n: s.task_signal(n, "resume"), "resume the named task"),
+        ("sfInterruptTask", "void(string)", lambda n: s.task_signal(n, "interrupt"), "interrupt the named task"),
+        ("sfRemoveTask", "void(string)", lambda n: s.task_signal(n, "remove"), "remove the named task"),
+        ("sfStartActivity", "int(string, string, int, int, ...)", s.start_activity, "start schema; 0 ok, -1 failed"),
+        # ---- messages and help (§7.13, §11)
+        ("sfSMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
+        ("sfMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
+        ("sfAddHelp", "void(string, string)", ev.add_help, "add help text for a name"),
+        ("sfGetHelp", "string(string)", lambda n: ev.get_help(n) or "", 'help text of a name ("" if none)'),
+        ("sfSetDisplayState", "void(int, int)", s.display.__setitem__, "record a display setting for the UI"),
+        # ---- connection and micro-task sets (§2.4, §5.7)
+        ("sfConnectToRobot", "int(int, string)", s.connect, "connect (sfLOCALPORT..., name); 1 on success"),
+        ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
+        ("sfResetRobotVars", "void()", m("reset"), "forget every setpoint"),
+        *((name, "void()", lambda: None, "no-op: this layer always runs") for name in _NO_OPS),
+        # ---- raw packets (§5.7, packet.act)
+        ("sfRobotCom", "void(int)", lambda c: s.send(c), "send a command without argument"),
+        ("sfRobotComInt", "void(int, int)", lambda c, a: s.send(c, a), "send a command with an integer argument"),
+        (
+            "sfRobotCom2Bytes",
+            "void(int, int, int)",
+            lambda c, hi, lo: s.send(c, ((hi & 255) << 8) | (lo & 255)),
+            "send a command with an integer made of two bytes (high, low)",
+        ),
+        ("sfRobotComStr", "void(int, string)", lambda c, t: s.send(c, t), "send a command with a string argument"),
+        ("sfRobotComStrn", "void(int, string, int)", lambda c, t, n: s.send(c, t[:n]), "send n characters"),
+        ("sfHaveClientPacket", "int()", s.have_packet, "1 if a packet arrived (it becomes the current one)"),
+        ("sfWaitClientPacket", "int(int)", lambda ms: s.have_packet(), "like sfHaveClientPacket (never blocks)"),
+        ("sfProcessClientPacket", "void(int)", lambda t: None, "no-op: packets are parsed as they are read"),
+        ("sfClientBytes", "int()", lambda: len(s.packet) - s.read_pos, "bytes left in the current packet"),
+        ("sfReadClientByte", "int()", lambda: s.read(1)[0], "next byte of the current packet"),
+        ("sfReadClientSint", "int()", lambda: int.from_bytes(s.read(2), "little", signed=True), "next int16"),
+        ("sfReadClientUsint", "int()", lambda: int.from_bytes(s.read(2), "little"), "next uint16"),
+        ("sfReadClientWord", "int()", lambda: int.from_bytes(s.read(4), "little", signed=True), "next int32"),
+        ("sfReadClientString", "string()", s.read_string, "next NUL-terminated string"),
+    ]
+
+
+_NO_OPS = (
+    "sfInitBasicProcs",
+    "sfInitControlProcs",
+    "sfInitInterpretationProcs",
+    "sfInitRegistrationProcs",
+    "sfInitAwareProcs",
+)
+
+
+def _nn(p: Any) -> Any:
+    if p is None:
+        raise ColbertRuntimeError("null pointer dereference")
+    return p
+
+
+_SIGNATURE_RE = re.compile(r"^\s*([^()]+?)\s*\((.*)\)\s*$")
+
+
+def _signature(text: str) -> tuple[str, list[str], bool]:
+    match = _SIGNATURE_RE.match(text)
+    assert match is not None, text
+    args = [a.strip() for a in match.group(2).split(",") if a.strip()]
+    varargs = bool(args) and args[-1] == "..."
+    return match.group(1), [a for a in args if a != "..."], varargs
+
+
+def install_bindings(ev: Evaluator) -> None:
+    """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``."""
+    s = _Session(ev)
+    ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
+    ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
+    for name, ctype, value, text in _constants():
+        ev.add_constant(name, ctype, value, help=text)
+    for name, ctype, getter, setter, text in _variables(s):
+        ev.add_variable(name, ctype, getter=getter, setter=setter, help=text)
+    for name, signature, fn, text in _functions(s):
+        ret, args, varargs = _signature(signature)
+        ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
+    _install_behaviors(ev)
+
+
+def _install_behaviors(ev: Evaluator) -> None:
+    """The predefined behaviors under the manual's names (sfAvoidCollision...) as ``behavior`` constants."""
+    from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
+
+    defined = predefined_behaviors()
+    for manual_name, name in SAPHIRA_NAMES.items():
+        defn = defined.get(name)
+        if defn is not None:
+            ev.add_behavior(manual_name, defn, help=(getattr(defn, "doc", "") or f"predefined behavior {name}"))
