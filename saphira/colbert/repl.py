@@ -1,0 +1,168 @@
+"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, digest §7.13).
+
+The robot runs in the background (the scheduler in its own thread, real time) while the prompt
+waits, so activities started at the prompt keep running between lines. Each line — or each group
+of lines, when braces are still open — is evaluated in the one environment; an expression prints
+its value and type. No error ends the shell: only ``exit`` or end of input does. With readline the
+history is kept in ``~/.saphira_history`` (or ``$SAPHIRA_HISTORY``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from saphira.clock import RealTimeClock
+from saphira.colbert.evaluator import Evaluator
+from saphira.link import ConnectError
+from saphira.robot import Robot
+
+PROMPT = "colbert> "
+CONTINUATION = "     ... "
+
+
+def _open_braces(text: str) -> int:
+    """Unclosed ``{`` in ``text``, ignoring strings and comments (enough to know a definition goes on)."""
+    depth = 0
+    i = 0
+    in_string = False
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                return depth + 1  # an open comment also needs more lines
+            i = end + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        i += 1
+    return depth
+
+
+class Shell:
+    """Reads statements from ``read_line`` and evaluates them until ``exit`` or end of input."""
+
+    def __init__(self, evaluator: Evaluator, read_line: Callable[[str], str] = input) -> None:
+        self.evaluator = evaluator
+        self.read_line = read_line
+
+    def read_statement(self) -> str | None:
+        """One complete input (several lines while braces are open); ``None`` at end of input."""
+        lines: list[str] = []
+        prompt = PROMPT
+        while True:
+            try:
+                line = self.read_line(prompt)
+            except EOFError:
+                return "\n".join(lines) if lines else None
+            lines.append(line)
+            text = "\n".join(lines)
+            if _open_braces(text) <= 0 and not line.rstrip().endswith("\\"):
+                return text
+            prompt = CONTINUATION
+
+    def loop(self) -> int:
+        number = 0
+        while not self.evaluator.exit_requested:
+            try:
+                text = self.read_statement()
+            except KeyboardInterrupt:
+                self.evaluator.output("(interrupted; type 'exit' to leave)")
+                continue
+            if text is None:
+                break
+            if not text.strip():
+                continue
+            number += 1
+            try:
+                self.evaluator.eval_text(text, f"<prompt {number}>", interactive=True)
+            except Exception as exc:  # the shell must survive anything a line can do
+                self.evaluator.output(f"error: {type(exc).__name__}: {exc}")
+        return 0
+
+
+def _history_file() -> Path:
+    return Path(os.environ.get("SAPHIRA_HISTORY", Path.home() / ".saphira_history")).expanduser()
+
+
+def _setup_readline() -> Callable[[], None]:
+    """Enable line editing and persistent history when readline exists; returns the save function."""
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input() still works
+        return lambda: None
+    path = _history_file()
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    readline.set_history_length(1000)
+
+    def save() -> None:
+        with contextlib.suppress(OSError):
+            readline.write_history_file(path)
+
+    return save
+
+
+def run_shell(args: argparse.Namespace) -> int:
+    """The ``saphira shell`` command."""
+    robot = Robot(RealTimeClock())
+    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    if args.robot:
+        evaluator.output(f"connecting to {args.robot} ...")
+        robot.link.connect(args.robot)
+    elif not args.no_sim:
+        from saphira.sim.embedded import attach_simulator
+
+        sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
+        evaluator.connector = lambda url: sim.connect(wait=False)
+    robot.scheduler.start_async()
+    try:
+        if args.robot or not args.no_sim:
+            _wait_connected(robot, 30.0)
+            evaluator.output(f"connected; parameters from {robot.params.source}")
+        for path in args.files:
+            evaluator.load(path)
+        interactive = sys.stdin.isatty()
+        save_history = _setup_readline() if interactive else (lambda: None)
+        read = input if interactive else _plain_reader
+        try:
+            return Shell(evaluator, read).loop()
+        finally:
+            save_history()
+    finally:
+        robot.scheduler.stop()
+        if robot.connected:
+            robot.disconnect()
+
+
+def _wait_connected(robot: Robot, timeout: float) -> None:
+    """Wait (the scheduler running in the background) until the link is up or has failed."""
+    deadline = robot.clock.cycle + robot.clock.cycles_for(timeout)
+    while robot.link.connecting and robot.clock.cycle < deadline:
+        robot.scheduler.pause(100)
+    if not robot.connected:
+        raise ConnectError(robot.link.error or f"no connection to {robot.link.url} within {timeout:g} s")
+
+
+def _plain_reader(prompt: str) -> str:
+    """Input without a prompt echo, for piped input (scripts and tests)."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
