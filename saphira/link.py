@@ -46,6 +46,9 @@ PSOS_SUBCLASSES = frozenset({"", "pion1", "pion1m", "pion1x", "psos1m", "psos1x"
 """Subclasses whose SIPs use the PSOS 4.x layout; every other robot speaks ARCOS."""
 
 
+CLIENT_CLOSED = "disconnected by the client"
+
+
 class ConnectError(SaphiraError):
     """The robot could not be connected: nothing answered, or the handshake kept failing."""
 
@@ -164,7 +167,7 @@ class Link:
         self.state = LinkState.SYNCING
         self._start_sync()
 
-    def disconnect(self, reason: str = "disconnected by the client") -> None:
+    def disconnect(self, reason: str = CLIENT_CLOSED) -> None:
         """Stop the robot, send CLOSE, close the transport and fire the disconnect event."""
         was_up = self.state == LinkState.CONNECTED
         if self.transport is not None and not self.transport.closed:
@@ -186,7 +189,8 @@ class Link:
         if state == LinkState.FAILED:
             self.error = reason
         if notify:
-            log.warning("robot link %s: %s", self.url, reason)
+            log.log(logging.INFO if state == LinkState.DISCONNECTED and reason == CLIENT_CLOSED else logging.WARNING,
+                    "robot link %s: %s", self.url, reason)  # fmt: skip
             self.on_disconnect.emit(reason)
 
     def send(self, command: int, arg: CommandArg = None) -> bool:

@@ -36,6 +36,13 @@ DEFAULT_POSITION_SPEED = 300.0
 DEFAULT_DECELERATION = 300.0
 POSITION_DEADBAND = 5.0
 """Remaining distance (mm) below which a position move commands zero velocity."""
+REACTION_TIME = 0.2
+"""Seconds between a velocity command and its effect showing in a SIP (one cycle out, one back).
+
+Position moves brake early by the distance covered in this time, so they stop on the target
+instead of overshooting it by that much."""
+BRAKING_MARGIN = 0.8
+"""Fraction of the robot's deceleration a position move plans with, leaving room for its lag."""
 
 
 class Channel(Enum):
@@ -62,6 +69,8 @@ class OdometricPose:
     x: float = 0.0
     y: float = 0.0
     th: float = 0.0
+    vel: float = 0.0
+    """Reported translational velocity, mm/s."""
 
 
 class MotionControl:
@@ -231,7 +240,8 @@ class MotionControl:
         remaining = self.remaining_distance()
         if abs(remaining) <= POSITION_DEADBAND:
             return 0.0
-        speed = min(self.max_velocity, math.sqrt(2.0 * self.deceleration * abs(remaining)))
+        braking = max(0.0, abs(remaining) - abs(self.pose.vel) * REACTION_TIME)
+        speed = min(self.max_velocity, math.sqrt(2.0 * BRAKING_MARGIN * self.deceleration * braking))
         return math.copysign(speed, remaining)
 
     def _take(self, channel: Channel) -> None:

@@ -134,6 +134,7 @@ class Reflector:
         state.leftv = sip.left_vel * self._vel_conv
         state.rightv = sip.right_vel * self._vel_conv
         state.vel = (state.leftv + state.rightv) / 2.0
+        self.motion.pose.vel = state.vel
         if sip.rot_vel is not None:
             state.rvel = sip.rot_vel / 10.0
         else:

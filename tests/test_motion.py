@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.motion import Channel, MotionControl, RotMode, TransMode
+from saphira.motion import BRAKING_MARGIN, REACTION_TIME, Channel, MotionControl, RotMode, TransMode
 from saphira.protocol.commands import Command
 
 
@@ -43,7 +43,8 @@ def test_position_move_profile_and_completion() -> None:
     assert m.trans_mode == TransMode.POSITION
     assert m.target_vel() == pytest.approx(400.0)
     m.pose.y = 100.0 + 900.0
-    assert m.target_vel() == pytest.approx((2 * 300 * 100) ** 0.5)
+    m.pose.vel = 200.0  # brakes early by the distance covered in the reaction time
+    assert m.target_vel() == pytest.approx((2 * BRAKING_MARGIN * 300 * (100 - 200 * REACTION_TIME)) ** 0.5)
     assert m.done_position(100) and not m.done_position(50)
     m.pose.y = 100.0 + 1002.0
     assert m.target_vel() == 0.0

@@ -47,6 +47,12 @@ class EmbeddedSim:
         self.host = ServedSimulation(simulation, [server], robot.clock.period)
         self._task: Task | None = None
         self._attached = False
+        robot.link.on_connect.connect(self._place_robot)
+
+    def _place_robot(self) -> None:
+        """The world frame is the global frame: on connection the client starts at the true pose."""
+        pose = self.sim_robot.pose
+        self.robot.reflector.set_global_pose(pose.x, pose.y, pose.th)
 
     @property
     def stats(self) -> ServerStats:
@@ -78,7 +84,8 @@ class EmbeddedSim:
         if isinstance(clock, LockStepClock):
             clock.add_listener(self.step)
         else:
-            self._task = self.robot.scheduler.add(self._run_task, self._free_task_name(), phase=Phase.OBSERVE)
+            scheduler = self.robot.scheduler
+            self._task = scheduler.add(self._run_task, scheduler.unique_name(TASK_NAME), phase=Phase.OBSERVE)
         self._attached = True
 
     def connect(self, *, wait: bool = True, timeout: float = 30.0) -> None:
@@ -108,14 +115,6 @@ class EmbeddedSim:
         self.step()
         return TaskState.RESUME if state == TaskState.INIT else state
 
-    def _free_task_name(self) -> str:
-        scheduler = self.robot.scheduler
-        names = {task.name for task in scheduler.tasks}
-        name, n = TASK_NAME, 1
-        while name in names:
-            n += 1
-            name = f"{TASK_NAME}-{n}"
-        return name
 
 
 def attach_simulator(
