@@ -7,15 +7,9 @@ timeouts) or with the real client over ``tcp://`` and ``serial://``. Nothing sle
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import re
-import select
 import signal
 import socket
-import subprocess
-import sys
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,52 +28,9 @@ from saphira.protocol import (
 )
 from saphira.robot import Robot
 from saphira.sim import standalone
+from tests.sim_process import TIMEOUT, Program
 
 PROJECT = Path(__file__).resolve().parents[1]
-TIMEOUT = 5.0
-
-
-class Program:
-    """``python -m saphira.sim.standalone ARGS`` and the addresses it prints."""
-
-    def __init__(self, *args: str, robots: int = 1) -> None:
-        env = dict(os.environ, PYTHONPATH=str(PROJECT))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "saphira.sim.standalone", "-q", *args],
-            cwd=PROJECT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.output = b""
-        self.addresses = self._wait_for_addresses(robots)
-
-    def _wait_for_addresses(self, count: int) -> list[str]:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + 20.0
-        while True:
-            found = re.findall(rb"listening on (\S+)", self.output)
-            if len(found) >= count:
-                return [f.decode() for f in found]
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"no 'listening on' lines: {self.output!r}"
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if ready:
-                chunk = os.read(fd, 4096)
-                assert chunk, f"the simulator exited early: {self.output!r} {self.stop()[1]!r}"
-                self.output += chunk
-
-    def stop(self, sig: int = signal.SIGTERM) -> tuple[int, bytes]:
-        """Signal the program, wait for it; (exit status, everything it printed)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=TIMEOUT)
-        return self.proc.returncode, self.output + out + err
-
-    def wait(self) -> tuple[int, bytes]:
-        out, err = self.proc.communicate(timeout=TIMEOUT)
-        return self.proc.returncode, self.output + out + err
 
 
 class RawClient:

@@ -1,0 +1,143 @@
+"""The ``saphira`` command as a user meets it: real subprocesses, real files, the real simulator."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.sim_process import PROJECT, Program
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def saphira(
+    *args: str, cwd: Path = PROJECT, stdin: str | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "saphira", *args], cwd=cwd, input=stdin, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )
+
+
+def summary_pose(stdout: str) -> tuple[float, float, float]:
+    m = re.search(r"final pose \((-?\d+), (-?\d+), (-?[\d.]+)\)", stdout)
+    assert m, stdout
+    return float(m[1]), float(m[2]), float(m[3])
+
+
+def test_help_reads_like_a_man_page() -> None:
+    out = saphira("--help").stdout
+    for command in ("run", "sim", "shell", "check", "params", "worlds", "replay"):
+        assert re.search(rf"^\s+{command}\b", out, re.M), command
+    run_help = saphira("run", "--help").stdout
+    assert "--robot URL" in run_help and "exit status" in run_help and "--plot PNG" in run_help
+
+
+def test_params_and_worlds_list_what_is_bundled() -> None:
+    params = saphira("params").stdout
+    assert re.search(r"^p3dx\s+Pioneer\s+p3dx\s+16 sonars", params, re.M)
+    assert re.search(r"^psos41m\s+Pioneer", params, re.M)
+    worlds = saphira("worlds").stdout
+    assert re.search(r"^simple\s+\.wld", worlds, re.M) and re.search(r"^corridor\s+\.wld", worlds, re.M)
+
+
+def test_check_reports_three_independent_errors_with_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "three.act"
+    bad.write_text(
+        "act one\n{\n  int a;\n  a = 1 +;\n}\n"
+        "act two\n{\n  move(100)\n  turn(90);\n}\n"
+        "act three\n{\n  while (a < 3 { a = a + 1; }\n}\n"
+    )
+    result = saphira("check", str(bad))
+    assert result.returncode == 1
+    positions = re.findall(r"three\.act:(\d+):(\d+):", result.stdout)
+    assert positions == [("4", "10"), ("8", "12"), ("13", "16")]
+    assert result.stdout.count("^") == 3
+    assert "3 errors in 1 file" in result.stdout
+
+
+def test_check_accepts_the_sample_files() -> None:
+    files = sorted(str(p) for p in (PROJECT / "colbert").glob("*.act"))
+    result = saphira("check", *files)
+    assert result.returncode == 0, result.stdout
+    assert f"0 errors in {len(files)} files" in result.stdout
+
+
+def test_run_demo_for_60_seconds_prints_summary_and_writes_the_plot(tmp_path: Path) -> None:
+    plot = tmp_path / "demo.png"
+    result = saphira("run", "colbert/demo.act", "--duration", "60", "--plot", str(plot))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "--- done: 601 cycles" in result.stdout or "--- done: 60" in result.stdout
+    assert "simulator: 0 wall contacts" in result.stdout
+    assert plot.stat().st_size > 10_000
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    m = re.search(r"travelled ([\d.]+) m", result.stdout)
+    assert m and float(m[1]) > 5.0  # it wandered
+
+
+def test_run_exit_code_reflects_a_failed_activity(tmp_path: Path) -> None:
+    act = tmp_path / "fails.act"
+    act.write_text('act f { sfSMessage("about to fail"); fail; }\nstart f;\n')
+    result = saphira("run", str(act), "--world", "room")
+    assert result.returncode == 1
+    assert "about to fail" in result.stdout and "activity f: FAILURE" in result.stdout
+
+
+def test_run_reports_a_syntax_error_and_exits_2(tmp_path: Path) -> None:
+    act = tmp_path / "broken.act"
+    act.write_text("act f {\n  move(100\n}\n")
+    result = saphira("run", str(act))
+    assert result.returncode == 2
+    assert "broken.act:3:1:" in result.stdout
+
+
+def test_direct_act_drives_the_square_on_a_second_process_simulator() -> None:
+    sim = Program("--world", "room", "--port", "0", "--no-odometry-error")
+    try:
+        url = f"tcp://{sim.addresses[0]}"
+        result = saphira("run", "colbert/direct.act", "--robot", url, timeout=120)
+    finally:
+        sim.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "activity square: SUCCESS" in result.stdout
+    x, y, th = summary_pose(result.stdout)
+    assert abs(x) < 60 and abs(y) < 60  # back where it started (odometric frame)
+    assert abs(((th + 180) % 360) - 180) < 4
+    travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
+    assert 3.9 < travelled < 4.2
+
+
+def test_record_a_two_minute_demo_and_replay_it_cycle_for_cycle(tmp_path: Path) -> None:
+    rec = tmp_path / "demo.rec"
+    result = saphira("run", "colbert/demo.act", "--duration", "120", "--record", str(rec))
+    assert result.returncode == 0, result.stderr
+    replay = saphira("replay", str(rec))
+    assert replay.returncode == 0, replay.stdout
+    m = re.search(r"compared (\d+) reflector states; 0 differ", replay.stdout)
+    assert m and int(m[1]) >= 1190
+
+
+def test_shell_evaluates_prints_values_and_survives_errors() -> None:
+    script = "\n".join([
+        "int x;",
+        "x = 6 * 7;",
+        "x",
+        "x / 2.0",
+        "foo(;",
+        "1 / 0",
+        "act hello(int n) {",
+        '  sfSMessage("hello %d", n);',
+        "}",
+        "help sfSetVelocity",
+        "exit",
+    ])
+    result = saphira("shell", "--no-sim", stdin=script + "\n", timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "42 (int)" in out and "21.0 (float)" in out
+    assert "<prompt 5>:1:5:" in out and "division by zero" in out
+    assert "sfSetVelocity" in out
