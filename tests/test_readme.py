@@ -1,0 +1,119 @@
+"""Every command and example in README.md, run for real.
+
+Shell lines run as the ``saphira`` command (the ``.venv/bin/`` prefix is this interpreter's), in a
+scratch folder holding the README's own example files. Robot URLs that name hardware — a serial
+port, a robot on the LAN, MobileSim on localhost — are pointed at a ``saphira sim`` second process
+(on a pseudo-terminal for the serial one), which the README says stands in for them. The install and
+test commands are the ones ``.ci/run`` executes; a test checks that the two files agree.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.sim_process import PROJECT, Program
+
+README = (PROJECT / "README.md").read_text()
+BLOCKS = re.findall(r"```(\w*)\n(.*?)```", README, re.S)
+
+
+def shell_lines() -> list[str]:
+    lines = []
+    for lang, body in BLOCKS:
+        if lang == "sh":
+            for line in body.splitlines():
+                line = re.sub(r"\s+#.*$", "", line).strip()
+                if line:
+                    lines.append(line)
+    return lines
+
+
+def saphira_commands() -> list[list[str]]:
+    """The ``saphira …`` part of every shell line (after the last ``&&``), as argument lists."""
+    commands = []
+    for line in shell_lines():
+        last = line.split("&&")[-1].strip()
+        words = shlex.split(last)
+        if words and words[0] in ("saphira", ".venv/bin/saphira"):
+            commands.append(words[1:])
+    return commands
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    """A working folder with the sample files where the README's relative paths expect them."""
+    (tmp_path / "colbert").symlink_to(PROJECT / "colbert")
+    for lang, body in BLOCKS:
+        if lang == "c":
+            name = re.search(r"/\* (\S+\.act)", body)
+            assert name, "each Colbert example in the README names its file in its first comment"
+            (tmp_path / name[1]).write_text(body)
+    return tmp_path
+
+
+def run(args: list[str], cwd: Path, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "saphira", *args], cwd=cwd, input=stdin, capture_output=True,
+                          text=True, timeout=timeout, check=False)  # fmt: skip
+
+
+def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
+    ci = (PROJECT / ".ci" / "run").read_text()
+    lines = shell_lines()
+    install = lines[0].split("&&")[1].strip()
+    assert install in ci
+    assert ".venv/bin/python -m pytest -n 2" in lines
+    assert ".venv/bin/python -m pytest -n 2" in ci
+
+
+COMMANDS = saphira_commands()
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a)[:60] for a in COMMANDS])
+def test_readme_command(args: list[str], scratch: Path) -> None:
+    sim: Program | None = None
+    robot = next((a for a in args if a.startswith(("serial://", "tcp://"))), None)
+    if args[0] == "sim":
+        sim = Program(*args[1:], "--port", "0")  # the README's port, made free for the test
+        code, out = sim.stop()
+        assert code == 0 and b"listening on 127.0.0.1:" in out
+        return
+    if robot is not None:
+        sim = Program("--world", "room", "--port", "0", *(["--pty"] if robot.startswith("serial") else []))
+        address = sim.addresses[0]
+        replacement = f"serial://{address}" if robot.startswith("serial") else f"tcp://{address}"
+        args = [replacement if a == robot else a for a in args]
+    try:
+        if args[0] == "replay":  # replays the recording the README's previous command made
+            assert run(["run", "colbert/demo.act", "--duration", "120", "--record", args[1]], scratch).returncode == 0
+        stdin = "1 + 1\nexit\n" if args[0] == "shell" else None
+        result = run(args, scratch, stdin=stdin)
+    finally:
+        if sim is not None:
+            sim.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    if args[0] == "run":
+        assert "--- done" in result.stdout
+        assert "FAILURE" not in result.stdout and "TIMEOUT" not in result.stdout
+    if "--plot" in args:
+        png = scratch / args[args.index("--plot") + 1]
+        assert png.read_bytes()[:4] == b"\x89PNG"
+    if args[0] == "shell":
+        assert "2 (int)" in result.stdout
+    if args[0] == "replay":
+        assert " 0 differ" in result.stdout
+
+
+def test_readme_python_example_runs(scratch: Path) -> None:
+    code = next(body for lang, body in BLOCKS if lang == "python")
+    result = subprocess.run([sys.executable, "-c", code], cwd=scratch, capture_output=True, text=True,
+                            timeout=120, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    m = re.search(r"wall contacts: (\d+), at \((-?\d+), (-?\d+)\)", result.stdout)
+    assert m and m[1] == "0"
+    assert (int(m[2]), int(m[3])) != (1500, 4000)  # it moved from room.wld's start
