@@ -17,6 +17,7 @@ Colbert lacks, so a tree that exists is well formed:
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -367,6 +368,8 @@ class SetOption:
 UtilityCommand: TypeAlias = (
     Load | Unload | ChangeDirectory | PrintDirectory | Help | Connect | Disconnect | Exit | SetOption
 )
+UTILITY_COMMANDS: tuple[type, ...] = typing.get_args(UtilityCommand)
+"""The utility command classes, for ``isinstance`` checks."""
 
 Statement: TypeAlias = (
     Block

@@ -1455,18 +1455,7 @@ class Compiler:
         return _Ex(call, sym.return_type)
 
 
-_UTILITY_TYPES = (
-    ast.Load,
-    ast.Unload,
-    ast.ChangeDirectory,
-    ast.PrintDirectory,
-    ast.Help,
-    ast.Connect,
-    ast.Disconnect,
-    ast.Exit,
-    ast.SetOption,
-)
-_SIMPLE_TYPES = (ast.ExprStatement, ast.Assign, ast.Halt, *_UTILITY_TYPES)
+_SIMPLE_TYPES = (ast.ExprStatement, ast.Assign, ast.Halt, *ast.UTILITY_COMMANDS)
 
 
 def _convertible(src: CType, target: CType, *, literal_zero: bool) -> bool:
