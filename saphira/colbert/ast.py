@@ -17,7 +17,6 @@ Colbert lacks, so a tree that exists is well formed:
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -368,8 +367,8 @@ class SetOption:
 UtilityCommand: TypeAlias = (
     Load | Unload | ChangeDirectory | PrintDirectory | Help | Connect | Disconnect | Exit | SetOption
 )
-UTILITY_COMMANDS: tuple[type, ...] = typing.get_args(UtilityCommand)
-"""The utility command classes, for ``isinstance`` checks."""
+UTILITY_COMMANDS = (Load, Unload, ChangeDirectory, PrintDirectory, Help, Connect, Disconnect, Exit, SetOption)
+"""The classes of :data:`UtilityCommand`, for ``isinstance`` checks (which narrow to the union)."""
 
 Statement: TypeAlias = (
     Block
