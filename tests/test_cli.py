@@ -141,3 +141,12 @@ def test_shell_evaluates_prints_values_and_survives_errors() -> None:
     assert "42 (int)" in out and "21.0 (float)" in out
     assert "<prompt 5>:1:5:" in out and "division by zero" in out
     assert "sfSetVelocity" in out
+
+
+def test_verbose_and_quiet_logging(tmp_path: Path) -> None:
+    act = tmp_path / "idle.act"
+    act.write_text("act idle { move(10); }\nstart idle;\n")
+    loud = saphira("run", str(act), "--world", "room", "-v")
+    assert "INFO saphira.link: connected to P3DX" in loud.stderr
+    quiet = saphira("run", str(act), "--world", "room", "-q")
+    assert quiet.stderr == "" and "activity idle: SUCCESS" in quiet.stdout

@@ -149,3 +149,14 @@ def test_real_capture_server_stream_through_receiver_and_reflector(shared_data: 
     assert st.odo_th == pytest.approx(-46.9, abs=0.1)
     assert (st.ax, st.ay, st.ath) == pytest.approx((st.odo_x, st.odo_y, st.odo_th), abs=1e-6)
     assert len(reflector.sonar.buckets) == 16 and sum(b.count for b in reflector.sonar.buckets) > 0
+
+
+def test_packet_rates_count_sips_per_second_of_clock_time() -> None:
+    robot, server = make()
+    robot.wait_connected(5.0)
+    robot.run(seconds=3.0)
+    assert robot.state.motor_packet_count == 10  # one SIP per 100 ms cycle
+    assert robot.state.sonar_packet_count == 0  # the scripted robot sends no sonar
+    server.send_sips = False  # the SIP already sent at the end of the last cycle still arrives
+    robot.run(cycles=5)
+    assert robot.state.motor_packet_count == 6
