@@ -429,6 +429,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     simulator = Simulator(host, lines, args.period)
+    # Handlers first: a supervisor may signal us as soon as it reads the "listening on" lines.
+    previous = _install_signals(simulator.request_stop)
     for k, line in enumerate(lines):
         identity = line.server.identity
         print(
@@ -436,7 +438,6 @@ def run(args: argparse.Namespace) -> int:
             f"world {world.name})",
             flush=True,
         )
-    previous = _install_signals(simulator.request_stop)
     try:
         status = simulator.run()
     except KeyboardInterrupt:
