@@ -15,10 +15,18 @@ Decisions the manual leaves open, made here:
   fully masks the ones below it).
 * avoid_collision's front bubble grows with the robot's speed by its stopping distance (v²/2a plus
   0.4 s of sensing and command latency), so it stops in time at any speed; the sides use ``standoff``.
-  Beside an obstacle it slows to 100 mm/s; it stops only for what is in its path.
-* When the path is blocked the robot turns towards the side with more room; when both sides are
-  within 200 mm of each other, towards the preferred turn direction (``sfPreferredTurnDir``). The
-  choice is held while the path stays blocked, so a symmetric dead end cannot make it dither.
+  Beside an obstacle (within half the standoff) it slows to 100 mm/s; it stops only for what is in
+  its path. The turning gain is the heading change per cycle; once the path is blocked (and the robot
+  nearly stopped) it turns on the spot three times as fast.
+* The path clearance is remembered (:class:`PathMemory`): the front buffer lets go of an obstacle when
+  later firings hear nothing, but the obstacle has not gone.
+* The turn activity of avoid_collision and keep_off is how near the nearest obstacle is, so in the
+  open they leave the turn channel to lower priorities; keep_off also has a "Clear" rule (turn 0) so
+  that its steering fades as obstacles recede rather than turning by a full increment.
+* When the path is blocked the robot turns towards the side whose path, 60 degrees off ahead, is
+  freer; when the two are about equal (within 50 mm plus a quarter), towards the preferred turn direction
+  (``sfPreferredTurnDir``). The choice is held while the path stays blocked (from truth 0.5 until it
+  falls below 0.2), so a symmetric dead end cannot make it dither.
 * keep_off looks out to 4000 mm x sensitivity beyond the body (the manual's range 0.2 .. 2.0 gives
   0.8 m .. 8 m, capped by the front sonar range), turns Slowly and slows to the caution speed.
 """
@@ -27,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -44,7 +52,6 @@ from saphira.behavior.behavior import (
     f_not,
     f_or,
     go_straight,
-    param,
     speed,
     turn,
     turn_left,
@@ -62,8 +69,12 @@ BODY_MARGIN = 20.0
 BANDS = (0.5, 0.8, 0.92, 1.0)
 """Outer edges of the path bands, as fractions of the (margined) radius."""
 
-SIDES_EQUAL = 200.0
-"""mm: sides whose clearances differ by less than this are "equally open"."""
+ESCAPE_BOOST = 3.0
+"""How many times faster than its turning gain avoid_collision turns once its path is blocked
+(truth 0.5 and more): it is then nearly stopped, and turning on the spot is safe."""
+
+SIDES_EQUAL = (50.0, 0.25)
+"""Two free paths are "equally open" when they differ by less than 50 mm plus a quarter of the longer."""
 
 SIDE_SLOW_SPEED = 100.0
 """mm/s the robot slows to beside an obstacle (it stops only for obstacles in its path)."""
@@ -98,31 +109,31 @@ class PathMemory:
     """Keeps a path obstacle in mind after the sonar loses it.
 
     The front buffer forgets a reading when later firings hear nothing (a wall end seen head-on
-    echoes only now and then), but the obstacle is still there. While the robot keeps its heading,
-    the remembered clearance shrinks by the distance driven and may grow by at most ``GROWTH`` mm a
-    cycle; a turn of more than ``TURN_RESET`` degrees starts afresh from what the sonar says.
+    echoes only now and then), but the obstacle is still there. So the remembered clearance shrinks
+    by the distance driven and grows, towards what the sonar says, by at most ``GROWTH`` mm a cycle
+    plus ``GROWTH_PER_DEGREE`` for every degree the robot turned (turning takes the path elsewhere).
     """
 
     GROWTH = 20.0
-    TURN_RESET = 15.0
+    GROWTH_PER_DEGREE = 15.0
 
     __slots__ = ("clearance", "heading", "x", "y")
 
     def __init__(self) -> None:
-        self.clearance = float(NO_ECHO)
-        self.x = self.y = self.heading = math.nan
+        self.clearance = math.nan
+        self.x = self.y = self.heading = 0.0
 
     def update(self, ctx: BehaviorContext[Any, Any], measured: float) -> float:
         """The path clearance to act on, given this cycle's measurement."""
         robot = ctx.robot
-        moved = math.hypot(robot.odo_x - self.x, robot.odo_y - self.y)
-        turned = abs(norm2_angle(robot.odo_th - self.heading))
-        if not (turned <= self.TURN_RESET):  # also true for the first call (NaN)
-            self.heading = robot.odo_th
+        if math.isnan(self.clearance):
             self.clearance = measured
         else:
-            self.clearance = min(measured, self.clearance - moved + self.GROWTH)
-        self.x, self.y = robot.odo_x, robot.odo_y
+            moved = math.hypot(robot.odo_x - self.x, robot.odo_y - self.y)
+            turned = abs(norm2_angle(robot.odo_th - self.heading))
+            allowed = self.clearance - moved + self.GROWTH + self.GROWTH_PER_DEGREE * turned
+            self.clearance = min(measured, allowed)
+        self.x, self.y, self.heading = robot.odo_x, robot.odo_y, robot.odo_th
         return self.clearance
 
 
@@ -142,14 +153,30 @@ def side_clearances(ctx: BehaviorContext[Any, Any], reach: float) -> tuple[float
     )
 
 
-ESCAPE_REACH = 1500.0
-"""mm: how far to each side the escape direction looks for room."""
+ESCAPE_ANGLE = 60.0
+"""Degrees either side of ahead at which the escape direction compares the free path."""
+
+
+def free_path(ctx: BehaviorContext[Any, Any], bearing: float) -> float:
+    """How far (mm) the robot could drive towards ``bearing`` (degrees, left positive) before its
+    body met a sonar reading, were it turned that way on the spot."""
+    radius = ctx.robot_radius + BODY_MARGIN
+    xs, ys = ctx.sonar.points(Region.ALL)
+    c, s = math.cos(math.radians(bearing)), math.sin(math.radians(bearing))
+    along = c * xs + s * ys
+    across = -s * xs + c * ys
+    in_path = (along > 0.0) & (np.abs(across) < radius)
+    if not in_path.any():
+        return float(NO_ECHO)
+    depth = np.sqrt(radius * radius - across[in_path] ** 2)
+    return float((along[in_path] - depth).min())
 
 
 def _escape_direction(ctx: BehaviorContext[Any, Any]) -> TurnDir:
-    """The side with more room, else the preferred turn direction."""
-    left, right = side_clearances(ctx, ESCAPE_REACH)
-    if abs(left - right) < SIDES_EQUAL:
+    """The side whose path (60 degrees off ahead) is freer, else the preferred turn direction."""
+    left, right = free_path(ctx, ESCAPE_ANGLE), free_path(ctx, -ESCAPE_ANGLE)
+    floor, fraction = SIDES_EQUAL
+    if abs(left - right) < floor + fraction * max(left, right):
         return ctx.preferred_turn_dir
     return TurnDir.LEFT if left > right else TurnDir.RIGHT
 
@@ -157,21 +184,29 @@ def _escape_direction(ctx: BehaviorContext[Any, Any]) -> TurnDir:
 # ------------------------------------------------------------------------------ avoid_collision
 @dataclass(kw_only=True)
 class AvoidCollisionParams:
-    front: float = param(1.0, "front sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)")
-    side: float = param(1.0, "side sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)")
-    gain: float = param(8.0, "turning gain, degrees per cycle: 4.0 (slow turn) .. 10.0 (fast turn)")
-    standoff: float = param(300.0, "the avoidance bubble extends from the robot's radius out to radius + standoff, mm")
+    front: Annotated[float, "front sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)"] = 1.0
+    side: Annotated[float, "side sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)"] = 1.0
+    gain: Annotated[float, "turning gain, degrees per cycle: 4.0 (slow turn) .. 10.0 (fast turn)"] = 8.0
+    standoff: Annotated[float, "the avoidance bubble extends from the robot's radius out to radius + standoff, mm"] = (
+        300.0
+    )
 
 
 @dataclass
-class AvoidVars(FuzzyVars[AvoidCollisionParams]):
+class ObstacleVars:
+    """What avoid_collision and keep_off both compute: obstacle truths and the escape direction."""
+
     obstacle_front: float = 0.0
     obstacle_left: float = 0.0
     obstacle_right: float = 0.0
-    side_close: float = 0.0
     escape: TurnDir = TurnDir.LEFT
     blocked: bool = False
     path: PathMemory = field(default_factory=PathMemory)
+
+
+@dataclass
+class AvoidVars(ObstacleVars, FuzzyVars[AvoidCollisionParams]):
+    side_close: float = 0.0
 
 
 def _stopping_reach(ctx: BehaviorContext[Any, Any], standoff: float) -> float:
@@ -181,7 +216,7 @@ def _stopping_reach(ctx: BehaviorContext[Any, Any], standoff: float) -> float:
     return standoff + v * v / (2.0 * decel) + v * SENSING_LATENCY
 
 
-def _update_escape(ctx: BehaviorContext[Any, Any], v: AvoidVars | KeepOffVars) -> None:
+def _update_escape(ctx: BehaviorContext[Any, Any], v: ObstacleVars) -> None:
     """The way to turn when the path is blocked: chosen afresh every cycle while the path is fairly
     clear, held once it is blocked (truth 0.5) until it clears again (below 0.2)."""
     if v.blocked and v.obstacle_front < RELEASE:
@@ -191,8 +226,8 @@ def _update_escape(ctx: BehaviorContext[Any, Any], v: AvoidVars | KeepOffVars) -
         v.blocked = v.obstacle_front >= HOLD
 
 
-def _nearest(v: AvoidVars | KeepOffVars) -> float:
-    """How much an obstacle is around at all: the turn activity (and 1 - the "Clear" truth)."""
+def _nearest(v: ObstacleVars) -> float:
+    """How much an obstacle is around at all: the turn activity (and keep_off's 1 - "Clear")."""
     return f_or(v.obstacle_front, f_or(v.obstacle_left, v.obstacle_right))
 
 
@@ -224,31 +259,36 @@ avoid_collision = behavior(
             when=lambda v: f_and(v.obstacle_right, f_not(v.obstacle_front)),
             then=turn_left(lambda v: v.p.gain),
         ),
-        Rule("Front blocked", when=lambda v: v.obstacle_front, then=turn(lambda v: v.escape, lambda v: v.p.gain)),
-        Rule("Clear", when=lambda v: f_not(_nearest(v)), then=go_straight()),
+        Rule(
+            "Front blocked",
+            when=lambda v: v.obstacle_front,
+            then=turn(lambda v: v.escape, lambda v: v.p.gain * (ESCAPE_BOOST if v.blocked else 1.0)),
+        ),
         Rule("Stop", when=lambda v: v.obstacle_front, then=speed(0.0)),
         Rule("Slow", when=lambda v: f_and(v.side_close, f_not(v.obstacle_front)), then=speed(SIDE_SLOW_SPEED)),
     ],
-    activity=Activity(turn=_nearest, speed=1.0),
+    activity=Activity(turn=lambda v: _nearest(v), speed=1.0),
 )
 
 
 # ------------------------------------------------------------------------------ stop_collision
 @dataclass(kw_only=True)
 class StopCollisionParams:
-    front: float = param(1.0, "front sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)")
-    side: float = param(1.0, "side sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)")
-    standoff: float = param(300.0, "the avoidance bubble extends from the robot's radius out to radius + standoff, mm")
+    front: Annotated[float, "front sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)"] = 1.0
+    side: Annotated[float, "side sensitivity: 0.5 (insensitive) .. 3.0 (very sensitive)"] = 1.0
+    standoff: Annotated[float, "the avoidance bubble extends from the robot's radius out to radius + standoff, mm"] = (
+        300.0
+    )
 
 
 @dataclass
-class StopVars(FuzzyVars[StopCollisionParams]):
+class StopCollisionVars(FuzzyVars[StopCollisionParams]):
     obstacle_front: float = 0.0
     obstacle_side: float = 0.0
     path: PathMemory = field(default_factory=PathMemory)
 
 
-def update_stop_collision(ctx: BehaviorContext[StopCollisionParams, StopVars]) -> None:
+def update_stop_collision(ctx: BehaviorContext[StopCollisionParams, StopCollisionVars]) -> None:
     """Slow down sharply near obstacles without turning: another behavior must steer."""
     p, v = ctx.p, ctx.v
     left, right = side_clearances(ctx, p.standoff)
@@ -260,7 +300,7 @@ def update_stop_collision(ctx: BehaviorContext[StopCollisionParams, StopVars]) -
 stop_collision = behavior(
     "stop_collision",
     params=StopCollisionParams,
-    vars=StopVars,
+    vars=StopCollisionVars,
     update=update_stop_collision,
     rules=[
         Rule("Stop", when=lambda v: v.obstacle_front, then=speed(0.0)),
@@ -273,18 +313,13 @@ stop_collision = behavior(
 # ------------------------------------------------------------------------------ keep_off
 @dataclass(kw_only=True)
 class KeepOffParams:
-    caution_speed: float = param(100.0, "mm/s the robot slows to when it sees more distant obstacles")
-    sensitivity: float = param(0.25, "0.2 (not sensitive) .. 2.0 (very sensitive)")
+    caution_speed: Annotated[float, "mm/s the robot slows to when it sees more distant obstacles"] = 100.0
+    sensitivity: Annotated[float, "0.2 (not sensitive) .. 2.0 (very sensitive)"] = 0.25
 
 
 @dataclass
-class KeepOffVars(FuzzyVars[KeepOffParams]):
-    obstacle_front: float = 0.0
-    obstacle_left: float = 0.0
-    obstacle_right: float = 0.0
-    escape: TurnDir = TurnDir.LEFT
-    blocked: bool = False
-    path: PathMemory = field(default_factory=PathMemory)
+class KeepOffVars(ObstacleVars, FuzzyVars[KeepOffParams]):
+    pass
 
 
 KEEP_OFF_RANGE = 4000.0
@@ -323,5 +358,5 @@ keep_off = behavior(
         Rule("Clear", when=lambda v: f_not(_nearest(v)), then=go_straight()),
         Rule("Caution", when=lambda v: v.obstacle_front, then=speed(lambda v: v.p.caution_speed)),
     ],
-    activity=Activity(turn=_nearest, speed=1.0),
+    activity=Activity(turn=lambda v: _nearest(v), speed=1.0),
 )

@@ -6,6 +6,7 @@ Both act on the speed channel only, with full activity, so the turn channel is l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from saphira.behavior.behavior import (
     Activity,
@@ -14,14 +15,13 @@ from saphira.behavior.behavior import (
     NoParams,
     Rule,
     behavior,
-    param,
     speed,
 )
 
 
 @dataclass(kw_only=True)
 class ConstantVelocityParams:
-    speed: float = param(300.0, "mm/s")
+    speed: Annotated[float, "mm/s"] = 300.0
 
 
 @dataclass

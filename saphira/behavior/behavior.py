@@ -4,9 +4,9 @@ A behavior reads like a ``BeginBehavior … EndBehavior`` block::
 
     @dataclass(kw_only=True)
     class GoToParams:                       # Params
-        speed: float = param(200.0, "mm/s")
-        goal: Point = param(doc="the goal point artifact")
-        radius: float = param(100.0, "success radius, mm")
+        speed: Annotated[float, "mm/s"] = 200.0
+        goal: Annotated[Point, "the goal point artifact"]
+        radius: Annotated[float, "success radius, mm"] = 100.0
 
     @dataclass
     class GoToVars(FuzzyVars[GoToParams]):  # the fuzzy variables the update computes
@@ -125,6 +125,7 @@ __all__ = [
 P = TypeVar("P")
 V = TypeVar("V")
 T = TypeVar("T")
+V_contra = TypeVar("V_contra", contravariant=True)
 
 
 class BehaviorError(SaphiraError, ValueError):
@@ -169,7 +170,8 @@ class ParamSpec:
     """One declared parameter: its name, type, default (``REQUIRED`` if none) and meaning.
 
     ``accepts`` restricts a pointer parameter to instances of these classes (empty: any object).
-    ``optional`` lets a pointer parameter be ``None``.
+    ``optional`` lets a pointer parameter be ``None``. ``integer`` makes a number parameter an int
+    (it must then be a whole number).
     """
 
     name: str
@@ -178,6 +180,7 @@ class ParamSpec:
     doc: str = ""
     accepts: tuple[type, ...] = ()
     optional: bool = False
+    integer: bool = False
 
     @property
     def required(self) -> bool:
@@ -192,6 +195,10 @@ class ParamSpec:
             number = float(value)
             if not math.isfinite(number):
                 raise BehaviorError(f"{where} must be a finite number, got {number}")
+            if self.integer:
+                if not number.is_integer():
+                    raise BehaviorError(f"{where} must be a whole number, got {number}")
+                return int(number)
             return number
         if value is None:
             if self.optional:
@@ -215,7 +222,8 @@ def param(default: T, doc: str = "") -> T: ...
 @overload
 def param(*, doc: str = "") -> Any: ...
 def param(default: object = REQUIRED, doc: str = "") -> Any:
-    """A parameter field of a parameter dataclass, with its meaning (no default: it must be given)."""
+    """A parameter field with its meaning (no default: it must be given); ``Annotated[T, "doc"]`` is
+    the other way to document one (ruff's RUF009 prefers it in dataclass bodies)."""
     metadata = {"doc": doc}
     if default is REQUIRED:
         return dataclasses.field(metadata=metadata)
@@ -230,25 +238,31 @@ class NoParams:
 def param_specs(params: type[Any]) -> tuple[ParamSpec, ...]:
     """The parameter specs of a parameter dataclass, in declaration order.
 
-    A field annotated ``float`` (or ``int``) is ``sfFLOAT``; anything else is ``sfPTR`` and accepts
-    instances of the annotated class(es); ``X | None`` may be ``None``.
+    A field annotated ``float`` (or ``int``, then holding whole numbers) is ``sfFLOAT``; anything else
+    is ``sfPTR`` and accepts instances of the annotated class(es); ``X | None`` may be ``None``. A string
+    in ``Annotated[...]`` is the parameter's meaning: ``speed: Annotated[float, "mm/s"] = 200.0``, as is
+    the ``doc`` of :func:`param`: ``speed: float = param(200.0, "mm/s")``.
     """
     if not dataclasses.is_dataclass(params):
         raise BehaviorError(f"behavior parameters must be a dataclass, got {params!r}")
-    hints = typing.get_type_hints(params)
+    hints = typing.get_type_hints(params, include_extras=True)
     specs: list[ParamSpec] = []
     for f in dataclasses.fields(params):
         if not f.init:
             continue
         hint = hints.get(f.name, object)
+        doc = ""
+        if typing.get_origin(hint) is typing.Annotated:
+            hint, *extras = typing.get_args(hint)
+            doc = " ".join(e for e in extras if isinstance(e, str))
+        doc = str(f.metadata.get("doc", "")) or doc
         default: object = REQUIRED
         if f.default is not dataclasses.MISSING:
             default = f.default
         elif f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
-        doc = str(f.metadata.get("doc", ""))
         if hint in (float, int):
-            specs.append(ParamSpec(f.name, ParamKind.FLOAT, default, doc))
+            specs.append(ParamSpec(f.name, ParamKind.FLOAT, default, doc, integer=hint is int))
             continue
         members = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
         optional = type(None) in members
@@ -270,14 +284,14 @@ class ActionKind(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Action(Generic[V]):
+class Action(Generic[V_contra]):
     """A rule's consequent. ``TURN``: ``direction`` (> 0 left, < 0 right, 0 none) times ``value``
     degrees; ``SPEED``: ``value`` mm/s; ``ACCEL`` / ``DECEL``: the velocity setpoint ± ``value``.
     """
 
     kind: ActionKind
-    value: float | Callable[[V], float]
-    direction: float | Callable[[V], float] = 1.0
+    value: float | Callable[[V_contra], float]
+    direction: float | Callable[[V_contra], float] = 1.0
 
 
 def turn_left(modifier: float | Callable[[V], float] = TurnModifier.MODERATELY) -> Action[V]:
@@ -328,23 +342,27 @@ def _plain(value: float | Callable[[V], float]) -> float | Callable[[V], float]:
 
 
 @dataclass(frozen=True, slots=True)
-class Rule(Generic[V]):
-    """``Name: If <when> Then <then>``: ``when`` is a truth in [0, 1] (a constant or an expression)."""
+class Rule(Generic[V_contra]):
+    """``Name: If <when> Then <then>``: ``when`` is a truth in [0, 1] (a constant or an expression).
+
+    A rule written for a base class of a behavior's variables serves every behavior whose variables
+    derive from it, so behaviors can share rule lists.
+    """
 
     name: str
-    when: float | Callable[[V], float]
-    then: Action[V] | Consequent
+    when: float | Callable[[V_contra], float]
+    then: Action[V_contra] | Consequent
 
 
 @dataclass(frozen=True, slots=True)
-class Activity(Generic[V]):
+class Activity(Generic[V_contra]):
     """The activity outputs (Table 5.1): ``turn``/``speed`` context weights, ``goal`` (> 0.8 ends the
     behavior in SUCCESS) and ``progress``. Each is a constant or an expression of the variables."""
 
-    turn: float | Callable[[V], float] = 0.0
-    speed: float | Callable[[V], float] = 0.0
-    goal: float | Callable[[V], float] = 0.0
-    progress: float | Callable[[V], float] = 0.0
+    turn: float | Callable[[V_contra], float] = 0.0
+    speed: float | Callable[[V_contra], float] = 0.0
+    goal: float | Callable[[V_contra], float] = 0.0
+    progress: float | Callable[[V_contra], float] = 0.0
 
 
 class FuzzyVars(Generic[P]):

@@ -205,16 +205,17 @@ class BehaviorExecutive:
         v = defn.make_vars()
         if isinstance(v, FuzzyVars):
             v.p = p
-        instance = name if name is not None else self.scheduler.unique_name(defn.name)
-        ctx = BehaviorContext(instance, p, v, self.reflector, self)
-        task = BehaviorTask(defn, ctx, priority, timeout)
-        self.scheduler.add(task, parent=parent, suspended=suspended)
-        self._behaviors.append(task)
-        if defn.init is not None:
-            try:
-                defn.init(ctx)
-            except Exception as exc:
-                self._fail(task, exc, "init")
+        with self.scheduler.lock:  # a background scheduler sees the new behavior at a cycle boundary
+            instance = name if name is not None else self.scheduler.unique_name(defn.name)
+            ctx = BehaviorContext(instance, p, v, self.reflector, self)
+            task = BehaviorTask(defn, ctx, priority, timeout)
+            self.scheduler.add(task, parent=parent, suspended=suspended)
+            self._behaviors.append(task)
+            if defn.init is not None:
+                try:
+                    defn.init(ctx)
+                except Exception as exc:
+                    self._fail(task, exc, "init")
         return task
 
     # ------------------------------------------------------------------ the cycle
