@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from saphira.colbert.behavior_parser import parse_all_behavior_errors
+from saphira.colbert.behavior_compiler import check_behavior_text
 from saphira.colbert.evaluator import Evaluator
 from saphira.errors import SourceError, SourcePosition
 
@@ -22,7 +22,7 @@ def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
     except (OSError, UnicodeDecodeError) as exc:
         return [SourceError(f"cannot read file: {exc}", SourcePosition(str(p), 0))]
     if p.suffix == ".beh":
-        return list(parse_all_behavior_errors(text, str(p), evaluator.symbols.struct_names()))
+        return check_behavior_text(text, str(p), evaluator)
     return evaluator.check_text(text, str(p))
 
 

@@ -67,7 +67,7 @@ MAX_LOAD_DEPTH = 16
 HELP_TOPICS: dict[str, str] = {
     "commands": (
         "Utility commands (no C syntax, no ';' needed):\n"
-        "  load [file]        load a Colbert (.act) file or a Python plugin (.py); no file: list plugins\n"
+        "  load [file]        load a Colbert (.act), behavior (.beh) or plugin (.py) file; no file: list plugins\n"
         "  unload [file]      unload a plugin (calls its load_exit); no file: the last one loaded\n"
         "  cd <dir>, pwd      change or show the load directory\n"
         "  help [topic|name]  this help; 'help' alone lists the topics\n"
@@ -76,7 +76,7 @@ HELP_TOPICS: dict[str, str] = {
         "  exit               disconnect and leave"
     ),
     "loading": (
-        "load <file> reads a Colbert file (any extension but .py) or a Python plugin (.py).\n"
+        "load <file> reads a Colbert file, a behavior file (.beh) or a Python plugin (.py).\n"
         "Paths are relative to the load directory (see 'help directories') unless absolute.\n"
         "Top-level statements run as the file is read; an error stops the load there and what was\n"
         "loaded before stays. Loading a file again redefines its acts: running instances keep the\n"
@@ -195,6 +195,15 @@ class Evaluator:
             return False
         if resolved.suffix == ".py":
             return self._load_plugin(resolved)
+        if resolved.suffix == ".beh":
+            from saphira.colbert.behavior_compiler import define_behaviors
+
+            try:
+                define_behaviors(self, resolved)
+            except SourceError as exc:
+                self._report(exc)
+                return False
+            return True
         if self._load_depth >= MAX_LOAD_DEPTH:
             self._say(f"load: files nested more than {MAX_LOAD_DEPTH} deep (does {resolved.name} load itself?)")
             return False
@@ -237,7 +246,7 @@ class Evaluator:
                     compiler.declare(item, filename, lines)
                 elif isinstance(item, ast.ActDef):
                     scratch.symbols[item.name] = ActSchema(compiler.compile_act(item, lines))
-                elif not isinstance(item, _UTILITY):
+                elif not isinstance(item, ast.UTILITY_COMMANDS):
                     compiler.compile_statement(item, filename, lines)
             except ColbertCompileError as exc:
                 errors.append(exc)
@@ -268,7 +277,7 @@ class Evaluator:
             self.compiler.declare(item, filename, lines)
         elif isinstance(item, ast.ActDef):
             self._define(item, lines)
-        elif isinstance(item, _UTILITY):
+        elif isinstance(item, ast.UTILITY_COMMANDS):
             self.run_utility(item)
         elif isinstance(item, ast.ExprStatement) and interactive:
             fn, ctype = self.compiler.compile_expression(item.expr, filename, lines)
@@ -574,17 +583,6 @@ class _Abort(ColbertRuntimeError):
     """A nested ``load`` failed: its error is already reported; stop the enclosing load too."""
 
 
-_UTILITY = (
-    ast.Load,
-    ast.Unload,
-    ast.ChangeDirectory,
-    ast.PrintDirectory,
-    ast.Help,
-    ast.Connect,
-    ast.Disconnect,
-    ast.Exit,
-    ast.SetOption,
-)
 
 
 def _previous_item_start(lines: list[str], cut: int) -> int:
