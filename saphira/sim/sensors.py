@@ -117,6 +117,10 @@ class SonarBeam:
     (smooth walls reflect specularly, so a grazing beam returns nothing). The reading is the nearest
     counted echo plus N(0, ``sigma_mm + sigma_fraction × range``), or ``max_range`` (no echo).
     ``fire_interval`` is the time between two firings (one transducer at a time).
+
+    With ``edge_echoes``, the end of a wall inside the cone echoes whatever the angle, as the edges
+    and corners that diffract a real sonar's wavefront do; without it the end of a thin wall met
+    head-on, which no ray can hit square, would be invisible and a robot could drive into it.
     """
 
     half_angle: float = 12.5
@@ -126,6 +130,7 @@ class SonarBeam:
     sigma_mm: float = 5.0
     sigma_fraction: float = 0.01
     fire_interval: float = 0.02
+    edge_echoes: bool = True
 
     def __post_init__(self) -> None:
         if self.rays < 1 or self.fire_interval <= 0.0 or self.max_range <= 0.0:
@@ -243,6 +248,8 @@ class SonarRing:
             distances = distances.copy()
             distances[np.flatnonzero(found)[facing < self._cos_max_incidence]] = np.inf
         nearest = distances.reshape(len(sonars), rays).min(axis=1)
+        if beam.edge_echoes and walls.shape[0]:
+            nearest = np.minimum(nearest, self._edge_echoes(origins, th + units[:, 2], walls))
         heard = np.isfinite(nearest)
         nearest = np.where(heard, nearest, 0.0)
         noisy = nearest + normals[: len(sonars)] * (beam.sigma_mm + beam.sigma_fraction * nearest)
@@ -250,6 +257,17 @@ class SonarRing:
         self.ranges[sonars] = readings
         self._pending.extend(zip(sonars, readings.tolist(), strict=True))
         return readings
+
+    def _edge_echoes(self, origins: FloatArray, axes: FloatArray, walls: FloatArray) -> FloatArray:
+        """For each transducer, the distance to the nearest wall end inside its cone (inf: none)."""
+        ends = walls.reshape(-1, 2)
+        dx = ends[None, :, 0] - origins[:, 0, None]
+        dy = ends[None, :, 1] - origins[:, 1, None]
+        dist = np.hypot(dx, dy)
+        off = (np.degrees(np.arctan2(dy, dx)) - axes[:, None] + 180.0) % 360.0 - 180.0
+        inside = (np.abs(off) <= self.beam.half_angle) & (dist <= self.beam.max_range)
+        result: FloatArray = np.where(inside, dist, np.inf).min(axis=1)
+        return result
 
     def take_new_readings(self) -> list[tuple[int, float]]:
         """The (sonar number, range mm) fired since the last call, oldest first; ``max_range`` = no echo."""
