@@ -191,8 +191,12 @@ class Session:
 def run_files(args: argparse.Namespace) -> int:
     """The ``saphira run`` command."""
     session = Session(args)
-    session.connect()
-    if not session.load():
-        session.robot.disconnect()
-        return EXIT_LOAD_ERROR
-    return session.run()
+    try:
+        session.connect()
+        if not session.load():
+            session.robot.disconnect()
+            return EXIT_LOAD_ERROR
+        return session.run()
+    finally:
+        if session.recorder is not None:
+            session.recorder.close()

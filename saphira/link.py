@@ -176,7 +176,18 @@ class Link:
                 self.send(Command.RVEL, 0)
                 self.send(Command.ENABLE, 0)
             self.send(Command.CLOSE, 1)
+        if was_up and self.state != LinkState.CONNECTED:
+            return  # a failed write already dropped the link and reported it
         self._drop(reason, LinkState.DISCONNECTED, notify=was_up)
+
+    def abort(self, reason: str) -> None:
+        """End the connection after a fault: a live link disconnects (event fired), a handshake fails."""
+        if self.state == LinkState.CONNECTED:
+            self.disconnect(reason)
+        elif self.connecting:
+            if self.transport is not None and not self.transport.closed:
+                self.send(Command.CLOSE, 1)
+            self._fail(reason)
 
     def _drop(self, reason: str, state: LinkState, *, notify: bool) -> None:
         if self.transport is not None:
@@ -212,7 +223,18 @@ class Link:
 
     # ------------------------------------------------------------------ per-cycle work
     def receive(self) -> None:
-        """Receive phase: read what arrived and advance the handshake or the reflector."""
+        """Receive phase: read what arrived and advance the handshake or the reflector.
+
+        A fault while doing so (a parameter file that does not load, a bug) ends the connection
+        with the reason, rather than leaving a link that drives the robot without reading it.
+        """
+        try:
+            self._receive()
+        except Exception as exc:
+            log.exception("robot link %s: internal error", self.url)
+            self.abort(f"error while reading the robot: {exc}")
+
+    def _receive(self) -> None:
         if self.transport is None:
             return
         try:
@@ -261,8 +283,10 @@ class Link:
             self._sync_seq += 1
             self._send_sync()
         elif is_sip_id(packet_id):
-            # The robot is still open from an earlier session: close it and start over.
+            # The robot is still open from an earlier session: close it and start over. Each stale
+            # SIP counts as an attempt, so a server that ignores CLOSE cannot hold the link forever.
             self.counters.stale_closes += 1
+            self.counters.sync_attempts += 1
             self.send(Command.CLOSE, 1)
             self._sync_seq = 0
             self._waiting_since = now  # let the stale SIPs drain before the next SYNC0

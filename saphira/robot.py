@@ -122,8 +122,20 @@ class Robot:
             self.wait_connected(timeout)
 
     def wait_connected(self, timeout: float = 30.0) -> None:
+        """Run (or, in async mode, wait for) cycles until the handshake ends; raise if it failed.
+
+        A handshake still going on after ``timeout`` is abandoned, so it cannot connect later behind
+        the caller's back.
+        """
         limit = self.clock.cycles_for(timeout)
-        self.run_until(lambda: not self.link.connecting, max_cycles=limit)
+        if self.scheduler.running_async:
+            deadline = self.clock.cycle + limit
+            while self.link.connecting and self.clock.cycle < deadline:
+                self.scheduler.pause(100)
+        else:
+            self.run_until(lambda: not self.link.connecting, max_cycles=limit)
+        if self.link.connecting:
+            self.link.abort(f"no connection to {self.link.url} within {timeout:g} s")
         if self.link.state != LinkState.CONNECTED:
             raise ConnectError(self.link.error or f"no connection to {self.link.url} within {timeout:g} s")
 

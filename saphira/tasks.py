@@ -230,13 +230,13 @@ class Scheduler:
             raise TaskError(f"a task named {task.name!r} already exists; give this instance another name")
         if task.scheduler is not None:
             raise TaskError(f"task {task.name!r} is already scheduled")
+        parent_task = self.get(parent) if parent is not None else None
         task.scheduler = self
         task.started_cycle = self.cycle
         task._deadline = None if task.timeout is None or task.timeout <= 0 else self.cycle + task.timeout
         if suspended:
             task.state = TaskState.SUSPEND
-        if parent is not None:
-            parent_task = self.get(parent)
+        if parent_task is not None:
             task.parent = parent_task
             parent_task.children.append(task)
         self._phases[task.phase].append(task)
@@ -438,12 +438,14 @@ class Scheduler:
     def run(self, cycles: int | None = None, *, until: Callable[[], bool] | None = None) -> int:
         """Run ``cycles`` cycles, or until ``until()`` is true, or until :meth:`stop`. Returns cycles run."""
         done = 0
-        self._stop_requested = False
-        while not self._stop_requested and (cycles is None or done < cycles):
-            if until is not None and until():
-                break
-            self.step()
-            done += 1
+        try:
+            while not self._stop_requested and (cycles is None or done < cycles):
+                if until is not None and until():
+                    break
+                self.step()
+                done += 1
+        finally:
+            self._stop_requested = False  # consumed: the next run() starts afresh
         return done
 
     # ----------------------------------------------------------------- async mode (sfStartup(1))

@@ -28,6 +28,8 @@ from saphira.errors import SaphiraError
 
 DEFAULT_TCP_PORT = 8101
 DEFAULT_BAUD = 9600
+MAX_BACKLOG = 1 << 20
+"""Unsent bytes a socket may hold before its peer counts as gone (it has stopped reading)."""
 
 
 class TransportError(SaphiraError):
@@ -121,6 +123,9 @@ class SocketTransport(Transport):
         self._require()
         self._pending += data
         self._flush()
+        if len(self._pending) > MAX_BACKLOG:
+            self.close()
+            raise TransportClosed(f"{self.url}: the peer stopped reading ({MAX_BACKLOG} bytes unsent)")
 
     def _flush(self) -> None:
         sock = self._sock

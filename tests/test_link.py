@@ -160,3 +160,43 @@ def test_packet_rates_count_sips_per_second_of_clock_time() -> None:
     server.send_sips = False  # the SIP already sent at the end of the last cycle still arrives
     robot.run(cycles=5)
     assert robot.state.motor_packet_count == 6
+
+
+def test_a_parameter_file_that_does_not_load_fails_the_connection_cleanly(tmp_path: Path) -> None:
+    from saphira.errors import SourceError, SourcePosition
+
+    robot, server = make()
+
+    def broken(identity: object) -> object:
+        raise SourceError("bad number 'x'", SourcePosition(str(tmp_path / "p3dx.p"), 7))
+
+    robot.link._choose_params = broken  # type: ignore[assignment]
+    with pytest.raises(ConnectError, match=r"p3dx.p:7: bad number"):
+        robot.wait_connected(5.0)
+    assert robot.link.state == LinkState.FAILED and server.closes == 1
+    assert "packets" in robot.scheduler  # the reader task survives for the next connection
+
+
+def test_a_timed_out_handshake_is_abandoned() -> None:
+    robot, _ = make(silent=True)
+    with pytest.raises(ConnectError, match="within 2 s"):
+        robot.wait_connected(2.0)
+    assert robot.link.state == LinkState.FAILED and robot.link.transport is None
+
+
+def test_a_server_that_ignores_close_cannot_hold_the_handshake_forever() -> None:
+    robot, server = make(stale_session=True)
+    server.handle = lambda payload: None  # type: ignore[method-assign]  # keeps streaming SIPs, ignores CLOSE
+    with pytest.raises(ConnectError, match="handshake did not finish"):
+        robot.wait_connected(30.0)
+    assert robot.clock.cycle < 100
+
+
+def test_disconnect_reports_once_when_the_line_is_already_dead() -> None:
+    robot, server = make()
+    robot.wait_connected(5.0)
+    reasons: list[str] = []
+    robot.link.on_disconnect.connect(reasons.append)
+    server.transport.close()
+    robot.disconnect()
+    assert len(reasons) == 1

@@ -570,3 +570,13 @@ def test_random_commands_never_raise(commands: list[tuple[int, int | bytes | Non
     rig.cycle(3)
     assert rig.server.stats.handler_errors == 0
     assert rig.server.stats.commands + rig.server.stats.handshake_ignored >= 1
+
+
+def test_a_long_robot_name_is_cut_to_fit_the_sync2_reply() -> None:
+    from saphira.params import RobotParams
+    from saphira.protocol.sync import encode_sync2_reply
+    from saphira.sim.server import MAX_IDENTITY_TEXT, identity_for
+
+    identity = identity_for(RobotParams(name="R" * 300))
+    assert len(identity.name) == MAX_IDENTITY_TEXT
+    assert encode_sync2_reply(identity)  # fits one packet

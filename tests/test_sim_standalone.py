@@ -205,3 +205,17 @@ def test_the_options_work_as_a_parent_parser(capsys: pytest.CaptureFixture[str])
     args = parser.parse_args(["sim", "--robots", "0", "--port", "0"])
     assert standalone.run(args) == 2
     assert "--robots must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "65535", "--robots", "2"], "runs past port 65535"),
+        (["--period", "nan"], "--period must be a positive number"),
+        (["--idle-timeout", "-1"], "--idle-timeout must be a number of seconds >= 0"),
+        (["--watchdog", "-1"], "--watchdog must be a number of seconds >= 0"),
+    ],
+)
+def test_bad_option_values_are_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert standalone.main(args) == 2
+    assert message in capsys.readouterr().err

@@ -259,3 +259,21 @@ def test_async_mode_background_thread() -> None:
     finally:
         s.stop()
     assert not s.running_async
+
+
+def test_add_with_an_unknown_parent_leaves_the_task_unregistered() -> None:
+    s = Scheduler()
+    t = Recorder("orphan")
+    with pytest.raises(TaskError, match="no task named"):
+        s.add(t, parent="nobody")
+    assert t.scheduler is None
+    s.add(t)  # and it can still be scheduled
+    assert s.find("orphan") is t
+
+
+def test_stop_right_after_start_async_is_not_lost() -> None:
+    for _ in range(50):
+        s = Scheduler(LockStepClock(0.1))
+        s.start_async()
+        s.stop()
+        assert not s.running_async

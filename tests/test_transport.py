@@ -107,3 +107,14 @@ def test_memory_pair_both_directions_and_close() -> None:
         client.write(b"x")
     with pytest.raises(TransportClosed):
         client.read()
+
+
+def test_a_peer_that_stops_reading_counts_as_gone(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    client = open_transport(f"tcp://127.0.0.1:{port}")
+    peer, _ = listener.accept()  # accepted, never read
+    with pytest.raises(TransportClosed, match="stopped reading"):
+        for _ in range(10_000):
+            client.write(b"x" * 4096)
+    assert client.closed
+    peer.close()

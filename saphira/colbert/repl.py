@@ -18,7 +18,6 @@ from pathlib import Path
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
-from saphira.link import ConnectError
 from saphira.robot import Robot
 
 PROMPT = "colbert> "
@@ -92,6 +91,8 @@ class Shell:
             number += 1
             try:
                 self.evaluator.eval_text(text, f"<prompt {number}>", interactive=True)
+            except KeyboardInterrupt:
+                self.evaluator.output("(interrupted)")
             except Exception as exc:  # the shell must survive anything a line can do
                 self.evaluator.output(f"error: {type(exc).__name__}: {exc}")
         return 0
@@ -134,7 +135,7 @@ def run_shell(args: argparse.Namespace) -> int:
     robot.scheduler.start_async()
     try:
         if args.robot or not args.no_sim:
-            _wait_connected(robot, 30.0)
+            robot.wait_connected(30.0)
             evaluator.output(f"connected; parameters from {robot.params.source}")
         for path in args.files:
             evaluator.load(path)
@@ -149,15 +150,6 @@ def run_shell(args: argparse.Namespace) -> int:
         robot.scheduler.stop()
         if robot.connected:
             robot.disconnect()
-
-
-def _wait_connected(robot: Robot, timeout: float) -> None:
-    """Wait (the scheduler running in the background) until the link is up or has failed."""
-    deadline = robot.clock.cycle + robot.clock.cycles_for(timeout)
-    while robot.link.connecting and robot.clock.cycle < deadline:
-        robot.scheduler.pause(100)
-    if not robot.connected:
-        raise ConnectError(robot.link.error or f"no connection to {robot.link.url} within {timeout:g} s")
 
 
 def _plain_reader(prompt: str) -> str:

@@ -145,5 +145,9 @@ def attach_simulator(
     sim_robot = simulation.add_robot(robot_params, pose)
     server = PioneerServer(simulation, sim_robot, options=options, period=robot.clock.period)
     embedded = EmbeddedSim(robot, simulation, sim_robot, server)
-    embedded.connect(wait=wait)
+    try:
+        embedded.connect(wait=wait)
+    except BaseException:
+        embedded.detach()  # leave no orphaned simulator on the robot's clock
+        raise
     return embedded

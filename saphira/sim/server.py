@@ -175,9 +175,13 @@ def identity_for(params: RobotParams, name: str | None = None) -> RobotIdentity:
     )
 
 
+MAX_IDENTITY_TEXT = 60
+"""Longest name/class/subclass sent in the SYNC2 reply, so the three always fit one packet."""
+
+
 def _wire_text(text: str) -> str:
-    """``text`` as latin-1 without NULs, so it fits a NUL-terminated packet string."""
-    return text.encode("latin-1", "replace").decode("latin-1").replace("\x00", "")
+    """``text`` as latin-1 without NULs and at most :data:`MAX_IDENTITY_TEXT` long, for the SYNC2 reply."""
+    return text.encode("latin-1", "replace").decode("latin-1").replace("\x00", "")[:MAX_IDENTITY_TEXT]
 
 
 def _clamp(value: float, low: int, high: int) -> int:
@@ -734,7 +738,17 @@ class ServedSimulation:
 
     def receive(self, now: float) -> None:
         for server in self.servers:
-            server.receive(now)
+            self._guarded(server, server.receive, now)
+
+    @staticmethod
+    def _guarded(server: PioneerServer, action: Callable[[float], None], now: float) -> None:
+        """Run one server's part of the cycle; a fault ends that session only, never the simulator."""
+        try:
+            action(now)
+        except Exception:
+            log.exception("%s: internal error; ending this session", server.label)
+            server.stats.handler_errors += 1
+            server.hang_up("internal error")
 
     def advance(self, now: float) -> None:
         """Step the world (unless single-step mode holds it) and send every open session its SIP."""
@@ -752,4 +766,4 @@ class ServedSimulation:
             for server in servers:
                 server.after_world_step()
         for server in servers:
-            server.send(now)
+            self._guarded(server, server.send, now)

@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import errno
 import logging
+import math
 import os
 import select
 import signal
@@ -381,10 +382,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check(args: argparse.Namespace) -> str | None:
     if args.robots < 1:
         return "--robots must be at least 1"
-    if args.period <= 0:
-        return "--period must be positive"
-    if not 0 <= args.port <= 65535:
-        return "--port must be within 0..65535"
+    if not (math.isfinite(args.period) and args.period > 0):
+        return "--period must be a positive number of seconds"
+    if not 0 <= args.port <= 65535 or (args.port and args.port + args.robots - 1 > 65535):
+        return f"--port {args.port} with --robots {args.robots} runs past port 65535"
+    for option in ("watchdog", "idle_timeout"):
+        value = getattr(args, option)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            return f"--{option.replace('_', '-')} must be a number of seconds >= 0"
     return None
 
 
