@@ -385,3 +385,16 @@ def test_the_context_shows_the_robot_and_the_instance(robot: Robot) -> None:
     robot.start_behavior(looker, speed=120.0, name="eyes")
     robot.run(cycles=2)
     assert seen == [("eyes", 120.0, True, True, 0), ("eyes", 120.0, True, True, 1)]
+
+
+def test_the_robot_stops_when_its_last_behavior_ends() -> None:
+    from saphira.behavior.library import find_behavior
+    from saphira.robot import Robot
+
+    robot = Robot()
+    robot.start_behavior(find_behavior("sfConstantVelocity"), 300.0, timeout=5)
+    robot.run(cycles=3)
+    assert robot.motion.velocity == 300.0
+    robot.run(cycles=5)  # timed out: nothing runs any more
+    assert robot.motion.velocity == 0.0
+    assert robot.motion.heading == pytest.approx(robot.motion.pose.th)

@@ -18,11 +18,15 @@ keeps the cycle's :class:`ExecutiveRecord` (rule truths, activities, preferred a
 
 Decisions left open by the manual, made here: ``init`` runs when the behavior is started (also when
 started suspended); a behavior started during a cycle's activity phase takes part in that same cycle's
-blend; a goal-satisfied behavior still contributes to the cycle in which its goal was reached.
+blend; a goal-satisfied behavior still contributes to the cycle in which its goal was reached; and in
+the first cycle with no behavior running after one ran, the executive writes speed 0 and a turn of 0
+(hold the heading), so a robot whose last behavior finished or was suspended stops instead of running
+on at the last blended speed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -152,6 +156,7 @@ class BehaviorExecutive:
         self._method = _check_method(method)
         self.preferred_turn_dir = TurnDir.LEFT
         self.last_record: ExecutiveRecord | None = None
+        self._drove = False
         self._behaviors: list[BehaviorTask[Any, Any]] = []
         self.task = self.scheduler.add(self._step, self.scheduler.unique_name(task_name), phase=Phase.BEHAVE)
 
@@ -247,6 +252,11 @@ class BehaviorExecutive:
             ran.append(task)
 
         result = self.blender.blend(outputs, self._method)
+        if not ran and self._drove:
+            # The last running behavior has just stopped (finished, suspended, removed): stop the
+            # motion it left behind rather than let the robot run on at its last blended speed.
+            result = dataclasses.replace(result, turn=0.0, speed=0.0)
+        self._drove = bool(ran)
         turn_written = speed_written = False
         if result.turn is not None and motion.owned_by_behaviors(MotionChannel.ROTATION):
             motion.behavior_turn(result.turn)
