@@ -91,6 +91,8 @@ class Session:
             self.robot.connect(self.args.robot)
         else:
             self.sim = attach_simulator(self.robot, self.args.world, self.args.params, seed=self.args.seed)
+            sim = self.sim
+            self.trace.truth = lambda: sim.true_pose
         identity = self.robot.link.identity
         who = f"{identity.name} ({identity.robot_class} {identity.subclass})" if identity else self.robot.link.url
         self.console.message(f"connected to {who}; parameters from {self.robot.params.source}")
@@ -164,8 +166,10 @@ class Session:
             from saphira.plot import plot_run
 
             world = self.sim.simulation.world if self.sim is not None else None
-            out = plot_run(self.args.plot, self.trace.path, self.trace.hits, world,
-                           title=" ".join(self.args.files), radius=robot.params.robot_radius)  # fmt: skip
+            trace = self.trace
+            path, estimate = (trace.true_path, trace.path) if trace.true_path else (trace.path, [])
+            out = plot_run(self.args.plot, path, trace.hits, world, title=" ".join(self.args.files),
+                           radius=robot.params.robot_radius, estimate=estimate)  # fmt: skip
             self.console.message(f"plot written to {out}")
 
     def summary(self, wall_seconds: float, interrupted: bool) -> str:

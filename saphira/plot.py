@@ -25,8 +25,12 @@ def plot_run(
     *,
     title: str = "",
     radius: float = 0.0,
+    estimate: Sequence[tuple[float, float, float]] = (),
 ) -> Path:
-    """Write a PNG of ``trajectory`` (global x, y, th in mm/deg) over ``world`` with sonar ``hits``."""
+    """Write a PNG of ``trajectory`` (x, y, th in mm/deg) over ``world`` with sonar ``hits``.
+
+    ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed.
+    """
     try:
         import matplotlib
 
@@ -45,6 +49,9 @@ def plot_run(
         hx, hy = zip(*hits, strict=True)
         ax.scatter([x / 1000 for x in hx], [y / 1000 for y in hy], s=2, c="tab:orange", alpha=0.5,
                    label="sonar hits", linewidths=0)  # fmt: skip
+    if estimate:
+        ax.plot([p[0] / 1000 for p in estimate], [p[1] / 1000 for p in estimate], "--", color="tab:purple",
+                linewidth=1.0, label="robot's estimate (odometry)")  # fmt: skip
     if trajectory:
         xs = [p[0] / 1000 for p in trajectory]
         ys = [p[1] / 1000 for p in trajectory]

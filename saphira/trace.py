@@ -3,11 +3,17 @@
 :class:`RunTrace` is an *observe*-phase task. Every cycle it appends the robot's global pose and turns
 each new sonar echo into a global point, so a plot (:mod:`saphira.plot`) can draw the run over the
 world. It keeps plain float lists: a 60-second run is 600 poses and a few thousand hits.
+
+With a simulator, ``truth`` gives the robot's true pose: :attr:`RunTrace.true_path` records it, and
+the sonar hits are placed with it, so a plot shows where the robot really went and what it really
+heard, beside its own (odometric) estimate in :attr:`RunTrace.path`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable
 
 from saphira.robot import Robot
 from saphira.sonar import NO_ECHO
@@ -17,11 +23,15 @@ from saphira.tasks import Phase, Task, TaskState
 class RunTrace(Task):
     """Records the global path and global sonar hits of one robot, once per cycle."""
 
-    def __init__(self, robot: Robot, *, every: int = 1) -> None:
+    def __init__(
+        self, robot: Robot, *, every: int = 1, truth: Callable[[], tuple[float, float, float]] | None = None
+    ) -> None:
         super().__init__("trace", phase=Phase.OBSERVE)
         self.robot = robot
         self.every = every
+        self.truth = truth
         self.path: list[tuple[float, float, float]] = []
+        self.true_path: list[tuple[float, float, float]] = []
         self.hits: list[tuple[float, float]] = []
         self._seen: dict[int, int] = {}
 
@@ -30,19 +40,24 @@ class RunTrace(Task):
         if robot.connected and robot.scheduler.cycle % self.every == 0:
             st = robot.state
             self.path.append((st.ax, st.ay, st.ath))
-            rad = math.radians(st.ath)
+            x, y, th = st.ax, st.ay, st.ath
+            if self.truth is not None:
+                x, y, th = self.truth()
+                self.true_path.append((x, y, th))
+            rad = math.radians(th)
             c, s = math.cos(rad), math.sin(rad)
             for bucket in robot.sonar.buckets:
                 if bucket.count != self._seen.get(bucket.index, 0):
                     self._seen[bucket.index] = bucket.count
                     if bucket.range < NO_ECHO:
-                        self.hits.append((st.ax + c * bucket.x - s * bucket.y, st.ay + s * bucket.x + c * bucket.y))
+                        self.hits.append((x + c * bucket.x - s * bucket.y, y + s * bucket.x + c * bucket.y))
         return TaskState.RESUME if state == TaskState.INIT else state
 
     @property
     def distance(self) -> float:
-        """Length of the recorded path in mm."""
-        return sum(math.dist(a[:2], b[:2]) for a, b in zip(self.path, self.path[1:], strict=False))
+        """Length of the path in mm (the true one when known)."""
+        path = self.true_path or self.path
+        return sum(math.dist(a[:2], b[:2]) for a, b in itertools.pairwise(path))
 
 
 def status_line(robot: Robot, activities: str = "") -> str:
