@@ -15,8 +15,7 @@ Manual → Python: ``sfNormAngle`` → :func:`norm_angle`, ``sfNorm2Angle`` → 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 __all__ = [
     "ORIGIN",
@@ -62,9 +61,11 @@ class Located(Protocol):
     def th(self) -> float: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Pose:
-    """A position and heading: mm, mm, degrees (not normalised on construction)."""
+class Pose(NamedTuple):
+    """A position and heading: mm, mm, degrees (not normalised on construction).
+
+    A named tuple, so a pose unpacks as ``x, y, th`` wherever a plain triple is expected.
+    """
 
     x: float = 0.0
     y: float = 0.0

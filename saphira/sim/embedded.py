@@ -17,11 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from saphira.clock import LockStepClock
+from saphira.geometry import Pose
 from saphira.params import RobotParams, find_params_file, load_params
 from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import Pose, World, load_world
+from saphira.sim.world import World, load_world
 from saphira.tasks import Phase, Task, TaskState
 from saphira.transport import memory_pair
 

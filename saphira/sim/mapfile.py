@@ -16,8 +16,9 @@ from typing import NoReturn
 import numpy as np
 
 from saphira.errors import SourcePosition
+from saphira.geometry import Pose
 from saphira.sim.geometry import FloatArray
-from saphira.sim.world import MapObject, Pose, World, WorldError, bounds_of, parse_number
+from saphira.sim.world import MapObject, World, WorldError, bounds_of, parse_number
 
 _HEADER = re.compile(r"([A-Za-z_][\w.\-]*):\s*(.*)")
 _TOKEN = re.compile(r"\S+")

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saphira.geometry import Pose
 from saphira.params import RobotParams
 from saphira.sim.geometry import FloatArray, circle_sweep_fraction, point_segment_distances
 from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_degrees
 from saphira.sim.sensors import Odometry, SonarBeam, SonarRing, chord, compass_reading
-from saphira.sim.world import Pose, World
+from saphira.sim.world import World
 
 _CACHE_MARGIN = 1000.0  # mm: how far a robot may move before its cached nearby walls are re-queried
 _TOUCH_MM = 1e-6  # the body may end up this close to (or this far into) a wall through rounding

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from saphira.errors import SourcePosition
-from saphira.sim.world import Pose, World, WorldError, bounds_of, parse_number
+from saphira.geometry import Pose
+from saphira.sim.world import World, WorldError, bounds_of, parse_number
 
 _TOKEN = re.compile(r"\S+")
 _DIRECTIVE_ARITY = {"width": 1, "height": 1, "push": 3, "pop": 0, "position": 3}

@@ -12,11 +12,11 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.geometry import Pose
 from saphira.paths import data_dir
 from saphira.sim.geometry import FloatArray, SegmentIndex, min_distance_point_segments
 
@@ -29,14 +29,6 @@ class WorldError(SourceError):
 
 class WorldNotFoundError(SaphiraError, FileNotFoundError):
     """No world file by that path or bundled name."""
-
-
-class Pose(NamedTuple):
-    """A place and heading: x, y in mm, th in degrees counter-clockwise from +X."""
-
-    x: float
-    y: float
-    th: float
 
 
 @dataclass(frozen=True)
