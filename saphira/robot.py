@@ -157,8 +157,8 @@ class Robot:
 
     def run_until(self, condition: Callable[[], bool], *, max_cycles: int | None = None) -> bool:
         """Run cycles until ``condition()`` holds; False if ``max_cycles`` ran out first."""
-        done = self.scheduler.run(max_cycles, until=condition)
-        return condition() if max_cycles is not None and done >= max_cycles else True
+        self.scheduler.run(max_cycles, until=condition)
+        return condition()
 
     def pause(self, ms: float) -> None:
         """``sfPause``: let ``ms`` milliseconds of clock time pass while every task keeps running."""
