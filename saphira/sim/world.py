@@ -63,7 +63,9 @@ class World:
     ``segments`` is ``(N, 4)`` walls ``x1 y1 x2 y2``; ``points`` is ``(M, 2)`` scan points (ARIA maps
     only); both are read-only float64 arrays in mm. ``bounds`` is ``(xmin, ymin, xmax, ymax)``.
     ``start_pose`` is where the file puts the robot (``position`` in a world file; the first
-    ``RobotHome``, else the first ``Dock`` object in a map, as MobileSim does), or ``None``.
+    ``RobotHome``, else the first ``Dock`` object in a map, as MobileSim does), or ``None``;
+    ``homes`` lists every home of a map in file order (further robots start on the next one).
+    ``goals`` are named points (a Pyro-era world's goals, or a map's ``Goal`` objects).
     """
 
     name: str
@@ -73,6 +75,8 @@ class World:
     bounds: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     start_pose: Pose | None = None
     map_objects: tuple[MapObject, ...] = ()
+    homes: tuple[Pose, ...] = ()
+    goals: tuple[tuple[str, Pose], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "segments", _frozen(self.segments, 4, "segments"))
@@ -151,7 +155,7 @@ def load_world(source: str | Path) -> World:
         raw = path.read_bytes()
     except OSError as err:
         raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
-    text = raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)
     return parse_wld(text, str(path), name=path.stem)
