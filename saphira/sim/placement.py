@@ -55,12 +55,12 @@ def why_not_free(world: World, x: float, y: float, radius: float, inside: bool =
 
     Every place must be clear of walls; with ``inside`` it must also lie inside the map.
     """
+    if world.segments.shape[0] and world.index.circle_collides((x, y), radius):
+        return "in a wall"
     if inside and has_extent(world):
         xmin, ymin, xmax, ymax = world.bounds
         if not (xmin + radius <= x <= xmax - radius and ymin + radius <= y <= ymax - radius):
             return "outside the map"
-    if world.segments.shape[0] and world.index.circle_collides((x, y), radius):
-        return "in a wall"
     if inside and has_extent(world) and not is_enclosed(world, x, y):
         return "outside the map's walls"
     return ""
