@@ -1,9 +1,10 @@
 """The simulator's world: wall segments (and scan points) in mm, loaded from a `.wld` or `.map` file.
 
 Saphira's own simulator reads world description files (`.wld`, see :mod:`saphira.sim.wldfile`);
-MobileSim and ARIA use `2D-Map` files (`.map`, see :mod:`saphira.sim.mapfile`). Both become one
-:class:`World`; :func:`load_world` picks the reader from the file's content and finds bare names
-such as ``"simple"`` among the bundled worlds.
+MobileSim and ARIA use `2D-Map` files (`.map`, see :mod:`saphira.sim.mapfile`); Pyro-era worlds use
+``Start … End`` blocks (:mod:`saphira.sim.pyroworld`). All become one :class:`World`;
+:func:`load_world` picks the reader from the file's content and finds bare names such as
+``"simple"`` among the bundled worlds.
 """
 
 from __future__ import annotations
@@ -142,12 +143,15 @@ def find_world_file(name: str | Path) -> Path:
 def load_world(source: str | Path) -> World:
     """Read a `.wld` world or `.map` file by path or bundled name.
 
-    A file whose first non-blank line starts with ``2D-Map`` is an ARIA map; any other is a
-    Saphira world file (except that a `.map` file must have the ``2D-Map`` line). Raises
+    A file whose first non-blank line starts with ``2D-Map`` is an ARIA map; one with a line
+    starting ``OriginPad``, ``Start`` or ``End`` is a Pyro-era block world
+    (:mod:`saphira.sim.pyroworld`); any other is a Saphira world file (except that a `.map` file
+    must have the ``2D-Map`` line). Raises
     :class:`WorldNotFoundError` or :class:`WorldError`.
     """
     # Imported here: the readers import World from this module.
     from saphira.sim.mapfile import is_aria_map, parse_map
+    from saphira.sim.pyroworld import is_block_world, parse_pyro_world
     from saphira.sim.wldfile import parse_wld
 
     path = find_world_file(source)
@@ -158,4 +162,6 @@ def load_world(source: str | Path) -> World:
     text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)
+    if is_block_world(text):
+        return parse_pyro_world(text, str(path), name=path.stem)
     return parse_wld(text, str(path), name=path.stem)
