@@ -22,6 +22,7 @@ from saphira.sim.world import World
 _RAY_ANGLES = np.arange(0.0, 360.0, 22.5)
 _ENCLOSED_FRACTION = 0.75
 _GRID_LIMIT = 400_000  # candidate places at most; the grid coarsens on very large maps
+_CLEARANCE_MM = 100.0  # a place the robot is moved to keeps this far from walls (the wish need not)
 _REACH_RADII = 40.0  # around a named home, search this many robot radii away (10 m for a Pioneer)
 OCCUPIED = "taken by another robot"
 
@@ -93,7 +94,8 @@ def nearest_free_place(
     (0, 0) of a map without a home) the place must lie inside the map; a home the file names is
     honoured wherever it is, as long as it is clear. Candidates lie on a grid through (x, y) with a
     spacing of half the radius and are tried nearest first, so the answer is the nearest free
-    place to within that spacing.
+    place to within that spacing; a place found so keeps 100 mm from every wall, so that the robot
+    does not start touching one.
     """
     reason = why_not_free(world, x, y, radius, inside) or (OCCUPIED if occupied(x, y) else "")
     if not reason:
@@ -107,7 +109,8 @@ def nearest_free_place(
     ys = y + step * np.arange(math.ceil((ymin - y) / step), math.floor((ymax - y) / step) + 1)
     gx, gy = np.meshgrid(xs, ys)
     order = np.argsort(np.hypot(gx - x, gy - y), axis=None, kind="stable")
+    clear = radius + _CLEARANCE_MM
     for cx, cy in zip(gx.ravel()[order].tolist(), gy.ravel()[order].tolist(), strict=True):
-        if not why_not_free(world, cx, cy, radius, inside) and not occupied(cx, cy):
+        if not why_not_free(world, cx, cy, clear, inside) and not occupied(cx, cy):
             return Placement(cx, cy, reason)
     return None
