@@ -423,8 +423,10 @@ class Simulation:
     ) -> SimRobot:
         """Add a robot built from ``params`` at ``pose`` (x, y, th in the world frame).
 
-        Without a pose it goes to :attr:`start_pose`, or, when another robot stands there, to the
-        nearest free place around it.
+        Without a pose the first robot goes to :attr:`start_pose` and each further one to the map's
+        next home (or to the start pose when the homes run out); when that place is taken, in a
+        wall, or (for the default origin) outside the map, to the nearest free place, and the log
+        says so.
         """
         place = Pose(*pose) if pose is not None else self._free_place(params.robot_radius)
         error = self.odometry_error if odometry_error is None else odometry_error
