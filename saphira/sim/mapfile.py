@@ -4,10 +4,16 @@ A ``2D-Map`` first line, then ``Key: value`` headers (``NumLines``, ``NumPoints`
 objects, …), then a ``LINES`` section of ``x1 y1 x2 y2`` walls and a ``DATA`` section of ``x y``
 scan points, all in mm. Real maps hold tens of thousands of points, so each section is converted
 in one numpy call; a line-by-line pass runs only to point at a bad line.
+
+Maps from the field are read as ARIA reads them: a UTF-8 byte-order mark and CRLF line ends are
+accepted, and ``NumLines``/``NumPoints`` may be missing (maps drawn in Mapper3 hold only lines and an
+empty ``DATA`` section, or no ``DATA`` at all). When a count is given it must match its section: a
+mismatch means a truncated or hand-edited file, which is refused rather than half loaded.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass
@@ -23,13 +29,29 @@ from saphira.sim.world import MapObject, World, WorldError, bounds_of, parse_num
 _HEADER = re.compile(r"([A-Za-z_][\w.\-]*):\s*(.*)")
 _TOKEN = re.compile(r"\S+")
 _SECTIONS = {"LINES": ("NumLines", 4, "x1 y1 x2 y2"), "DATA": ("NumPoints", 2, "x y")}
-# MobileSim puts the robot on the first RobotHome object, else on the first Dock.
-_HOME_KINDS = ("robothome", "dock")
+_BOM = "\ufeff"
+_GOAL_KINDS = ("goal", "goalwithheading")
 
 
 def is_aria_map(text: str) -> bool:
-    """Whether ``text`` starts (after blank lines) with an ARIA ``2D-Map`` line."""
-    return text.lstrip().startswith("2D-Map")
+    """Whether ``text`` starts (after a byte-order mark and blank lines) with an ARIA ``2D-Map`` line."""
+    return text.lstrip(_BOM).lstrip().startswith("2D-Map")
+
+
+def home_pose(item: MapObject) -> Pose:
+    """Where a ``RobotHome``/``Dock`` object puts the robot.
+
+    A plain object is its pose. An object with an extent is a home *area*: ARIA's
+    ``ArMapObject::findCenter`` gives the centre of the ``x1 y1 x2 y2`` rectangle rotated by the
+    object's heading about the map origin, and the robot faces that heading. (Mapper3 writes the
+    area's first corner as the object's x y, which may lie outside the walls.)
+    """
+    if item.extent is None:
+        return item.pose
+    x1, y1, x2, y2 = item.extent
+    cx, cy = (x1 + x2) / 2.0, (y1 + y2) / 2.0
+    c, s = math.cos(math.radians(item.pose.th)), math.sin(math.radians(item.pose.th))
+    return Pose(cx * c - cy * s, cx * s + cy * c, item.pose.th)
 
 
 @dataclass
@@ -52,7 +74,7 @@ class _Count:
 class _MapReader:
     def __init__(self, text: str, filename: str) -> None:
         self.file = filename
-        self.lines = text.splitlines()
+        self.lines = text.removeprefix(_BOM).splitlines()
         self.sections: dict[str, _Section] = {}
         self.counts: dict[str, _Count] = {}
         self.objects: list[MapObject] = []
@@ -97,7 +119,11 @@ class _MapReader:
             self.counts[key] = _Count(int(value), index + 1)
 
     def read_cairn(self, value: str, index: int) -> MapObject:
-        """``Cairn: Kind x y th "description" ICON "name" [x1 y1 x2 y2]``."""
+        """``Cairn: Kind x y th "description" ICON "name" [x1 y1 x2 y2] ["description"]``.
+
+        As in ARIA's ``ArMapObject::createMapObject``, 11 or more fields carry an extent and a field
+        after the name (or after the extent) replaces the description.
+        """
         try:
             fields = shlex.split(value)
         except ValueError as err:
@@ -106,14 +132,16 @@ class _MapReader:
             raise self.error("a Cairn object needs a kind and a pose: Cairn: Kind x y th …", index, 1)
         numbers = [self.number(token, index) for token in fields[1:4]]
         extent = None
-        if len(fields) > 7:
-            if len(fields) != 11:
+        description, icon, name = [*fields[4:7], "", "", ""][:3]
+        if len(fields) in (8, 12):
+            description = fields[-1]
+        if len(fields) > 8:
+            if len(fields) not in (11, 12):
                 raise self.error(
                     f"a Cairn object's extent is 4 numbers (x1 y1 x2 y2), found {len(fields) - 7}", index, 1
                 )
             x1, y1, x2, y2 = (self.number(token, index) for token in fields[7:11])
             extent = (x1, y1, x2, y2)
-        description, icon, name = [*fields[4:7], "", "", ""][:3]
         return MapObject(
             kind=fields[0],
             pose=Pose(*numbers),
@@ -175,8 +203,6 @@ class _MapReader:
             section = self.sections.get(keyword)
             count = self.counts.get(count_key)
             found = 0 if section is None else section.rows.shape[0]
-            if section is not None and count is None:
-                raise self.error(f"{keyword} section without a {count_key} header", section.line - 1, 1)
             if count is not None and count.value != found:
                 where = (
                     f"the {keyword} section (line {section.line})"
@@ -190,30 +216,36 @@ class _MapReader:
         section = self.sections.get(keyword)
         return section.rows if section is not None else np.zeros((0, _SECTIONS[keyword][1]))
 
-    def start_pose(self) -> Pose | None:
-        for kind in _HOME_KINDS:
-            for item in self.objects:
-                if item.kind.lower() == kind:
-                    return item.pose
-        return None
+    def homes(self) -> tuple[Pose, ...]:
+        """Every ``RobotHome`` in file order, else every ``Dock`` (MobileSim's fallback)."""
+        for kind in ("robothome", "dock"):
+            found = tuple(home_pose(item) for item in self.objects if item.kind.lower() == kind)
+            if found:
+                return found
+        return ()
 
 
 def parse_map(text: str, filename: str, name: str = "") -> World:
     """Build a :class:`World` from the text of a `2D-Map` file; errors name ``filename:line[:column]``.
 
     The start pose is the first ``RobotHome`` object, else the first ``Dock`` (as in MobileSim);
-    ``NumLines``/``NumPoints`` must match the rows of the ``LINES``/``DATA`` sections.
+    with two or more homes, :attr:`World.homes` keeps them all in file order and the simulator
+    puts each further robot on the next one. ``NumLines``/``NumPoints``, when given, must match the
+    rows of the ``LINES``/``DATA`` sections.
     """
     reader = _MapReader(text, filename)
     reader.read()
     segments = reader.table("LINES")
     points = reader.table("DATA")
+    homes = reader.homes()
     return World(
         name=name,
         source=filename,
         segments=segments,
         points=points,
         bounds=bounds_of(segments, points),
-        start_pose=reader.start_pose(),
+        start_pose=homes[0] if homes else None,
+        homes=homes,
+        goals=tuple((o.name, o.pose) for o in reader.objects if o.kind.lower() in _GOAL_KINDS),
         map_objects=tuple(reader.objects),
     )

@@ -19,6 +19,7 @@ starting at 0, 0, 0 where the robot was added (digest §5.8). Decisions the sour
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,10 +29,14 @@ import numpy as np
 from saphira.geometry import Pose
 from saphira.params import RobotParams
 from saphira.sim.geometry import FloatArray, circle_sweep_fraction, point_segment_distances
+from saphira.sim.placement import OCCUPIED, nearest_free_place
 from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_degrees
 from saphira.sim.sensors import Odometry, SonarBeam, SonarRing, chord, compass_reading
 from saphira.sim.world import World
 
+log = logging.getLogger("saphira.sim")
+
+_ROBOT_GAP_MM = 100.0  # space left between robots placed side by side
 _CACHE_MARGIN = 1000.0  # mm: how far a robot may move before its cached nearby walls are re-queried
 _TOUCH_MM = 1e-6  # the body may end up this close to (or this far into) a wall through rounding
 _OCTAGON = np.exp(1j * np.radians(np.arange(0.0, 360.0, 45.0) + 22.5))  # unit corners, counter-clockwise
@@ -400,8 +405,13 @@ class Simulation:
 
     @property
     def start_pose(self) -> Pose:
-        """Where robots go by default: the world's start pose, else the origin facing +x."""
+        """Where robots go by default: the world's start pose, else the origin facing +x (as MobileSim)."""
         return self.world.start_pose or Pose(0.0, 0.0, 0.0)
+
+    def _wanted_pose(self) -> Pose:
+        """The next robot's wish: the next of the map's homes while any is left, else the start pose."""
+        homes = self.world.homes
+        return homes[len(self.robots)] if len(self.robots) < len(homes) else self.start_pose
 
     def add_robot(
         self,
@@ -413,8 +423,10 @@ class Simulation:
     ) -> SimRobot:
         """Add a robot built from ``params`` at ``pose`` (x, y, th in the world frame).
 
-        Without a pose it goes to :attr:`start_pose`, or, when another robot stands there, to the
-        nearest free place around it.
+        Without a pose the first robot goes to :attr:`start_pose` and each further one to the map's
+        next home (or to the start pose when the homes run out); when that place is taken, in a
+        wall, or (for the default origin) outside the map, to the nearest free place, and the log
+        says so.
         """
         place = Pose(*pose) if pose is not None else self._free_place(params.robot_radius)
         error = self.odometry_error if odometry_error is None else odometry_error
@@ -456,19 +468,34 @@ class Simulation:
         self.time += dt
 
     def _free_place(self, radius: float) -> Pose:
-        """The start pose, or the nearest spot around it clear of walls and robots (rings of 8)."""
-        start = self.start_pose
-        spacing = 2.0 * radius + 100.0
-        for ring in range(0, 20):
-            for k in range(8 if ring else 1):
-                angle = math.radians(start.th + 90.0 + 45.0 * k)
-                x = start.x + ring * spacing * math.cos(angle)
-                y = start.y + ring * spacing * math.sin(angle)
-                if self._is_free(x, y, radius):
-                    return Pose(x, y, start.th)
-        return start
+        """The wished-for pose when it is free, else the nearest free place (logged); the heading is kept.
 
-    def _is_free(self, x: float, y: float, radius: float) -> bool:
-        if self.world.segments.shape[0] and self.world.index.circle_collides((x, y), radius):
-            return False
-        return all(math.hypot(r.x - x, r.y - y) >= r.radius + radius for r in self.robots)
+        Free means clear of walls and of other robots (with a 100 mm gap); the default origin of a
+        world that names no start must also lie inside the map (:mod:`saphira.sim.placement`).
+        """
+        wanted = self._wanted_pose()
+        place = nearest_free_place(
+            self.world,
+            wanted.x,
+            wanted.y,
+            radius,
+            lambda x, y: self._occupied(x, y, radius),
+            inside=self.world.start_pose is None,
+        )
+        if place is None:
+            log.warning(
+                "world %s: no free place for a robot of radius %.0f mm; starting at (%.0f, %.0f) anyway",
+                self.world.name, radius, wanted.x, wanted.y,
+            )
+            return wanted
+        if place.reason:
+            level = logging.INFO if place.reason == OCCUPIED else logging.WARNING
+            log.log(
+                level,
+                "world %s: start (%.0f, %.0f) is %s; starting at the nearest free place (%.0f, %.0f)",
+                self.world.name, wanted.x, wanted.y, place.reason, place.x, place.y,
+            )
+        return Pose(place.x, place.y, wanted.th)
+
+    def _occupied(self, x: float, y: float, radius: float) -> bool:
+        return any(math.hypot(r.x - x, r.y - y) < r.radius + radius + _ROBOT_GAP_MM for r in self.robots)

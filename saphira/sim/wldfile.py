@@ -44,7 +44,7 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class _Line:
+class SourceLine:
     """One non-blank line of the file, split into tokens that remember their columns."""
 
     file: str
@@ -63,13 +63,14 @@ class _Line:
         ]
 
 
-def _lines(text: str, filename: str) -> list[_Line]:
-    """The lines that hold something once ``;`` comments are removed."""
+def source_lines(text: str, filename: str, comments: str = ";") -> list[SourceLine]:
+    """The lines that hold something once comments (from any character of ``comments`` on) are removed."""
+    cut = re.compile(f"[{re.escape(comments)}]")
     lines = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        tokens = list(_TOKEN.finditer(raw.split(";", 1)[0]))
+        tokens = list(_TOKEN.finditer(cut.split(raw, maxsplit=1)[0]))
         if tokens:
-            lines.append(_Line(filename, number, raw, tokens))
+            lines.append(SourceLine(filename, number, raw, tokens))
     return lines
 
 
@@ -83,7 +84,7 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
     size: dict[str, tuple[float, int]] = {}
     start: Pose | None = None
 
-    for line in _lines(text, filename):
+    for line in source_lines(text, filename):
         head = line.tokens[0].group()
         if head[0].isdigit() or head[0] in "+-.":
             if len(line.tokens) != 4:

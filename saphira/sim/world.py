@@ -1,9 +1,10 @@
 """The simulator's world: wall segments (and scan points) in mm, loaded from a `.wld` or `.map` file.
 
 Saphira's own simulator reads world description files (`.wld`, see :mod:`saphira.sim.wldfile`);
-MobileSim and ARIA use `2D-Map` files (`.map`, see :mod:`saphira.sim.mapfile`). Both become one
-:class:`World`; :func:`load_world` picks the reader from the file's content and finds bare names
-such as ``"simple"`` among the bundled worlds.
+MobileSim and ARIA use `2D-Map` files (`.map`, see :mod:`saphira.sim.mapfile`); Pyro-era worlds use
+``Start … End`` blocks (:mod:`saphira.sim.pyroworld`). All become one :class:`World`;
+:func:`load_world` picks the reader from the file's content and finds bare names such as
+``"simple"`` among the bundled worlds.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ class World:
     ``segments`` is ``(N, 4)`` walls ``x1 y1 x2 y2``; ``points`` is ``(M, 2)`` scan points (ARIA maps
     only); both are read-only float64 arrays in mm. ``bounds`` is ``(xmin, ymin, xmax, ymax)``.
     ``start_pose`` is where the file puts the robot (``position`` in a world file; the first
-    ``RobotHome``, else the first ``Dock`` object in a map, as MobileSim does), or ``None``.
+    ``RobotHome``, else the first ``Dock`` object in a map, as MobileSim does), or ``None``;
+    ``homes`` lists every home of a map in file order (further robots start on the next one).
+    ``goals`` are named points (a Pyro-era world's goals, or a map's ``Goal`` objects).
     """
 
     name: str
@@ -73,6 +76,8 @@ class World:
     bounds: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     start_pose: Pose | None = None
     map_objects: tuple[MapObject, ...] = ()
+    homes: tuple[Pose, ...] = ()
+    goals: tuple[tuple[str, Pose], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "segments", _frozen(self.segments, 4, "segments"))
@@ -138,12 +143,15 @@ def find_world_file(name: str | Path) -> Path:
 def load_world(source: str | Path) -> World:
     """Read a `.wld` world or `.map` file by path or bundled name.
 
-    A file whose first non-blank line starts with ``2D-Map`` is an ARIA map; any other is a
-    Saphira world file (except that a `.map` file must have the ``2D-Map`` line). Raises
+    A file whose first non-blank line starts with ``2D-Map`` is an ARIA map; one with a line
+    starting ``OriginPad``, ``Start`` or ``End`` is a Pyro-era block world
+    (:mod:`saphira.sim.pyroworld`); any other is a Saphira world file (except that a `.map` file
+    must have the ``2D-Map`` line). Raises
     :class:`WorldNotFoundError` or :class:`WorldError`.
     """
     # Imported here: the readers import World from this module.
     from saphira.sim.mapfile import is_aria_map, parse_map
+    from saphira.sim.pyroworld import is_block_world, parse_pyro_world
     from saphira.sim.wldfile import parse_wld
 
     path = find_world_file(source)
@@ -151,7 +159,9 @@ def load_world(source: str | Path) -> World:
         raw = path.read_bytes()
     except OSError as err:
         raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
-    text = raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)
+    if is_block_world(text):
+        return parse_pyro_world(text, str(path), name=path.stem)
     return parse_wld(text, str(path), name=path.stem)
