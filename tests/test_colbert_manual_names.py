@@ -96,6 +96,7 @@ def test_sonar_bucket_fields_follow_the_manual_and_the_simulated_wall() -> None:
     assert s.value("fresh") == 0xFFFF
     assert s.value("seen") == 0  # b->snew = 0 marked it read, as sfSonarNew would have
     assert s("b->range = 10")[0].endswith("slot 'range' of struct sdata is read-only")
+    assert s("(*sfSonarBucket(3)).range == sfSonarRange(3) && b->x == sfSonarXCoord(3)") == ["1 (int)"]
     assert s("sfSonarBucket(16)") == ["NULL (sdata *)"]  # a P3-DX has sonars 0..15
     assert s("sfSonarBucket(-1)") == ["NULL (sdata *)"]
     assert "struct sdata { float fx, float fy, float fth, float afx, float afy, float afth, float x, float y, " \
@@ -385,3 +386,12 @@ def test_is_exited_is_set_by_exit() -> None:
 def test_floats_print_as_the_c_float_they_are(typed: str, printed: str) -> None:
     s = Session(simulated=False)
     assert s(typed) == [f"{printed} (float)"]
+
+
+def test_traced_float_values_print_the_same_way() -> None:
+    s = Session(simulated=False)
+    s.load("float f;\nact sum\n{ f = 100.1 + 197.69;\n}\n")
+    s.ok("trace sum")
+    s.ok("start sum")
+    s.cycle()
+    assert s.lines == ["sum, line 1: f = 100.1 + 197.69  => 297.79", "sum: SUCCESS"]
