@@ -201,6 +201,14 @@ def test_set_process_state_ends_a_task_with_the_given_state() -> None:
     assert s("sfFinished(p)") == ["1 (int)"]
     s.ok('sfSetProcessState(sfFindProcess("motor"), -3)')  # a plain micro-task: suspended 3 cycles
     assert s.state("motor") == -3
+    s.ok("start idle iname sleeper")
+    s.ok('sfSetTaskState("sleeper", sfSUSPEND)')
+    s.cycle()
+    assert s.state("sleeper") == TaskState.SUSPEND
+    s.ok('sfSetTaskState("sleeper", sfRESUME)')
+    s.cycle()
+    assert s.state("sleeper") > 10  # back at its statements
+    assert s('sfSetTaskState("ghost", sfSUSPEND)')[0].endswith("sfSetTaskState: no activity or behavior named 'ghost'")
 
 
 # ------------------------------------------------------------------------------------------ tasks on themselves

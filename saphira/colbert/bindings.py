@@ -1,8 +1,9 @@
 """The binding table: the Saphira API under its manual names, for Colbert (ARCHITECTURE.md §6).
 
-Every ``sf*`` name exists only here. Each binding is one line of a table, grouped by topic:
-name, Colbert signature, implementation (a Python call on the robot session), help text. Bindings
-that need a robot raise a runtime error naming the function when the evaluator has none.
+Every ``sf*`` name exists only here and in the concept modules registered with it
+(``bindings_robot``, ``bindings_tasks``, ``bindings_session``). Each binding is one line of a table,
+grouped by topic: name, Colbert signature, implementation (a Python call on the robot session), help
+text. Bindings that need a robot raise a runtime error naming the function when the evaluator has none.
 
 Choices the manual leaves open, documented here:
 

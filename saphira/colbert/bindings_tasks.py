@@ -17,7 +17,9 @@ the last two, the ``process`` struct they use, and ``sfStartBehavior``. Choices 
   ``sfResumeSelf``: a suspended task cannot run to resume itself.
 * ``sfSetProcessState`` accepts the reserved states and ``-n`` (suspend for n cycles) for any task;
   an activity's states above 10 are its statement positions, so those are refused for activities
-  and behaviors (a plain micro-task may take any state).
+  and behaviors (a plain micro-task may take any state). ``sfSetTaskState(iname, state)``, which the
+  manual mentions for suspending and resuming behaviors without giving its signature, is the same by
+  instance name. Suspending, resuming and interrupting this way propagate to children as signals do.
 * ``sfStartBehavior(b, iname, timeout, priority, suspended, args...)`` is ``start b(args) iname
   iname timeout timeout priority priority [suspend] noblock``: ``""`` as iname gives the behavior's
   Colbert name, called from an activity the behavior becomes its child. It returns the new
@@ -96,6 +98,12 @@ class _Tasks:
         else:
             self.scheduler.set_state(task, state)
 
+    def set_task_state(self, name: str, state: int) -> None:
+        task = self.scheduler.find(name)
+        if task is None:
+            raise ColbertRuntimeError(f"sfSetTaskState: no activity or behavior named '{name}'")
+        self.set_state(task, state)
+
     def suspended(self, p: Task | None) -> int:
         return int(p is not None and self.scheduler.find(p) is not None and p.suspended)
 
@@ -156,6 +164,7 @@ def table(s: _Session) -> BindingTable:
             ("sfFindProcess", "process *(string)", t.find, "the task with that instance name, or NULL"),
             ("sfGetProcessState", "int(process *)", t.get_state, "its state; 0 once it is gone"),
             ("sfSetProcessState", "void(process *, int)", t.set_state, "give it a state (sfSUSPEND, -n...)"),
+            ("sfSetTaskState", "void(string, int)", t.set_task_state, "sfSetProcessState by instance name"),
             ("sfSuspended", "int(process *)", t.suspended, "1 if suspended (indefinitely or for n cycles)"),
             ("sfFinished", "int(process *)", t.finished, "1 finished, 2 gone or removed, 0 running"),
             (
