@@ -177,10 +177,11 @@ def test_process_forms_of_the_task_signals() -> None:
     s.ok("sfSetProcessState(p, sfSUSPEND)")
     s.cycle(2)
     assert (s.value("n"), s("sfSuspended(p)")) == (7, ["1 (int)"])
-    assert s("sfSetProcessState(p, 20)")[0].endswith(
-        "sfSetProcessState: states above 10 of 'count' are its own; "
-        "give it sfSUSPEND, sfRESUME, sfINTERRUPT, sfSUCCESS, sfFAILURE, sfREMOVE or -n"
-    )
+    for state in ("20", "sfINACTIVE"):
+        assert s(f"sfSetProcessState(p, {state})")[0].endswith(
+            "sfSetProcessState: 'count' takes only the reserved states: "
+            "sfINIT, sfSUSPEND, sfRESUME, sfINTERRUPT, sfSUCCESS, sfFAILURE, sfTIMEOUT, sfREMOVE or -n"
+        )
     assert s("sfFinished(p)") == ["0 (int)"]
     s.ok("sfRemoveProcess(p)")
     s.cycle()

@@ -6,7 +6,8 @@ Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the man
   relative to ``sfLoadDirectory``. ``sfLoadParamFile(name)`` takes a path (absolute, or relative to
   the load directory) or a bare name looked up like the robot's own file (``$SAPHIRA_PARAMS``, then
   the bundled ``params/``; the manual's ``sfParamDir``). The robot adopts it at once: conversion
-  factors, sonar geometry and limits. The odometric pose carries on from where it was. Both return
+  factors, sonar geometry and limits. The odometric pose carries on from where it was. A later
+  connection chooses its file from the robot's identity again, as the manual's connect does. Both return
   0 on success; on failure they print why (file and line for a bad parameter file) and return -1.
 * ``sfErrMessage(text)`` and ``sfErrSMessage(fmt, ...)`` print like ``sfMessage``/``sfSMessage``
   with ``error: `` in front, so an error line stands out in the interaction area and in a log.

@@ -15,9 +15,9 @@ the last two, the ``process`` struct they use, and ``sfStartBehavior``. Choices 
   ``sfSuspendSelf(n)`` suspends for n cycles (0: until resumed); on resumption an activity continues
   at ``onresume:``, else at its first statement, as for every resumed activity (§7.9). There is no
   ``sfResumeSelf``: a suspended task cannot run to resume itself.
-* ``sfSetProcessState`` accepts the reserved states and ``-n`` (suspend for n cycles) for any task;
-  an activity's states above 10 are its statement positions, so those are refused for activities
-  and behaviors (a plain micro-task may take any state). ``sfSetTaskState(iname, state)``, which the
+* ``sfSetProcessState`` gives an activity or a behavior a reserved state or ``-n`` (suspend for n
+  cycles); its other states are its statement positions, so those are refused (a plain micro-task
+  may take any state). ``sfSetTaskState(iname, state)``, which the
   manual mentions for suspending and resuming behaviors without giving its signature, is the same by
   instance name. Suspending, resuming and interrupting this way propagate to children as signals do.
 * ``sfStartBehavior(b, iname, timeout, priority, suspended, args...)`` is ``start b(args) iname
@@ -38,12 +38,15 @@ from saphira.colbert.bindings import BindingTable
 from saphira.colbert.compiler import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
 from saphira.colbert.runtime import Activity
 from saphira.errors import SaphiraError
-from saphira.tasks import FIRST_USER_STATE, Task, TaskState, state_name
+from saphira.tasks import Task, TaskState, state_name
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session
 
 __all__ = ["PROCESS_SLOTS", "table"]
+
+_SIGNAL_STATES = frozenset(TaskState) - {TaskState.INACTIVE}
+"""What an activity or behavior may be given with sfSetProcessState (besides -n); its other states are its own."""
 
 PROCESS_SLOTS = [
     Slot("name", parse_type("string"), getter=lambda t: t.name),
@@ -80,12 +83,12 @@ class _Tasks:
             raise ColbertRuntimeError("sfGetProcessState: null process pointer")
         return 0 if self.scheduler.find(p) is None else int(p.state)
 
-    def set_state(self, p: Task | None, state: int) -> None:
-        task = self.live(p, "sfSetProcessState")
-        if state >= FIRST_USER_STATE and isinstance(task, Activity | BehaviorTask):
+    def set_state(self, p: Task | None, state: int, fn: str = "sfSetProcessState") -> None:
+        task = self.live(p, fn)
+        if isinstance(task, Activity | BehaviorTask) and state not in _SIGNAL_STATES and state >= 0:
             raise ColbertRuntimeError(
-                f"sfSetProcessState: states above 10 of '{task.name}' are its own; "
-                "give it sfSUSPEND, sfRESUME, sfINTERRUPT, sfSUCCESS, sfFAILURE, sfREMOVE or -n"
+                f"{fn}: '{task.name}' takes only the reserved states: "
+                "sfINIT, sfSUSPEND, sfRESUME, sfINTERRUPT, sfSUCCESS, sfFAILURE, sfTIMEOUT, sfREMOVE or -n"
             )
         if state < 0:
             self.scheduler.suspend(task, -state)
@@ -102,7 +105,7 @@ class _Tasks:
         task = self.scheduler.find(name)
         if task is None:
             raise ColbertRuntimeError(f"sfSetTaskState: no activity or behavior named '{name}'")
-        self.set_state(task, state)
+        self.set_state(task, state, "sfSetTaskState")
 
     def suspended(self, p: Task | None) -> int:
         return int(p is not None and self.scheduler.find(p) is not None and p.suspended)
