@@ -128,8 +128,9 @@ class Reflector:
             self._move_global(motion.forward, motion.left, motion.dth)
             self.sonar.move(motion.forward, motion.left, motion.dth)
         odo_pose = (odo.x, odo.y, odo.th)
+        global_pose = (state.ax, state.ay, state.ath)
         for number, units in sip.sonar:
-            self.sonar.add_reading(number, min(NO_ECHO, round(units * self._range_conv)), odo_pose)
+            self.sonar.add_reading(number, min(NO_ECHO, round(units * self._range_conv)), odo_pose, global_pose)
 
         state.leftv = sip.left_vel * self._vel_conv
         state.rightv = sip.right_vel * self._vel_conv

@@ -67,6 +67,10 @@ class SonarBucket:
     """Odometric robot pose when the reading was taken."""
     robot_y: float = 0.0
     robot_th: float = 0.0
+    global_x: float = 0.0
+    """Global robot pose when the reading was taken."""
+    global_y: float = 0.0
+    global_th: float = 0.0
     new: bool = False
     count: int = 0
 
@@ -150,8 +154,17 @@ class Sonar:
         }
 
     # -------------------------------------------------------------- readings
-    def add_reading(self, index: int, range_mm: int, robot_pose: tuple[float, float, float]) -> bool:
-        """Record one new reading; returns False (and ignores it) for a sonar the robot does not have."""
+    def add_reading(
+        self,
+        index: int,
+        range_mm: int,
+        robot_pose: tuple[float, float, float],
+        global_pose: tuple[float, float, float] | None = None,
+    ) -> bool:
+        """Record one new reading; returns False (and ignores it) for a sonar the robot does not have.
+
+        ``robot_pose`` is the odometric pose, ``global_pose`` the global one (default: the same).
+        """
         if not 0 <= index < len(self.buckets):
             return False
         bucket = self.buckets[index]
@@ -162,6 +175,7 @@ class Sonar:
         bucket.range = range_mm
         bucket.x, bucket.y = x, y
         bucket.robot_x, bucket.robot_y, bucket.robot_th = robot_pose
+        bucket.global_x, bucket.global_y, bucket.global_th = robot_pose if global_pose is None else global_pose
         bucket.new = True
         bucket.count += 1
         region = self.regions[index]

@@ -262,7 +262,7 @@ REJECTED = [
         "waitfor",
     ),
     (('  sfSMessage("going");', "  start other;"), "'start' is not allowed in a behavior's Init section", "start"),
-    (("float phi; float dist;", "float phi = 1; float dist;"), "Colbert has no initializers", "= 1"),
+    (("float phi; float dist;", "float phi[2]; float dist;"), "Colbert has no arrays", "[2]"),
     (
         ("  too_right = straight_up", "  float late;\n  too_right = straight_up"),
         "variables must be declared at the start of the Update section",
@@ -274,7 +274,7 @@ REJECTED = [
         "Turn  near_goal\nEnd",
     ),
     (("  sfFLOAT radius ", "  sfFLOAT goal_pt "), "parameter 'goal_pt' is declared twice", "goal_pt@2"),
-    (('Init\n  sfSMessage("going");\n', ""), "unexpected 'Update'; expected 'If', 'Init' or a string", "Update"),
+    (("Rules\n", "Init\nRules\n"), "unexpected 'Init'; expected 'Rules', 'sfFLOAT' or 'sfPTR'", "Init"),
 ]
 
 
@@ -292,10 +292,10 @@ def test_errors_in_behavior_files_are_precise(change: tuple[str, str], fragment:
 
 
 def test_several_behavior_errors_in_one_file() -> None:
-    text = GO_TO.replace("float phi; float dist;", "float phi = 1; float dist;").replace(
+    text = GO_TO.replace("float phi; float dist;", "float phi[2]; float dist;").replace(
         "Then Turn Left", "Then Turn Left Fast Now"
     )
     text = text.replace("  Goal  near_goal", "  move(3);\n  Goal  near_goal")
     errors = parse_all_behavior_errors(text, "bad.beh")
-    assert [(e.line, e.column) for e in errors] == [where(text, "Now"), where(text, "= 1"), where(text, "move(3)")]
+    assert [(e.line, e.column) for e in errors] == [where(text, "Now"), where(text, "[2]"), where(text, "move(3)")]
     assert parse_all_behavior_errors(GO_TO + CONSTANT_VELOCITY, "good.beh") == []

@@ -1,10 +1,14 @@
 """Parsing ``.beh`` behavior files (digest §6.3) into :class:`saphira.colbert.ast.BehaviorFile`.
 
 A file holds one or more ``BeginBehavior name ... EndBehavior`` definitions with the sections Params,
-Rules, Init, Update and Activity, in that order (each may be empty). Init and Update are Colbert code,
-parsed by the Colbert grammar itself (behavior_grammar.lark is appended to grammar.lark): local
-declarations first, then straight-line statements (assignments, calls, if/else, blocks). A fuzzy
-variable used in Rules or Activity is simply a name; declaring and typing it is the compiler's job.
+Rules, Init, Update and Activity, in that order (each may be empty; Init and Update may be left out,
+as the manual's Listing 5.2 leaves out Init). Init and Update are Colbert code, parsed by the Colbert
+grammar itself (behavior_grammar.lark is appended to grammar.lark): local declarations first, then
+straight-line statements (assignments, calls, if/else, blocks). Unlike Colbert, and as in the C that
+``bgram`` copied them into, declarations here may have initializers (``float phi =
+sfPointPhi(goal_pt);``): each is an assignment run where the declaration stands, every time the
+section runs, before the section's statements. A fuzzy variable used in Rules or Activity is simply a
+name; declaring and typing it is the compiler's job.
 
 Example::
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -36,6 +41,7 @@ from saphira.colbert import ast
 from saphira.colbert.ast_builder import (
     CURRENT_SESSION,
     ColbertAstBuilder,
+    _Declarator,
     decode_string,
     int_value,
     nested_statements,
@@ -66,6 +72,13 @@ _MODIFIERS: dict[str, ast.TurnModifier] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class _Initialized(_Declarator):
+    """A declarator with an initializer (``phi = sfPointPhi(goal_pt)`` in ``float phi = ...;``)."""
+
+    value: ast.Expr
+
+
 class BehaviorAstBuilder(ColbertAstBuilder):
     """The Colbert AST builder plus the callbacks of behavior_grammar.lark."""
 
@@ -74,6 +87,12 @@ class BehaviorAstBuilder(ColbertAstBuilder):
 
     def behavior(self, children: list[Any]) -> ast.BehaviorDef:
         keyword, name, params, rules, init, update, activity, _end = children
+        if init is None or update is None:
+            # A section left out is an empty one, placed where it would have started.
+            activity_pos = activity[0].pos if activity else token_pos(_end)
+            following = update.pos if update is not None else activity_pos
+            init = init or ast.BehaviorCode((), (), following)
+            update = update or ast.BehaviorCode((), (), following)
         return ast.BehaviorDef(
             name=name.value,
             params=params,
@@ -156,6 +175,18 @@ class BehaviorAstBuilder(ColbertAstBuilder):
         value, pos = children[0]
         return ast.FuzzyConstant(value, pos)
 
+    def initializer_error(self, children: list[Any]) -> _Initialized:
+        """``float phi = sfPointPhi(goal_pt);``: C declarations in Init/Update may have initializers."""
+        assign_index = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ASSIGN")
+        d = self.declarator(children[:assign_index])
+        return _Initialized(d.name, d.pointer_depth, d.pos, self._expr(children[assign_index + 1]))
+
+    def declaration(self, children: list[Any]) -> list[Any]:
+        """The declared variables, then an assignment for each initializer (run where the declaration is)."""
+        initialized = [c for c in children[1:] if isinstance(c, _Initialized)]
+        assignments = [ast.Assign(ast.Name(c.name, c.pos), c.value, c.pos) for c in initialized]
+        return [*super().declaration(children), *assignments]
+
     def init_section(self, children: list[Any]) -> ast.BehaviorCode:
         return self._behavior_code(children, "Init")
 
@@ -165,16 +196,18 @@ class BehaviorAstBuilder(ColbertAstBuilder):
     def _behavior_code(self, children: list[Any], section: str) -> ast.BehaviorCode:
         keyword: Token = children[0]
         declarations: list[ast.VarDecl] = []
+        initializers: list[ast.Statement] = []
         code: list[Any] = []
         for item in children[1] if len(children) == 2 else []:
             if isinstance(item, list) and not code:
-                declarations.extend(item)
+                declarations.extend(d for d in item if isinstance(d, ast.VarDecl))
+                initializers.extend(d for d in item if not isinstance(d, ast.VarDecl))
             elif isinstance(item, list):
                 if item:
                     self._report(f"variables must be declared at the start of the {section} section", item[0].pos)
             else:
                 code.append(item)
-        statements = self._statements(code, f"in a behavior's {section} section")
+        statements = [*initializers, *self._statements(code, f"in a behavior's {section} section")]
         for statement in statements:
             for inner in nested_statements(statement):
                 if not isinstance(inner, _STRAIGHT_LINE):

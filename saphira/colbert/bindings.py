@@ -1,8 +1,9 @@
 """The binding table: the Saphira API under its manual names, for Colbert (ARCHITECTURE.md §6).
 
-Every ``sf*`` name exists only here. Each binding is one line of a table, grouped by topic:
-name, Colbert signature, implementation (a Python call on the robot session), help text. Bindings
-that need a robot raise a runtime error naming the function when the evaluator has none.
+Every ``sf*`` name exists only here and in the concept modules registered with it
+(``bindings_robot``, ``bindings_tasks``, ``bindings_session``). Each binding is one line of a table,
+grouped by topic: name, Colbert signature, implementation (a Python call on the robot session), help
+text. Bindings that need a robot raise a runtime error naming the function when the evaluator has none.
 
 Choices the manual leaves open, documented here:
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from saphira import geometry
@@ -523,18 +525,41 @@ def _signature(text: str) -> tuple[str, list[str], bool]:
     return match.group(1), [a for a in args if a != "..."], varargs
 
 
+@dataclass
+class BindingTable:
+    """One concept module's bindings, in the shapes of this module's tables (see :func:`install_bindings`)."""
+
+    structs: list[tuple[str, list[Slot], Callable[[], Any] | None, str]] = field(default_factory=list)
+    constants: list[tuple[str, str, Any, str]] = field(default_factory=list)
+    variables: list[tuple[str, str, Callable[[], Any], Callable[[Any], None] | None, str]] = field(default_factory=list)
+    functions: list[tuple[str, str, Callable[..., Any], str]] = field(default_factory=list)
+
+
 def install_bindings(ev: Evaluator) -> None:
-    """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``."""
+    """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
+
+    Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
+    :class:`BindingTable` after this module's tables.
+    """
+    from saphira.colbert import bindings_robot, bindings_session, bindings_tasks
+
     s = _Session(ev)
     ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
-    for name, ctype, value, text in _constants():
-        ev.add_constant(name, ctype, value, help=text)
-    for name, ctype, getter, setter, text in _variables(s):
-        ev.add_variable(name, ctype, getter=getter, setter=setter, help=text)
-    for name, signature, fn, text in _functions(s):
-        ret, args, varargs = _signature(signature)
-        ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
+    tables = [
+        BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
+        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session)),
+    ]
+    for table in tables:
+        for name, slots, factory, text in table.structs:
+            ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)
+        for name, ctype, value, text in table.constants:
+            ev.add_constant(name, ctype, value, help=text)
+        for name, ctype, getter, setter, text in table.variables:
+            ev.add_variable(name, ctype, getter=getter, setter=setter, help=text)
+        for name, signature, fn, text in table.functions:
+            ret, args, varargs = _signature(signature)
+            ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
     _install_behaviors(ev)
 
 

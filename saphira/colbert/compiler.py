@@ -42,6 +42,7 @@ import itertools
 import keyword
 import math
 import re
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -221,12 +222,41 @@ def convert_value(value: Any, source: CType, target: CType, context: str) -> Any
     raise ColbertRuntimeError(f"cannot convert {source} to {target} {context}")
 
 
+def _as_c_float(x: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def c_float_text(value: float) -> str:
+    """How the prompt writes a Colbert float: the shortest decimal that reads back as the same C float.
+
+    Colbert floats are C ``float`` s (single precision, digest §7.3) while arithmetic here runs in
+    doubles, so ``297.79`` may arrive as ``297.78999999999996``. Rounded to the 32-bit float it stands
+    for, it prints as ``297.79``: the fewest significant digits (at most 9) whose value rounds to the
+    same 32-bit float, written as Python writes floats (``2.0``, ``1e+20``). Beyond a float's range
+    (about 3.4e38) it prints ``inf`` as C would.
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        return repr(x)
+    try:
+        single = _as_c_float(x)
+    except OverflowError:
+        return "inf" if x > 0 else "-inf"
+    if not math.isfinite(single):
+        return repr(single)
+    for digits in range(1, 10):
+        text = f"{single:.{digits}g}"
+        if _as_c_float(float(text)) == single:
+            return repr(float(text))
+    return repr(single)  # pragma: no cover - 9 significant digits always identify a 32-bit float
+
+
 def format_value(value: Any, ctype: CType) -> str:
     """How the prompt shows a value: ``7 (int)``, ``2.5 (float)``, ``"hi" (string)``."""
     if ctype == STRING:
         text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
     elif ctype == FLOAT:
-        text = repr(float(value))
+        text = c_float_text(value)
     elif ctype.is_pointer or ctype == BEHAVIOR:
         text = "NULL" if value is None else f"0x{id(value):x}"
         if value is not None and getattr(value, "name", None):

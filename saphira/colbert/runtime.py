@@ -54,6 +54,7 @@ from saphira.colbert.compiler import (
     LinkedVariable,
     StartSpec,
     SymbolTable,
+    c_float_text,
     convert_value,
     format_value,
     generated_line,
@@ -185,7 +186,8 @@ class Activity(Task):
         reader = program.node_values[pc]
         if reader is not None:
             with contextlib.suppress(Exception):  # tracing must never fail the activity
-                text += f"  => {reader(self.frame)}"
+                value = reader(self.frame)
+                text += f"  => {c_float_text(value) if isinstance(value, float) else value}"
         self.runtime.output(f"{self.name}, line {line}: {text}")
 
     def _trap(self, exc: Exception, pc: int | None) -> int:
