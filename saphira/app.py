@@ -70,7 +70,7 @@ class Session:
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
         if self.args.robot:
-            self.console.message(f"connecting to {self.args.robot} ...")
+            self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
         else:
             self.sim = attach_simulator(self.robot, self.args.world, self.args.params, seed=self.args.seed)

@@ -40,7 +40,7 @@ def test_the_world_fills_the_figure_and_the_legend_stays_off_the_path(name: str)
         inside = ((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1) & (points[:, 1] >= box.y0)
                   & (points[:, 1] <= box.y1))  # fmt: skip
         assert not inside.any(), f"the legend covers {int(inside.sum())} points of the path"
-        assert 0 <= box.x0 and box.x1 <= 1 and 0 <= box.y0 and box.y1 <= 1  # the legend is in the picture
+        assert box.x0 >= 0 and box.x1 <= 1 and box.y0 >= 0 and box.y1 <= 1  # the legend is in the picture
         # The axes show the whole world...
         x0, y0, x1, y1 = (v / 1000 for v in world.bounds)
         (left, right), (bottom, top) = ax.get_xlim(), ax.get_ylim()

@@ -184,7 +184,8 @@ def run_on_a_terminal(act: Path, columns: int) -> str:
     proc = start("run", str(act), "--duration", "3", stdout=slave)
     os.close(slave)
     shown = b""
-    while True:
+    deadline = time.monotonic() + DEADLINE
+    while select.select([master], [], [], max(deadline - time.monotonic(), 0))[0]:
         try:
             chunk = os.read(master, 4096)
         except OSError:  # EIO: the program closed the terminal
