@@ -125,7 +125,7 @@ def plot_run(
     out = Path(path)
     try:
         fig.savefig(out)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: e.g. .pgf without LaTeX
         raise PlotError(f"cannot write {out}: {exc}") from exc
     finally:
         plt.close(fig)

@@ -140,6 +140,9 @@ def read_recording(path: str | Path) -> Recording:
             if header is None:
                 raise SourceError(f"not a saphira recording (expected {HEADER!r})", position, line)
             version = int(header[1])
+            if version > VERSION:
+                raise SourceError(f"recording version {version} is newer than this saphira reads ({VERSION})",
+                                  position, line)  # fmt: skip
             continue
         if end is not None and line.strip():
             raise SourceError("a line after the recording's end line", position, line)

@@ -172,3 +172,6 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path.write_text("shopping list\n")
     with pytest.raises(SourceError, match=r"notes.rec:1: not a saphira recording"):
         read_recording(path)
+    path.write_text("# saphira recording 3\n")
+    with pytest.raises(SourceError, match=r"notes.rec:1: recording version 3 is newer"):
+        read_recording(path)
