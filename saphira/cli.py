@@ -68,10 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run activity files",
         description="Load the files into one Colbert environment and run the scheduler. Top-level "
-        "activities started by the files run until they finish, --duration runs out, or Ctrl-C. "
-        "Messages from activities print as plain lines; a live status line shows on a terminal.",
+        "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
+        "(either stops the robot at the end of the cycle, closes the recording and prints the summary). "
+        "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
+        "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
-        "or timed out, 2 for a load or connection error.",
+        "or timed out, 2 for a load or connection error or a bad option.",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
