@@ -4,21 +4,22 @@ With ``--robot URL`` the robot is real (or any Pioneer server) and the cycle run
 it, the embedded simulator is attached and the run is lock-step: as fast as the CPU allows, and the
 same every time for a given seed. Messages from activities print as plain lines on stdout; on a
 terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
-left running (or suspended, waiting), when ``--duration`` runs out, or on Ctrl-C; the robot is then
-stopped and disconnected, a summary is printed and, with ``--plot``, the path is drawn.
+left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
+of the cycle: :mod:`saphira.interrupts`), or when the reader of stdout goes away; the robot is then
+stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass, field
-from typing import TextIO
 
 from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
+from saphira.console import Console
+from saphira.interrupts import StopSignals
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -29,30 +30,10 @@ EXIT_OK = 0
 EXIT_ACTIVITY_FAILED = 1
 EXIT_LOAD_ERROR = 2
 
-
-class Console:
-    """Plain message lines on stdout; a status line kept below them when stdout is a terminal."""
-
-    def __init__(self, stream: TextIO | None = None, *, status: bool | None = None) -> None:
-        self.stream = stream or sys.stdout
-        self.show_status = self.stream.isatty() if status is None else status
-        self._status_shown = False
-
-    def message(self, text: str) -> None:
-        self._clear()
-        print(text, file=self.stream, flush=True)
-
-    def status(self, text: str) -> None:
-        if self.show_status:
-            width = 160
-            self.stream.write("\r" + text[:width].ljust(min(width, len(text))) + "\x1b[K")
-            self.stream.flush()
-            self._status_shown = True
-
-    def _clear(self) -> None:
-        if self._status_shown:
-            self.stream.write("\r\x1b[K")
-            self._status_shown = False
+HALT_CYCLES = 2
+"""Cycles given to the stop command before disconnecting (the robot hears it, and reports standing)."""
+STOP_CYCLES = HALT_CYCLES + 1
+"""Cycles the end of a connected run takes: halt, then disconnect and let the close go out."""
 
 
 @dataclass
@@ -71,7 +52,9 @@ class Session:
 
     def __init__(self, args: argparse.Namespace, console: Console | None = None) -> None:
         self.args = args
-        self.console = console or Console()
+        self.console = console or Console(quiet=bool(getattr(args, "quiet", False)))
+        self.signals = StopSignals()
+        self.wall_start = time.monotonic()
         realtime = bool(args.robot) or bool(getattr(args, "realtime", False))
         clock: Clock = RealTimeClock() if realtime else LockStepClock()
         self.robot = Robot(clock)
@@ -87,15 +70,17 @@ class Session:
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
         if self.args.robot:
-            self.console.message(f"connecting to {self.args.robot} ...")
+            self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
         else:
             self.sim = attach_simulator(self.robot, self.args.world, self.args.params, seed=self.args.seed)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
+        # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
+        self.signals.deferring = True
         identity = self.robot.link.identity
         who = f"{identity.name} ({identity.robot_class} {identity.subclass})" if identity else self.robot.link.url
-        self.console.message(f"connected to {who}; parameters from {self.robot.params.source}")
+        self.console.note(f"connected to {who}; parameters from {self.robot.params.source}")
 
     def _connect_url(self, url: str) -> None:
         if self.sim is not None and not self.robot.connected:
@@ -126,25 +111,37 @@ class Session:
             if isinstance(t, Activity | BehaviorTask)
         )
 
+    def _cycles_left(self, end: int | None) -> bool:
+        """Whether another cycle fits before ``end``, keeping back the cycles stopping the robot takes.
+
+        ``--duration`` is robot time from the session's first cycle: connecting, running the activities
+        and stopping the robot all count, so a run of D seconds ends after D / period cycles (unless the
+        handshake alone took longer: it is never cut short).
+        """
+        if end is None:
+            return True
+        return self.robot.scheduler.cycle + (STOP_CYCLES if self.robot.connected else 0) < end
+
     def run(self) -> int:
         duration = getattr(self.args, "duration", None)
-        limit = self.robot.clock.cycles_for(duration) if duration else None
-        start_cycle = self.robot.scheduler.cycle
-        wall_start = time.monotonic()
-        interrupted = False
+        end = self.robot.clock.cycles_for(duration) if duration else None
+        interrupted = ""
         try:
-            while limit is None or self.robot.scheduler.cycle - start_cycle < limit:
+            while self._cycles_left(end):
+                if self.signals.received is not None or self.console.closed:
+                    interrupted = self.signals.name or "output closed"
+                    break
                 self.robot.step()
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
-                if limit is None and not self._anything_running():
+                if end is None and not self._anything_running():
                     break
                 if self.evaluator.exit_requested:
                     break
-        except KeyboardInterrupt:
-            interrupted = True
-        self._finish(wall_start, interrupted)
+        except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
+            interrupted = str(exc) or "SIGINT"
+        self._finish(interrupted)
         return EXIT_ACTIVITY_FAILED if self.outcome.failed else EXIT_OK
 
     def _running_names(self) -> str:
@@ -152,16 +149,20 @@ class Session:
                  and t.name not in ("packets", "motor", "trace", "simulator") and not t.name.startswith("recorder")]
         return " ".join(names[:6])
 
-    def _finish(self, wall_start: float, interrupted: bool) -> None:
+    def _finish(self, interrupted: str) -> None:
         robot = self.robot
         if robot.connected:
             robot.motion.halt()
-            robot.run(cycles=2)
+            robot.run(cycles=HALT_CYCLES)
             robot.disconnect()
-            robot.run(cycles=1)
+            robot.run(cycles=STOP_CYCLES - HALT_CYCLES)
         if self.recorder is not None:
             self.recorder.close()
-        self.console.message(self.summary(time.monotonic() - wall_start, interrupted))
+        if self.console.quiet:  # only errors: the activities that failed
+            for name in self.outcome.failed:
+                self.console.message(self._activity_line(name))
+        else:
+            self.console.message(self.summary(time.monotonic() - self.wall_start, interrupted))
         if getattr(self.args, "plot", None):
             from saphira.plot import plot_run
 
@@ -170,37 +171,45 @@ class Session:
             path, estimate = (trace.true_path, trace.path) if trace.true_path else (trace.path, [])
             out = plot_run(self.args.plot, path, trace.hits, world, title=" ".join(self.args.files),
                            radius=robot.params.robot_radius, estimate=estimate)  # fmt: skip
-            self.console.message(f"plot written to {out}")
+            self.console.note(f"plot written to {out}")
 
-    def summary(self, wall_seconds: float, interrupted: bool) -> str:
+    def _activity_line(self, name: str) -> str:
+        state = self.outcome.states[name]
+        return f"    activity {name}: {state_name(state) if state <= 10 else 'still running'}"
+
+    def summary(self, wall_seconds: float, interrupted: str = "") -> str:
+        """What the run did. ``interrupted`` names what stopped it early ("SIGTERM"), if anything did."""
         robot = self.robot
         cycles = robot.scheduler.cycle
         sim_seconds = cycles * robot.clock.period
+        ended = f"interrupted ({interrupted})" if interrupted else "done"
         lines = [
-            f"--- {'interrupted' if interrupted else 'done'}: {cycles} cycles, {sim_seconds:.1f} s robot time "
+            f"--- {ended}: {cycles} cycles, {sim_seconds:.1f} s robot time "
             f"in {wall_seconds:.1f} s ({sim_seconds / max(wall_seconds, 1e-9):.0f}x real time)",
             f"    travelled {self.trace.distance / 1000:.2f} m; final pose ({robot.state.ax:.0f}, "
-            f"{robot.state.ay:.0f}, {robot.state.ath:.1f})",
+            f"{robot.state.ay:.0f}, {robot.state.ath:.1f}) by odometry",
             f"    cycle time {robot.scheduler.stats.summary(robot.clock.overruns)}",
             f"    link: {robot.link.counters.sips} SIPs, {robot.link.counters.packets_sent} packets sent, "
             f"{robot.link.receiver.stats.dropped} dropped",
         ]
         if self.sim is not None:
+            true = self.sim.true_pose
+            lines.insert(2, f"    true pose (simulator): ({true.x:.0f}, {true.y:.0f}, {true.th:.1f})")
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
-        for name, state in sorted(self.outcome.states.items()):
-            lines.append(f"    activity {name}: {state_name(state) if state <= 10 else 'still running'}")
+        lines += [self._activity_line(name) for name in sorted(self.outcome.states)]
         return "\n".join(lines)
 
 
 def run_files(args: argparse.Namespace) -> int:
     """The ``saphira run`` command."""
     session = Session(args)
-    try:
-        session.connect()
-        if not session.load():
-            session.robot.disconnect()
-            return EXIT_LOAD_ERROR
-        return session.run()
-    finally:
-        if session.recorder is not None:
-            session.recorder.close()
+    with session.signals:
+        try:
+            session.connect()
+            if not session.load():
+                session.robot.disconnect()
+                return EXIT_LOAD_ERROR
+            return session.run()
+        finally:
+            if session.recorder is not None:
+                session.recorder.close()

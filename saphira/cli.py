@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from saphira import __version__
+from saphira.argtypes import plot_file, positive_seconds, seed
 
 COMMANDS_HELP = """\
 commands:
@@ -22,6 +25,13 @@ commands:
 
 Run 'saphira COMMAND --help' for a command's options.
 """
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr (the usage itself is in ``--help``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def _add_logging(parser: argparse.ArgumentParser) -> None:
@@ -42,11 +52,11 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--params", metavar="P", default="p3dx",
                         help="robot parameter file for the embedded simulator: a bundled name (see 'saphira "
                         "params') or a .p path (default: p3dx)")
-    parser.add_argument("--seed", type=int, default=0, help="simulator random seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="simulator random seed (default 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="saphira",
         description="Saphira for Python: Colbert activities and fuzzy behaviors for Pioneer robots.",
         epilog=COMMANDS_HELP,
@@ -58,26 +68,32 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run activity files",
         description="Load the files into one Colbert environment and run the scheduler. Top-level "
-        "activities started by the files run until they finish, --duration runs out, or Ctrl-C. "
-        "Messages from activities print as plain lines; a live status line shows on a terminal.",
+        "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
+        "(either stops the robot at the end of the cycle, closes the recording and prints the summary). "
+        "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
+        "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
-        "or timed out, 2 for a load or connection error.",
+        "or timed out, 2 for a load or connection error or a bad option.",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
-    run.add_argument("--duration", type=float, metavar="S",
-                     help="stop after S seconds of robot time (default: when the activities end)")
+    run.add_argument("--duration", type=positive_seconds, metavar="S",
+                     help="run for S seconds of robot time, connecting and stopping the robot included "
+                     "(default: until the activities end)")
     run.add_argument("--realtime", action="store_true",
                      help="pace the embedded simulator in real time instead of as fast as possible")
-    run.add_argument("--plot", metavar="PNG", help="write the trajectory over the world, with sonar hits "
-                     "(needs matplotlib: pip install 'saphira[plot]')")
+    run.add_argument("--plot", metavar="PNG", type=plot_file,
+                     help="write the trajectory over the world, with sonar hits, as PNG (or any format "
+                     "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
+                     "'saphira[plot]')")
     run.add_argument("--record", metavar="FILE", help="record every packet, both ways, with cycle stamps")
     _add_logging(run)
 
     from saphira.sim import standalone
 
     sim_parser = standalone.build_parser(add_help=False)
-    sub.add_parser("sim", help="run the simulator server", parents=[sim_parser], description=sim_parser.description,
+    sim_options = _Parser(add_help=False, parents=[sim_parser])
+    sub.add_parser("sim", help="run the simulator server", parents=[sim_options], description=sim_parser.description,
                    epilog=sim_parser.epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
 
     shell = sub.add_parser(
@@ -106,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="replay a recorded session",
         description="Feed a recording (made with 'saphira run --record') back through the link and the state "
         "reflector with no robot attached, and compare the reflector state with the recorded one, cycle by "
-        "cycle. Exit status 1 if any cycle differs.",
+        "cycle. A recording that ended early (cut mid-line, or without the end line a clean close writes) is "
+        "replayed up to its last complete line and the place it ends is reported. Exit status 1 if any cycle "
+        "differs or the recording ended early, 2 if it is empty or not a recording.",
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
@@ -158,7 +176,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
           f"{len(report.mismatches)} differ")
     for cycle, expected, got in report.mismatches[:10]:
         print(f"  cycle {cycle}: recorded {expected} / replayed {got}")
-    return 0 if report.matches else 1
+    if report.problem:
+        print(f"recording ended early: {report.problem}")
+    return 0 if report.matches and not report.problem else 1
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -209,8 +229,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"saphira {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (``saphira params | head -3``): end quietly, with the status
+        # of a program the closed pipe stopped (128 + SIGPIPE), as a shell pipeline expects.
+        from saphira.console import discard_output
+
+        discard_output(sys.stdout)
+        return 128 + signal.SIGPIPE
+    except KeyboardInterrupt as exc:
+        return 128 + getattr(exc, "signum", signal.SIGINT)  # 130 for Ctrl-C, 143 for a SIGTERM (interrupts.py)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from saphira.errors import SaphiraError
 from saphira.sim.world import World
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class PlotError(SaphiraError):
     """matplotlib is missing, or the image could not be written."""
 
 
-def plot_run(
-    path: str | Path,
+AXES_LONG_SIDE = 8.0
+"""Inches on the long side of the map; the short side follows from the world's aspect ratio."""
+AXES_SHORT_MIN = 2.5
+"""Inches the short side never goes below (a long corridor still gets a readable strip)."""
+MARGIN = (0.9, 0.7, 0.25, 0.45)
+"""Figure margins around the axes in inches: left, bottom, right of the legend, top (labels, title)."""
+LEGEND_GAP = 0.15
+"""Inches between the axes and the legend beside them."""
+PAD = 0.5
+"""Metres of space around the world's walls (or the data, without a world)."""
+
+Extent = tuple[float, float, float, float]
+
+
+def _extent(world: World | None, *paths: Sequence[tuple[float, ...]]) -> Extent:
+    """What the axes show, in metres: the world's bounds, else everything drawn; padded by :data:`PAD`."""
+    if world is not None and world.bounds[2] > world.bounds[0] and world.bounds[3] > world.bounds[1]:
+        x0, y0, x1, y1 = (v / 1000 for v in world.bounds)
+    else:
+        points = [(p[0] / 1000, p[1] / 1000) for path in paths for p in path] or [(0.0, 0.0)]
+        xs, ys = zip(*points, strict=True)
+        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+    return x0 - PAD, y0 - PAD, x1 + PAD, y1 + PAD
+
+
+def draw_run(
     trajectory: Sequence[tuple[float, float, float]],
     hits: Sequence[tuple[float, float]] = (),
     world: World | None = None,
@@ -26,22 +54,19 @@ def plot_run(
     title: str = "",
     radius: float = 0.0,
     estimate: Sequence[tuple[float, float, float]] = (),
-) -> Path:
-    """Write a PNG of ``trajectory`` (x, y, th in mm/deg) over ``world`` with sonar ``hits``.
+) -> Figure:
+    """The figure :func:`plot_run` writes (the caller closes it with ``matplotlib.pyplot.close``).
 
-    ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed.
+    The axes are sized to the world at equal aspect, so the map fills them with no blank bands, and
+    the legend stands beside the axes, where it cannot hide the path.
     """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.collections import LineCollection
-        from matplotlib.patches import Circle
-    except ImportError as exc:
-        raise PlotError("--plot needs matplotlib: pip install 'saphira[plot]'") from exc
-
-    fig, ax = plt.subplots(figsize=(9, 7), dpi=110)
+    plt, LineCollection, Circle = _matplotlib()
+    x0, y0, x1, y1 = _extent(world, trajectory, estimate, hits)
+    scale = AXES_LONG_SIDE / max(x1 - x0, y1 - y0)
+    ax_w, ax_h = max((x1 - x0) * scale, AXES_SHORT_MIN), max((y1 - y0) * scale, AXES_SHORT_MIN)
+    left, bottom, right, top = MARGIN
+    fig: Figure = plt.figure(figsize=(left + ax_w + right, bottom + ax_h + top), dpi=110)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     if world is not None and len(world.segments):
         walls = world.segments.reshape(-1, 2, 2) / 1000.0
         ax.add_collection(LineCollection(list(walls), colors="0.15", linewidths=1.2, label="walls"))
@@ -60,22 +85,62 @@ def plot_run(
         ax.plot(xs[-1], ys[-1], "s", color="tab:red", label="end")
         if radius > 0:
             ax.add_patch(Circle((xs[-1], ys[-1]), radius / 1000, fill=False, color="tab:red"))
-    if world is not None:
-        x0, y0, x1, y1 = world.bounds
-        pad = 0.5
-        ax.set_xlim(x0 / 1000 - pad, x1 / 1000 + pad)
-        ax.set_ylim(y0 / 1000 - pad, y1 / 1000 + pad)
+    # The short side may have been widened to AXES_SHORT_MIN: centre the world in it.
+    cx, cy, half_w, half_h = (x0 + x1) / 2, (y0 + y1) / 2, ax_w / scale / 2, ax_h / scale / 2
+    ax.set_xlim(cx - half_w, cx + half_w)
+    ax.set_ylim(cy - half_h, cy + half_h)
     ax.set_aspect("equal")
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_title(title or (world.name if world is not None else "trajectory"))
-    ax.legend(loc="upper right", fontsize=8)
     ax.grid(True, linewidth=0.3)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.0, fontsize=8)
+    # Widen the figure by the legend's measured width, then place the axes in inches.
+    fig.canvas.draw()
+    legend_w = legend.get_window_extent().width / fig.dpi
+    fig_w, fig_h = left + ax_w + LEGEND_GAP + legend_w + right, bottom + ax_h + top
+    fig.set_size_inches(fig_w, fig_h)
+    ax.set_position((left / fig_w, bottom / fig_h, ax_w / fig_w, ax_h / fig_h))
+    legend.set_bbox_to_anchor((1.0 + LEGEND_GAP / ax_w, 1.0), transform=ax.transAxes)
+    return fig
+
+
+def plot_run(
+    path: str | Path,
+    trajectory: Sequence[tuple[float, float, float]],
+    hits: Sequence[tuple[float, float]] = (),
+    world: World | None = None,
+    *,
+    title: str = "",
+    radius: float = 0.0,
+    estimate: Sequence[tuple[float, float, float]] = (),
+) -> Path:
+    """Write an image of ``trajectory`` (x, y, th in mm/deg) over ``world`` with sonar ``hits``.
+
+    ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed. The format
+    follows the file's extension (PNG, PDF, SVG: whatever matplotlib writes).
+    """
+    plt, _, _ = _matplotlib()
+    fig = draw_run(trajectory, hits, world, title=title, radius=radius, estimate=estimate)
     out = Path(path)
     try:
-        fig.savefig(out, bbox_inches="tight")
-    except OSError as exc:
+        fig.savefig(out)
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: e.g. .pgf without LaTeX
         raise PlotError(f"cannot write {out}: {exc}") from exc
     finally:
         plt.close(fig)
     return out
+
+
+def _matplotlib() -> tuple[Any, Any, Any]:
+    """pyplot (with the Agg backend), LineCollection and Circle; a :class:`PlotError` without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
+        from matplotlib.patches import Circle
+    except ImportError as exc:
+        raise PlotError("--plot needs matplotlib: pip install 'saphira[plot]'") from exc
+    return plt, LineCollection, Circle

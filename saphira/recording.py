@@ -2,26 +2,35 @@
 
 A recording is a text file, one line per event, stamped with the scheduler cycle::
 
-    # saphira recording 1
+    # saphira recording 2
     # robot tcp://127.0.0.1:8101
     12 < FAFB0603...       packet received from the robot (framed bytes, hex)
     12 > FAFB060B...       packet sent to the robot
     12 = 1000.0 -2.5 90.0 300.0 0.0 13.0 0     reflector state at the end of cycle 12
+    # end 5321 events, cycle 602
 
 State lines hold ``odo_x odo_y odo_th vel rvel battery stall_word`` rounded to 0.1. On replay the
 received packets are fed back through the real link and reflector, each in the cycle it arrived in,
 and every state line is compared: a replay "matches" when all of them agree.
+
+The end line, written when the recorder is closed, is how a reader knows it has the whole session:
+a recording without it (the process was killed, the disk filled) or with fewer events than it counts
+ended early, and a last line without its newline was cut in the middle. Such a recording replays up
+to its last complete line, and :attr:`Recording.problem` says where it ends. The file is flushed at
+the end of every cycle, so a killed run loses at most the cycle it was in. Version 1 recordings (no
+end line) are read too, without the check.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from saphira.clock import LockStepClock
-from saphira.errors import SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.params import RobotParams
 from saphira.protocol.framing import encode_packet
 from saphira.reflector import RobotState
@@ -29,7 +38,10 @@ from saphira.robot import Robot
 from saphira.tasks import Phase, TaskState
 from saphira.transport import Transport, TransportClosed
 
-HEADER = "# saphira recording 1"
+VERSION = 2
+HEADER = f"# saphira recording {VERSION}"
+_HEADER_RE = re.compile(r"# saphira recording (\d+)$")
+_END_RE = re.compile(r"# end (\d+) events, cycle (\d+)$")
 
 
 def state_line(state: RobotState) -> str:
@@ -49,10 +61,12 @@ class Recorder:
         robot.link.on_packet_out.connect(self._sent)
         self._task = robot.scheduler.add(self._observe, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
         self.packets = 0
+        self.events = 0
 
     def _write(self, text: str) -> None:
         if self._file is not None:
             self._file.write(f"{self.robot.scheduler.cycle} {text}\n")
+            self.events += 1
 
     def _received(self, payload: bytes) -> None:
         self.packets += 1
@@ -65,10 +79,14 @@ class Recorder:
     def _observe(self, state: int) -> int:
         if self.robot.link.connected:
             self._write("= " + state_line(self.robot.state))
+        if self._file is not None:
+            self._file.flush()
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def close(self) -> None:
+        """Write the end line and close the file (idempotent)."""
         if self._file is not None:
+            self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
             self._file.close()
             self._file = None
             self.robot.link.on_packet_in.disconnect(self._received)
@@ -79,13 +97,18 @@ class Recorder:
 
 @dataclass
 class Recording:
-    """A parsed recording: received bytes and expected states per cycle."""
+    """A parsed recording: received bytes and expected states per cycle.
+
+    ``problem`` is empty for a whole recording; otherwise it says how and where it ended early.
+    """
 
     source: str
     url: str = ""
     received: dict[int, bytes] = field(default_factory=lambda: defaultdict(bytes))
     sent: dict[int, list[bytes]] = field(default_factory=lambda: defaultdict(list))
     states: dict[int, str] = field(default_factory=dict)
+    events: int = 0
+    problem: str = ""
 
     @property
     def last_cycle(self) -> int:
@@ -94,12 +117,39 @@ class Recording:
 
 
 def read_recording(path: str | Path) -> Recording:
-    """Parse a recording; a malformed line is a :class:`SourceError` naming file:line."""
+    """Parse a recording; a malformed line is a :class:`SourceError` naming file:line.
+
+    An empty file is a :class:`SaphiraError`. A recording that ended early is read up to its last
+    complete line, with :attr:`Recording.problem` set.
+    """
     p = Path(path)
+    data = p.read_bytes()
+    if not data:
+        raise SaphiraError(f"{p}: empty recording (0 bytes)")
+    *lines, tail = data.split(b"\n")  # ``tail`` is what follows the last newline: b"" if none was cut
     rec = Recording(str(p))
-    for number, line in enumerate(p.read_text(encoding="ascii", errors="replace").splitlines(), 1):
+    version = 0
+    end: tuple[int, int] | None = None
+    offset = 0
+    for number, raw in enumerate(lines, 1):
+        line = raw.decode("ascii", errors="replace").rstrip("\r")
+        offset += len(raw) + 1
+        position = SourcePosition(str(p), number)
+        if number == 1:
+            header = _HEADER_RE.match(line)
+            if header is None:
+                raise SourceError(f"not a saphira recording (expected {HEADER!r})", position, line)
+            version = int(header[1])
+            if version > VERSION:
+                raise SourceError(f"recording version {version} is newer than this saphira reads ({VERSION})",
+                                  position, line)  # fmt: skip
+            continue
+        if end is not None and line.strip():
+            raise SourceError("a line after the recording's end line", position, line)
         if line.startswith("# robot "):
             rec.url = line[len("# robot ") :]
+        if (marker := _END_RE.match(line)) is not None:
+            end = int(marker[1]), int(marker[2])
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split(" ", 2)
@@ -115,7 +165,16 @@ def read_recording(path: str | Path) -> Recording:
             else:
                 raise ValueError(f"unknown event kind {kind!r}")
         except (IndexError, ValueError) as exc:
-            raise SourceError(f"malformed recording line: {exc}", SourcePosition(str(p), number), line) from None
+            raise SourceError(f"malformed recording line: {exc}", position, line) from None
+        rec.events += 1
+    after = f"after cycle {rec.last_cycle}" if rec.events else "before its first event"
+    if tail:
+        rec.problem = (f"cut mid-line at line {len(lines) + 1} (byte offset {offset}), {after}: "
+                       f"the {len(tail)} bytes of that line are ignored")  # fmt: skip
+    elif version >= 2 and end is None:
+        rec.problem = f"no end line: it stops at line {len(lines)} (byte offset {offset}), {after}"
+    elif end is not None and end[0] != rec.events:
+        rec.problem = f"{rec.events} events where its end line counts {end[0]} (cycle {end[1]})"
     return rec
 
 
@@ -149,9 +208,12 @@ class ReplayTransport(Transport):
 
 @dataclass
 class ReplayReport:
+    """How a replay went; ``problem`` says where the recording ended early ("" when it is whole)."""
+
     cycles: int
     compared: int
     mismatches: list[tuple[int, str, str]]
+    problem: str = ""
 
     @property
     def matches(self) -> bool:
@@ -178,4 +240,4 @@ def replay(path: str | Path, params: RobotParams | None = None) -> ReplayReport:
             if got != expected:
                 mismatches.append((cycle, expected, got))
         robot.clock.wait_next()
-    return ReplayReport(recording.last_cycle + 1, compared, mismatches)
+    return ReplayReport(recording.last_cycle + 1, compared, mismatches, recording.problem)

@@ -71,7 +71,7 @@ def test_run_demo_for_60_seconds_prints_summary_and_writes_the_plot(tmp_path: Pa
     plot = tmp_path / "demo.png"
     result = saphira("run", "colbert/demo.act", "--duration", "60", "--plot", str(plot))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "--- done: 601 cycles" in result.stdout or "--- done: 60" in result.stdout
+    assert "--- done: 600 cycles, 60.0 s robot time" in result.stdout
     assert "simulator: 0 wall contacts" in result.stdout
     assert plot.stat().st_size > 10_000
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -104,6 +104,7 @@ def test_direct_act_drives_the_square_on_a_second_process_simulator() -> None:
         sim.stop()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "activity square: SUCCESS" in result.stdout
+    assert "true pose" not in result.stdout  # a robot over TCP does not know where it really is
     x, y, th = summary_pose(result.stdout)
     assert abs(x) < 60 and abs(y) < 60  # back where it started (odometric frame)
     assert abs(((th + 180) % 360) - 180) < 4
@@ -149,4 +150,29 @@ def test_verbose_and_quiet_logging(tmp_path: Path) -> None:
     loud = saphira("run", str(act), "--world", "room", "-v")
     assert "INFO saphira.link: connected to P3DX" in loud.stderr
     quiet = saphira("run", str(act), "--world", "room", "-q")
-    assert quiet.stderr == "" and "activity idle: SUCCESS" in quiet.stdout
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "complaint"),
+    [
+        ("--duration", "-5", "greater than 0"),
+        ("--duration", "0", "greater than 0"),
+        ("--duration", "nan", "finite"),
+        ("--duration", "inf", "finite"),
+        ("--duration", "soon", "not a number"),
+        ("--seed", "-1", "0 or more"),
+        ("--plot", "out.xyz", "extension '.xyz'; matplotlib writes"),
+        ("--plot", "out", "no extension"),
+    ],
+)
+def test_bad_option_values_are_one_line_usage_errors_before_anything_runs(
+    tmp_path: Path, option: str, value: str, complaint: str
+) -> None:
+    rec = tmp_path / "never.rec"
+    result = saphira("run", "colbert/demo.act", "--record", str(rec), option, value, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"saphira run: argument {option}: ") and complaint in result.stderr
+    assert not rec.exists()  # nothing ran: not even the recording was opened

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from saphira.clock import LockStepClock
-from saphira.errors import SourceError
+from saphira.errors import SaphiraError, SourceError
 from saphira.recording import Recorder, read_recording, replay
 from saphira.robot import Robot
 from saphira.transport import memory_pair
 from tests.scripted_server import ScriptedServer
+from tests.sim_process import PROJECT
 
 
 def record_session(path: Path) -> int:
@@ -66,4 +70,108 @@ def test_malformed_recording_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.rec"
     path.write_text("# saphira recording 1\n3 < FAFB03\n4 ? zz\n")
     with pytest.raises(SourceError, match=r"bad.rec:3: malformed recording line"):
+        read_recording(path)
+
+
+def replay_command(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "saphira", "replay", str(path)], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+
+
+def test_a_closed_recording_ends_with_its_end_line(tmp_path: Path) -> None:
+    path = tmp_path / "session.rec"
+    record_session(path)
+    lines = path.read_text().splitlines()
+    events = sum(1 for line in lines if not line.startswith("#"))
+    assert lines[0] == "# saphira recording 2"
+    assert re.fullmatch(rf"# end {events} events, cycle \d+", lines[-1])
+    assert read_recording(path).problem == ""
+
+
+def test_an_empty_recording_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "empty.rec"
+    path.write_bytes(b"")
+    with pytest.raises(SaphiraError, match="empty recording"):
+        read_recording(path)
+    result = replay_command(path)
+    assert result.returncode == 2
+    assert result.stderr == f"saphira replay: {path}: empty recording (0 bytes)\n"
+
+
+def test_a_recording_cut_mid_line_replays_what_is_complete_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / "session.rec"
+    record_session(path)
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    cut_line = next(i for i, line in enumerate(lines) if line[:1] != b"#" and i > len(lines) // 2)
+    offset = sum(len(line) + 1 for line in lines[:cut_line])
+    path.write_bytes(data[: offset + 9])  # nine bytes into that line
+    last_complete_cycle = int(lines[cut_line - 1].split()[0])
+    rec = read_recording(path)
+    assert f"cut mid-line at line {cut_line + 1} (byte offset {offset})" in rec.problem
+    assert rec.last_cycle == last_complete_cycle
+    report = replay(path)
+    assert report.matches and report.compared == len(rec.states) > 20
+    result = replay_command(path)
+    assert result.returncode == 1
+    assert re.search(r"compared \d+ reflector states; 0 differ", result.stdout)
+    assert f"recording ended early: cut mid-line at line {cut_line + 1} (byte offset {offset})" in result.stdout
+
+
+def test_a_recording_without_its_end_line_ended_early(tmp_path: Path) -> None:
+    path = tmp_path / "session.rec"
+    record_session(path)
+    lines = path.read_text().splitlines(keepends=True)
+    kept = lines[: len(lines) * 2 // 3]
+    path.write_text("".join(kept))
+    last_cycle = int(kept[-1].split()[0])
+    problem = read_recording(path).problem
+    assert problem == (f"no end line: it stops at line {len(kept)} (byte offset {len(''.join(kept))}), "
+                       f"after cycle {last_cycle}")  # fmt: skip
+    result = replay_command(path)
+    assert result.returncode == 1 and f"recording ended early: {problem}" in result.stdout
+
+
+def test_a_recording_missing_events_before_its_end_line_ended_early(tmp_path: Path) -> None:
+    path = tmp_path / "session.rec"
+    record_session(path)
+    lines = path.read_text().splitlines(keepends=True)
+    del lines[len(lines) // 2 : len(lines) // 2 + 5]
+    path.write_text("".join(lines))
+    assert re.fullmatch(r"(\d+) events where its end line counts (\d+) \(cycle \d+\)", read_recording(path).problem)
+
+
+def test_a_version_1_recording_has_no_end_line_to_check(tmp_path: Path) -> None:
+    path = tmp_path / "session.rec"
+    record_session(path)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("# saphira recording 1\n" + "".join(lines[1:-1]))
+    assert read_recording(path).problem == ""
+    assert replay(path).matches
+
+
+def test_a_recording_is_on_disk_at_the_end_of_every_cycle(tmp_path: Path) -> None:
+    """A run killed outright (SIGKILL, power) leaves every cycle before the one it was in."""
+    path = tmp_path / "live.rec"
+    robot = Robot(LockStepClock())
+    client, server_end = memory_pair()
+    server = ScriptedServer(server_end)
+    robot.clock.add_listener(server.tick)  # type: ignore[attr-defined]
+    recorder = Recorder(robot, path)
+    robot.connect(client)
+    robot.run(cycles=30)
+    rec = read_recording(path)  # read while the recorder still has the file open
+    assert rec.last_cycle == robot.scheduler.cycle - 1
+    assert rec.problem.startswith("no end line")
+    recorder.close()
+    assert read_recording(path).problem == ""
+
+
+def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.rec"
+    path.write_text("shopping list\n")
+    with pytest.raises(SourceError, match=r"notes.rec:1: not a saphira recording"):
+        read_recording(path)
+    path.write_text("# saphira recording 3\n")
+    with pytest.raises(SourceError, match=r"notes.rec:1: recording version 3 is newer"):
         read_recording(path)

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
+from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
 from saphira.params import RobotParams, find_params_file, load_params
@@ -332,7 +333,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         action="store_true",
         help="serve each robot on a pseudo-terminal instead of TCP (prints its path)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)"
     )

@@ -1,0 +1,55 @@
+"""Command-line value types: each refuses a bad value with a one-line reason before anything runs.
+
+Used as ``type=`` of :mod:`argparse` options, so ``--duration nan`` or ``--seed -1`` is a usage error
+(exit status 2) instead of a traceback, or a hang, somewhere in the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+
+def positive_seconds(text: str) -> float:
+    """A duration: a finite number of seconds greater than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds greater than 0, got {text}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A random seed: a whole number >= 0 (what numpy's generators accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def plot_file(text: str) -> str:
+    """An image file matplotlib can write, judged by its extension, in a folder that exists.
+
+    Checked when the command line is read, so a bad name fails before the run rather than after it.
+    """
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise argparse.ArgumentTypeError("needs matplotlib: pip install 'saphira[plot]'") from None
+    path = Path(text)
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in formats:
+        what = f"extension '.{suffix}'" if suffix else "no extension"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has {what}; matplotlib writes {', '.join(sorted(formats))}"
+        )
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: no folder {str(path.parent)!r}")
+    return text
