@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -53,6 +54,7 @@ from saphira.colbert.compiler import (
 )
 from saphira.colbert.errors import ColbertSyntaxError
 from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
+from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.tasks import Scheduler
@@ -514,7 +516,12 @@ class Evaluator:
 
     # ================================================================== help
     def help(self, topic: str | None = None) -> str:
-        """The text ``help [topic]`` prints."""
+        """The text ``help [topic]`` prints.
+
+        A name's text comes from the language reference (``docs/colbert.md``, see
+        :mod:`saphira.colbert.reference`), which also documents the statements (``help move``); a name
+        it does not document (a plugin's) shows the help it was registered with.
+        """
         if topic is None:
             names = ", ".join(sorted([*self.topics, "structs", "robot"]))
             return (
@@ -527,28 +534,45 @@ class Evaluator:
             return "\n".join(self._struct_help(s) for s in self.symbols.structs.values()) or "no structs"
         if topic in self.symbols.structs:
             return self._struct_help(self.symbols.structs[topic])
-        if topic in self.symbols.symbols and topic in self.symbols.help:
+        reference = load_reference()
+        if topic in self.symbols.symbols or topic in self.symbols.help or topic in reference.entries:
             return self._entry(topic)
-        matches = sorted(n for n in set(self.symbols.symbols) | set(self.symbols.help) if topic in n)
+        candidates = set(self.symbols.symbols) | set(self.symbols.help) | set(reference.entries)
+        matches = sorted(n for n in candidates if topic in n)
         if not matches:
             return f"no help on '{topic}' (type 'help' for the topics)"
-        return "\n".join(self._entry(n) for n in matches)
+        return "\n".join(self._entry(n, brief=len(matches) > 1) for n in matches)
 
-    def _entry(self, name: str) -> str:
+    def _entry(self, name: str, *, brief: bool = False) -> str:
+        """``head: text`` for one name; ``brief``: one line, the text cut after its first sentence."""
         sym = self.symbols.lookup(name)
-        text = self.symbols.help.get(name, "")
-        if isinstance(sym, Function):
+        reference = load_reference()
+        documented = reference.lookup(name)
+        texts = [entry.text for entry in documented] or [self.symbols.help.get(name, "")]
+        if documented and name not in reference.entries:  # a family entry (sfCOM<NAME>): own text first
+            texts.insert(0, self.symbols.help.get(name, ""))
+        if documented and (isinstance(sym, Function) or sym is None or getattr(sym, "type", None) == BEHAVIOR):
+            head = documented[0].heading_for(name)  # the reference's heading names the arguments
+        elif isinstance(sym, Function):
             head = sym.signature()
         elif isinstance(sym, GlobalVariable | LinkedVariable):
             head = f"{sym.type} {name}"
         elif isinstance(sym, Constant):
             head = f"const {sym.type} {name}"
+            if documented and sym.type != BEHAVIOR and isinstance(sym.value, int | float | str):
+                head += f" = {sym.value!r}"
         elif isinstance(sym, ActSchema):
             params = ", ".join(f"{t} {p}" for p, t in sym.program.params)
             head = f"act {name}({params})"
         else:
             head = name
-        return f"{head}: {text}" if text else head
+        text = " / ".join(t for t in texts if t)
+        if not text:
+            return head
+        if brief:
+            first = text.split(" / ")[0].split(". ")[0].rstrip(".")
+            return f"{head}: {first if len(first) <= 80 else first[:77] + '...'}"
+        return textwrap.fill(f"{head}: {text}", 100, subsequent_indent="    ", break_on_hyphens=False)
 
     @staticmethod
     def _struct_help(struct: StructType) -> str:
