@@ -185,3 +185,24 @@ def test_architecture_doc_exists_and_is_cited_instead_of_the_spec() -> None:
         if re.search(r"ARCHITECTURE\.md|ARCHITECTURE §|\bdigest §", line)
     ]
     assert not citing, f"cite docs/architecture.md or docs/colbert.md instead: {citing}"
+
+
+def test_the_architecture_docs_worked_blending_example_holds() -> None:
+    from saphira.behavior.blend import BehaviorOutput, FiredRule, blend, turn_left, turn_right
+
+    goal = BehaviorOutput("goal", 1, 1.0, 0.0, [FiredRule(1.0, turn_right(10))])
+    weak = BehaviorOutput("avoid", 0, 0.6, 0.0, [FiredRule(0.5, turn_left(30))])
+    full = BehaviorOutput("avoid", 0, 1.0, 0.0, [FiredRule(1.0, turn_left(30))])
+    assert blend([weak, goal]).turn == pytest.approx(14.0)
+    assert blend([full, goal]).turn == pytest.approx(30.0)
+    text = (PROJECT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "= +14°" in text and "turn +30°" in text
+
+
+def test_the_behavior_file_example_compiles() -> None:
+    from saphira.colbert.behavior_compiler import check_behavior_text
+
+    blocks = re.findall(r"^```beh\n(.*?)^```\n", DOC.read_text(encoding="utf-8"), re.M | re.S)
+    assert blocks
+    for block in blocks:
+        assert check_behavior_text(block, "docs/colbert.md", Evaluator(read_init=False)) == []

@@ -1,6 +1,6 @@
 """The Colbert evaluator: one environment of typed globals and act schemas, loading, and the utility commands.
 
-:class:`Evaluator` is what the manual's ``sfRunEvaluator`` provides (digest §7.13–§7.14): it runs text
+:class:`Evaluator` is what the manual's ``sfRunEvaluator`` provides (docs/colbert.md §6): it runs text
 typed at the prompt or read from files, loads ``.act`` files and Python plugins, answers ``help``, and
 offers the Python registration API that the manual's ``sfAddEval*`` functions are (``add_function``,
 ``add_variable``, ``add_constant``, ``add_struct``, ``add_help``). Every message goes through the
@@ -11,7 +11,7 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
 * Loading stops at the first error. Everything before it stays loaded: for a syntax error, the
   complete top-level items before the error's line are run first (as the manual's incremental
   parser would have done), then the error is reported with file, line, column and a caret.
-* The load directory starts as ``$SAPHIRA_LOAD`` if set, else the current directory (digest §4.5.2;
+* The load directory starts as ``$SAPHIRA_LOAD`` if set, else the current directory (docs/colbert.md §6;
   Appendix A.2); ``sfLoadDirectory`` reads and changes it. ``init.act`` in it is loaded at start.
 * A plugin is a ``.py`` file; ``load_init(env)`` runs after it is imported, ``load_exit(env)`` before
   it is unloaded or reloaded. Names it registered are removed again when it is unloaded.
@@ -360,7 +360,7 @@ class Evaluator:
         self._say(str(target))
 
     def connect_url(self, kind: str, address: str | None) -> str:
-        """The transport URL for ``connect kind [address]`` (digest §7.13, ARCHITECTURE.md §4)."""
+        """The transport URL for ``connect kind [address]`` (docs/colbert.md §6, docs/architecture.md §4)."""
         if kind == "local":
             value = address or self.settings["local"]
             if value.isdigit():

@@ -1,4 +1,4 @@
-"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, digest §7.13).
+"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, docs/colbert.md §6).
 
 The robot runs in the background (the scheduler in its own thread, real time) while the prompt
 waits, so activities started at the prompt keep running between lines. Each line — or each group
