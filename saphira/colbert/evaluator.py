@@ -526,7 +526,8 @@ class Evaluator:
             names = ", ".join(sorted([*self.topics, "structs", "robot"]))
             return (
                 f"Help topics: {names}\n"
-                "help <name> shows the functions, variables and constants whose names contain it."
+                "help <name> shows the functions, variables and constants whose names contain it.\n"
+                "Every statement and name is described in the language reference, docs/colbert.md."
             )
         if topic in self.topics:
             return self.topics[topic]
