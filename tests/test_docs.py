@@ -206,3 +206,12 @@ def test_the_behavior_file_example_compiles() -> None:
     assert blocks
     for block in blocks:
         assert check_behavior_text(block, "docs/colbert.md", Evaluator(read_init=False)) == []
+
+
+def test_the_motion_tolerances_documented_are_the_runtimes() -> None:
+    runtime = Evaluator(read_init=False).runtime
+    colbert = DOC.read_text(encoding="utf-8")
+    architecture = (PROJECT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert f"the distance left is within {runtime.move_tolerance:g} mm" in colbert
+    assert colbert.count(f"Done within {runtime.turn_tolerance:g} degrees") == 2
+    assert f"within {runtime.move_tolerance:g} mm (move) or {runtime.turn_tolerance:g}° (turn, turnto)" in architecture
