@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -573,7 +572,7 @@ class Evaluator:
         if brief:
             first = text.split(" / ")[0].split(". ")[0].rstrip(".")
             return f"{head}: {first if len(first) <= 80 else first[:77] + '...'}"
-        return textwrap.fill(f"{head}: {text}", 100, subsequent_indent="    ", break_on_hyphens=False)
+        return f"{head}: {text}"
 
     @staticmethod
     def _struct_help(struct: StructType) -> str:
