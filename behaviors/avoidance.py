@@ -1,4 +1,4 @@
-"""Obstacle behaviors: avoid_collision, stop_collision, keep_off (manual §5.9, digest §6.7).
+"""Obstacle behaviors: avoid_collision, stop_collision, keep_off (manual §5.9, docs/colbert.md §9).
 
 They read the sonar buffers of the LPS (robot radius r, distances in mm):
 

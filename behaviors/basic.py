@@ -1,4 +1,4 @@
-"""The simplest behaviors: constant_velocity and stop (manual §5.9, digest §6.7).
+"""The simplest behaviors: constant_velocity and stop (manual §5.9, docs/colbert.md §9).
 
 Both act on the speed channel only, with full activity, so the turn channel is left to others.
 """

@@ -1,4 +1,4 @@
-"""Goal behaviors: go_to_pos, attend_at_pos, turn_to (manual §5.9, digest §6.7).
+"""Goal behaviors: go_to_pos, attend_at_pos, turn_to (manual §5.9, docs/colbert.md §9).
 
 The goal is a point artifact; its local coordinates are kept current by the pointlist, so each
 behavior adds its goal to the pointlist when it starts (the manual's ``sfAddPointCheck``: adding a point

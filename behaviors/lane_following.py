@@ -1,4 +1,4 @@
-"""Lane behaviors: follow (a lane), follow_corridor, follow_door (manual §5.9, digest §6.7).
+"""Lane behaviors: follow (a lane), follow_corridor, follow_door (manual §5.9, docs/colbert.md §9).
 
 All three hold the robot in a lane: a directed line through an artifact's point. In the lane's frame
 the robot is at ``yo`` (mm, left of the line positive) heading ``tho`` (degrees from the lane's

@@ -6,7 +6,7 @@ as on a robot). The same rules are built once as a ``skfuzzy.control.ControlSyst
 behavior rule, its antecedent ``truth AND activity AND level weight``, min implication, max
 aggregation, centroid) and ``compute()`` is timed per cycle on the same inputs.
 
-scikit-fuzzy cannot scale a level's set by the remaining weight ``w`` (ARCHITECTURE.md §5 step 3);
+scikit-fuzzy cannot scale a level's set by the remaining weight ``w`` (docs/architecture.md §5 step 3);
 its closest form clips at ``w`` instead, which costs it the same work. With a single priority level
 the two are the same arithmetic, and the script checks that they agree there.
 

@@ -1,7 +1,7 @@
 """Colbert parsing speed: lines per second for a 5,000-line file, against Python's own parser.
 
 Run: ``python bench/bench_colbert_parse.py``. The Colbert file is the shipped sample activities in
-``colbert/`` (the manual's example programs, digest §7.15) repeated to 5,000 lines; the baseline is
+``colbert/`` (the manual's example programs) repeated to 5,000 lines; the baseline is
 ``ast.parse`` of about as many lines of Python from the standard library, measured in the same run.
 Both build a syntax tree from text. Target: at least 50,000 Colbert lines/s.
 """
@@ -23,7 +23,7 @@ ROUNDS = 15
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = "".join(path.read_text() for path in sorted((ROOT / "colbert").glob("*.act")))
-"""The shipped sample activities (the manual's example programs, digest §7.15)."""
+"""The shipped sample activities (the manual's example programs)."""
 
 
 def colbert_corpus(lines: int) -> str:

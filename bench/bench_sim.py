@@ -30,7 +30,7 @@ from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import World, load_world
 from saphira.transport import MemoryTransport, memory_pair
 
-OFFICE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "maps" / "AMROffice.map"
+OFFICE = Path(__file__).resolve().parents[1] / "maps" / "AMROffice.map"
 DT = 0.1
 WARMUP = 20
 

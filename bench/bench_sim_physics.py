@@ -17,7 +17,7 @@ from saphira.params import find_params_file, load_params
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
 
-OFFICE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "maps" / "AMROffice.map"
+OFFICE = Path(__file__).resolve().parents[1] / "maps" / "AMROffice.map"
 DT = 0.1
 
 

@@ -1,6 +1,6 @@
 """Clocks that pace the scheduler's cycle, and the statistics kept about each cycle.
 
-Two implementations share one interface (ARCHITECTURE.md §2):
+Two implementations share one interface (docs/architecture.md §2):
 
 * :class:`RealTimeClock` keeps a drift-free cadence: deadline *k* is ``start + k * period``, computed
   from the start, never from "now". A cycle that overruns its slot is counted; the clock then waits

@@ -1,6 +1,6 @@
 """Plane geometry of the LPS and the global frame (manual §8.3), in plain Python floats.
 
-Conventions (ARCHITECTURE.md §4): millimetres and degrees, angles counter-clockwise positive, robot
+Conventions (docs/architecture.md §4): millimetres and degrees, angles counter-clockwise positive, robot
 frame +x forward and +y left. The LPS is the robot frame: the robot sits at its origin facing +x.
 
 Anything with ``x``, ``y`` and ``th`` attributes (a :class:`Pose`, an artifact's local coordinates)

@@ -1,4 +1,4 @@
-"""Motion setpoints and the direct motion API (digest §4, ARCHITECTURE.md §4–§5).
+"""Motion setpoints and the direct motion API (docs/colbert.md §5, docs/architecture.md §4–§5).
 
 Two independent channels, **translation** (velocity or a distance to travel) and **rotation**
 (velocity or a heading), are set here and reflected to the robot as command packets by
@@ -102,7 +102,7 @@ class MotionControl:
         self._sent: dict[Channel, tuple[Command, int] | None] = dict.fromkeys(Channel)
         self._sent_at: dict[Channel, float] = dict.fromkeys(Channel, -math.inf)
 
-    # ------------------------------------------------------------ direct motion (digest §4.2)
+    # ------------------------------------------------------------ direct motion (docs/colbert.md §7)
     def set_velocity(self, vel: float) -> None:
         """Translational velocity setpoint in mm/s (signed)."""
         self._take(Channel.TRANSLATION)
@@ -182,7 +182,7 @@ class MotionControl:
     def owned_by_behaviors(self, channel: Channel) -> bool:
         return self.behavior_control and not self.direct[channel]
 
-    # ------------------------------------------------------------ behavior output (ARCHITECTURE.md §5)
+    # ------------------------------------------------------------ behavior output (docs/architecture.md §5)
     def behavior_turn(self, dtheta: float) -> None:
         """The blended turn: a heading change relative to the current heading."""
         if self.owned_by_behaviors(Channel.ROTATION):

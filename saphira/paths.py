@@ -1,4 +1,4 @@
-"""Locating the bundled data folders (``params``, ``maps``, ``behaviors``, ``colbert``).
+"""Locating the bundled data folders (``params``, ``maps``, ``behaviors``, ``colbert``, ``docs``).
 
 In an installed wheel they live in ``saphira/_data/<name>``; in a source checkout they sit beside
 the package at the project root. Both layouts are tried, wheel first.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-DataFolder = Literal["params", "maps", "behaviors", "colbert"]
+DataFolder = Literal["params", "maps", "behaviors", "colbert", "docs"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 

@@ -1,4 +1,4 @@
-"""The state reflector: the robot as last reported, and the setpoints to reflect back (digest §3).
+"""The state reflector: the robot as last reported, and the setpoints to reflect back (docs/architecture.md §4).
 
 :class:`RobotState` is the manual's ``sfRobot``. :class:`Reflector` turns each SIP into it, applying
 the parameter file's conversion factors (the only place raw units become mm, degrees and volts), and
@@ -6,7 +6,7 @@ moves everything kept in the robot's frame — the sonar buffers and the artifac
 by the motion the SIP reports, so the LPS stays registered. The setpoints live in
 :class:`~saphira.motion.MotionControl`; their position feedback is set here.
 
-Three frames (digest §1.5): the server's odometric frame (``odo_x``, ``odo_y``, ``odo_th``), the LPS
+Three frames (docs/architecture.md §4): the server's odometric frame (``odo_x``, ``odo_y``, ``odo_th``), the LPS
 (the robot is always at 0, 0, 0), and the global frame (``ax``, ``ay``, ``ath``), which follows the
 odometric motion and can be corrected (``move_robot``, ``set_global_pose``) by registration or the user.
 """

@@ -1,4 +1,4 @@
-"""The robot session: one scheduler, one reflector, one link, and the basic micro-tasks (digest §2.4–§2.5).
+"""The robot session: one scheduler, one reflector, one link, and the basic micro-tasks (docs/architecture.md §1–§3).
 
 :class:`Robot` is what the manual's ``sfStartup`` builds. Its basic tasks implement the state
 reflector: ``packets`` (receive phase) reads the link, ``motor`` (reflect phase) sends setpoints. The

@@ -1,4 +1,4 @@
-"""Sonar in the state reflector: current readings (buckets) and the LPS ring buffers (digest §3.2–§3.3, §8.4).
+"""Sonar in the state reflector: current readings (buckets) and the LPS ring buffers (docs/colbert.md §7).
 
 * A **bucket** per sonar holds the latest reading: range (mm; 5000 = no echo), the reading point in
   robot coordinates, the odometric robot pose when it was read, and the ``new`` flag.
@@ -233,7 +233,7 @@ class Sonar:
             return parts[0]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-    # -------------------------------------------------------------- occupancy (digest §8.4)
+    # -------------------------------------------------------------- occupancy (docs/colbert.md §7)
     def occ_box_ret(
         self, xy: Region, cx: float, cy: float, h: float, w: float, source: Region = Region.ALL
     ) -> tuple[int, float, float]:

@@ -1,4 +1,4 @@
-"""The micro-task OS: finite-state machines stepped once per cycle (digest §2, ARCHITECTURE.md §3).
+"""The micro-task OS: finite-state machines stepped once per cycle (docs/architecture.md §3).
 
 A task is called every cycle with its current state and returns its next one. States follow Saphira:
 
@@ -63,7 +63,7 @@ _NOT_STEPPED = frozenset({TaskState.SUSPEND}) | _ENDED_STATES
 
 
 class Phase(IntEnum):
-    """The ordered parts of one cycle (ARCHITECTURE.md §1)."""
+    """The ordered parts of one cycle (docs/architecture.md §1)."""
 
     RECEIVE = 0
     INTERPRET = 1

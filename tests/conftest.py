@@ -1,4 +1,7 @@
-"""Shared fixtures: paths to the real data beside the project."""
+"""Shared fixtures: paths to the real data the project carries (maps/, tests/data/).
+
+Nothing here reads outside the checkout: a fresh clone in an empty folder runs the whole suite.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,22 @@ from pathlib import Path
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+MAPS = PROJECT_ROOT / "maps"
+"""The bundled worlds and ARIA maps (AMROffice.map, columbia.map; origin and licence in maps/README.md)."""
+TEST_DATA = Path(__file__).resolve().parent / "data"
+"""Test vectors (byte captures; origin and licence in tests/data/README.md)."""
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """``../shared/data``: the real maps and byte captures (never copied into the project)."""
-    assert SHARED_DATA.is_dir(), f"expected the shared data folder at {SHARED_DATA}"
-    return SHARED_DATA
+def maps_dir() -> Path:
+    """The project's ``maps/`` folder."""
+    assert MAPS.is_dir(), f"expected the project's maps folder at {MAPS}"
+    return MAPS
+
+
+@pytest.fixture(scope="session")
+def captures_dir() -> Path:
+    """``tests/data/captures``: real ARIA ↔ AMRISim sessions, one packet per line."""
+    folder = TEST_DATA / "captures"
+    assert folder.is_dir(), f"expected the capture files at {folder}"
+    return folder

@@ -1,4 +1,4 @@
-""".beh behaviors compiled into BehaviorDef objects (digest §6.3): they drive the robot exactly as their
+""".beh behaviors compiled into BehaviorDef objects (docs/colbert.md §10): they drive the robot exactly as their
 Python twins do, and their rules, Init/Update code, activity and parameters compile as the manual reads."""
 
 from __future__ import annotations

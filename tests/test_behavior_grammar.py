@@ -1,4 +1,4 @@
-"""The .beh behavior-file grammar (digest §6.3): sections, typed parameters, fuzzy rules, Colbert code in
+"""The .beh behavior-file grammar (docs/colbert.md §10): sections, typed parameters, fuzzy rules, Colbert code in
 Init/Update, activity settings, and errors that name the place and the reason."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from saphira.colbert import ast
 from saphira.colbert.behavior_parser import parse_all_behavior_errors, parse_behaviors
 from saphira.colbert.errors import ColbertSyntaxError
 
-# Versions of two predefined behaviors (digest §6.7) and of Listing 5.2, written in our .beh format.
+# Versions of two predefined behaviors (docs/colbert.md §9) and of Listing 5.2, written in our .beh format.
 CONSTANT_VELOCITY = """\
 BeginBehavior sfConstantVelocity   /* drive the speed setpoint towards a target */
 Params

@@ -267,7 +267,7 @@ def test_follow_door_goes_in_or_out_along_the_doors_normal(robot: Robot) -> None
 
 
 # ============================================================================ acceptance: the simulator
-AMR_OFFICE = "maps/AMROffice.map"
+AMR_OFFICE = "AMROffice.map"
 
 
 def run_until(robot: Robot, task: BehaviorTask[object, object], limit: int) -> int:
@@ -290,10 +290,10 @@ WANDER_POSES = [
 @pytest.mark.slow
 @pytest.mark.parametrize("pose", WANDER_POSES, ids=[f"{x:g},{y:g},{th:g}" for x, y, th in WANDER_POSES])
 def test_the_demo_stack_wanders_amroffice_for_30_minutes_without_touching_a_wall(
-    shared_data: Path, pose: tuple[float, float, float]
+    maps_dir: Path, pose: tuple[float, float, float]
 ) -> None:
     robot = Robot()
-    sim = attach_simulator(robot, shared_data / AMR_OFFICE, "p3dx", seed=0, pose=pose)
+    sim = attach_simulator(robot, maps_dir / AMR_OFFICE, "p3dx", seed=0, pose=pose)
     robot.executive.preferred_turn_dir = TurnDir.LEFT
     robot.start_behavior(AVOID, priority=0)
     robot.start_behavior(KEEP_OFF, 100.0, 0.25, priority=1)

@@ -1,4 +1,4 @@
-"""Context-dependent blending (ARCHITECTURE.md §5), pinned on cases computed by hand.
+"""Context-dependent blending (docs/architecture.md §5), pinned on cases computed by hand.
 
 The universes here are set explicitly, so the expected values do not depend on the defaults. Every
 rule value sits on the grid and every clip corner too, so the piecewise-linear areas are exact:

@@ -285,7 +285,9 @@ def test_help_topics(p: Prompt) -> None:
     assert topics[0].startswith("Help topics: activities, commands, communication, directories, loading, movement,")
     assert p("help movement")[0].startswith("Direct motion statements")
     assert p("help robot")[0].startswith("struct robot { float x, float y, float th, float ax,")
-    assert "void sfSetVelocity(int): translational velocity setpoint (mm/s)" in p("help sfSet")
+    assert "sfSetVelocity(int mms) → void: set the translational velocity setpoint, mm/s (negative: backward)" in p(
+        "help sfSet"
+    )  # from docs/colbert.md
     assert p("help zzz") == ["no help on 'zzz' (type 'help' for the topics)"]
 
 

@@ -1,4 +1,4 @@
-"""The Colbert front end: every example program of the manual (digest §7) parses into the expected AST,
+"""The Colbert front end: every example program of the manual (docs/colbert.md) parses into the expected AST,
 every C construct Colbert lacks is refused with a precise message at the right place, and
 ``parse_all_errors`` reports independent errors of one file."""
 
@@ -22,7 +22,7 @@ from saphira.colbert.parser import (
     parse_statement,
 )
 
-# ---- the manual's programs (digest §7.15, with the listings' placeholders filled in) -----------------
+# ---- the manual's programs (with the listings' placeholders filled in) -----------------
 
 DIRECT_ACT = """\
 /* direct motion examples */

@@ -1,4 +1,4 @@
-"""The fuzzy truth functions, pinned on hand-computed values (ARCHITECTURE.md §5)."""
+"""The fuzzy truth functions, pinned on hand-computed values (docs/architecture.md §5)."""
 
 from __future__ import annotations
 

@@ -122,8 +122,8 @@ def test_bad_url_is_a_connect_error() -> None:
         robot.connect("carrier-pigeon://x")
 
 
-def test_real_capture_server_stream_through_receiver_and_reflector(shared_data: Path) -> None:
-    records = read_capture(shared_data / "captures" / "aria-simpleMotionCommands-amrisim.txt")
+def test_real_capture_server_stream_through_receiver_and_reflector(captures_dir: Path) -> None:
+    records = read_capture(captures_dir / "aria-simpleMotionCommands-amrisim.txt")
     stream = stream_bytes(records, SERVER_TO_CLIENT)
     receiver = PacketReceiver()
     payloads = receiver.feed(stream)

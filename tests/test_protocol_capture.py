@@ -1,4 +1,4 @@
-"""The codec against real ARIA ↔ AMRISim byte captures (shared/data/captures), checked against the
+"""The codec against real ARIA ↔ AMRISim byte captures (tests/data/captures), checked against the
 capture's own independent decoding column."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from saphira.protocol import (
     stream_bytes,
 )
 
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "captures"
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 CONNECT = CAPTURES / "aria-simpleConnect-amrisim.txt"
 MOTION = CAPTURES / "aria-simpleMotionCommands-amrisim.txt"
 BOTH = [CONNECT, MOTION]

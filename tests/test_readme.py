@@ -4,7 +4,7 @@ Shell lines run as the ``saphira`` command (the ``.venv/bin/`` prefix is this in
 scratch folder holding the README's own example files. Robot URLs that name hardware — a serial
 port, a robot on the LAN, MobileSim on localhost — are pointed at a ``saphira sim`` second process
 (on a pseudo-terminal for the serial one), which the README says stands in for them. The install and
-test commands are the ones ``.ci/run`` executes; a test checks that the two files agree.
+test commands are the ones ``.ci/run`` reads from this README and executes in a fresh clone.
 """
 
 from __future__ import annotations
@@ -63,12 +63,18 @@ def run(args: list[str], cwd: Path, stdin: str | None = None, timeout: float = 1
 
 
 def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
+    """``.ci/run`` reads the quick start's commands from README.md: its extraction finds exactly these two."""
     ci = (PROJECT / ".ci" / "run").read_text()
+    extract = re.search(r"mapfile -t commands < <\((awk .*) README\.md\)", ci)
+    assert extract, "the CI script no longer reads README.md's quick start"
+    found = subprocess.run(
+        ["bash", "-c", f"{extract[1]} README.md"], cwd=PROJECT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     lines = shell_lines()
-    install = lines[0].split("&&")[1].strip()
-    assert install in ci
-    assert ".venv/bin/python -m pytest -n 2" in lines
-    assert ".venv/bin/python -m pytest -n 2" in ci
+    assert found == lines[:2]
+    assert ".venv/bin/pip install '.[test]'" in found[0] and "saphira run colbert/demo.act" in found[0]
+    assert found[1] == ".venv/bin/python -m pytest -n 2"
+    assert 'bash -euo pipefail -c "${commands[1]}"' in ci and 'git clone' in ci and "mktemp -d" in ci
 
 
 COMMANDS = saphira_commands()

@@ -27,8 +27,8 @@ CORNER = [[1000, 0, 1000, 1000], [1000, 1000, 0, 1000]]
 
 
 @pytest.fixture(scope="module")
-def amr_office(shared_data: Path) -> World:
-    return load_world(shared_data / "maps" / "AMROffice.map")
+def amr_office(maps_dir: Path) -> World:
+    return load_world(maps_dir / "AMROffice.map")
 
 
 # --- rays --------------------------------------------------------------------------------------

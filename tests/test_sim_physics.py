@@ -33,8 +33,8 @@ def pioneer1() -> RobotParams:
 
 
 @pytest.fixture(scope="module")
-def office(shared_data: Path) -> World:
-    return load_world(shared_data / "maps" / "AMROffice.map")
+def office(maps_dir: Path) -> World:
+    return load_world(maps_dir / "AMROffice.map")
 
 
 def walls(*segments: tuple[float, float, float, float]) -> World:

@@ -48,7 +48,7 @@ from saphira.sim.simulation import Simulation
 from saphira.sim.world import World
 from saphira.transport import MemoryTransport, TransportClosed, memory_pair
 
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "captures"
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 CONNECT = CAPTURES / "aria-simpleConnect-amrisim.txt"
 MOTION = CAPTURES / "aria-simpleMotionCommands-amrisim.txt"
 PERIOD = 0.1

@@ -16,13 +16,13 @@ BUNDLED = ["simple", "corridor", "room"]
 
 
 @pytest.fixture(scope="module")
-def amr_office(shared_data: Path) -> World:
-    return load_world(shared_data / "maps" / "AMROffice.map")
+def amr_office(maps_dir: Path) -> World:
+    return load_world(maps_dir / "AMROffice.map")
 
 
 @pytest.fixture(scope="module")
-def columbia(shared_data: Path) -> World:
-    return load_world(shared_data / "maps" / "columbia.map")
+def columbia(maps_dir: Path) -> World:
+    return load_world(maps_dir / "columbia.map")
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -292,8 +292,8 @@ def test_bad_cairn_number_points_at_it(tmp_path: Path) -> None:
     assert str(load_error(path)).startswith(f"{path}:2:16: bad number '2x'")
 
 
-def test_corrupted_real_map_points_at_the_bad_line(tmp_path: Path, shared_data: Path) -> None:
-    lines = (shared_data / "maps" / "columbia.map").read_text().splitlines()
+def test_corrupted_real_map_points_at_the_bad_line(tmp_path: Path, maps_dir: Path) -> None:
+    lines = (maps_dir / "columbia.map").read_text().splitlines()
     data_start = lines.index("DATA")
     bad = data_start + 40000
     lines[bad] = lines[bad].replace(" ", " 1O", 1)  # a letter O typed for a zero
@@ -304,8 +304,8 @@ def test_corrupted_real_map_points_at_the_bad_line(tmp_path: Path, shared_data: 
     assert error.pretty().splitlines()[1].strip() == lines[bad].strip()
 
 
-def test_dropped_real_map_line_breaks_the_count(tmp_path: Path, shared_data: Path) -> None:
-    lines = (shared_data / "maps" / "AMROffice.map").read_text().splitlines()
+def test_dropped_real_map_line_breaks_the_count(tmp_path: Path, maps_dir: Path) -> None:
+    lines = (maps_dir / "AMROffice.map").read_text().splitlines()
     del lines[lines.index("LINES") + 10]
     path = write(tmp_path, "AMROffice.map", "\n".join(lines) + "\n")
     error = load_error(path)

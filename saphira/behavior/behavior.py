@@ -1,4 +1,4 @@
-"""Defining fuzzy behaviors in Python: the counterpart of the manual's behavior grammar (digest §6.3–§6.4).
+"""Defining fuzzy behaviors in Python: the counterpart of the manual's behavior grammar (docs/colbert.md §10).
 
 A behavior reads like a ``BeginBehavior … EndBehavior`` block::
 

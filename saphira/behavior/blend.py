@@ -1,4 +1,4 @@
-"""Context-dependent blending of fuzzy behavior outputs (pinned in ARCHITECTURE.md §5).
+"""Context-dependent blending of fuzzy behavior outputs (pinned in docs/architecture.md §5).
 
 Each cycle every running behavior hands in a :class:`BehaviorOutput`: its priority, its activity on
 the two channels (turn, speed) and its fired rules, each a truth value and a :class:`Consequent`

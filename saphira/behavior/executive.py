@@ -1,4 +1,4 @@
-"""The fuzzy behavior executive: behaviors as micro-tasks, blended every cycle (digest §6.5–§6.6, ARCHITECTURE §5).
+"""The fuzzy behavior executive: behaviors as micro-tasks, blended every cycle (docs/architecture.md §5).
 
 :meth:`BehaviorExecutive.start_behavior` (the manual's ``sfStartBehavior``) instantiates a
 :class:`~saphira.behavior.behavior.BehaviorDef` as a :class:`BehaviorTask`: a micro-task in the behave

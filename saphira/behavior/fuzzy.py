@@ -1,4 +1,4 @@
-"""Fuzzy truth functions for behavior update functions (manual §5.7, pinned in ARCHITECTURE.md §5).
+"""Fuzzy truth functions for behavior update functions (manual §5.7, pinned in docs/architecture.md §5).
 
 Every function takes and returns plain Python floats: they run for every rule of every behavior on
 every cycle, so they avoid numpy and allocation. Truth values range over [0, 1].

@@ -440,7 +440,7 @@ class Program:
     items: tuple[TopLevel, ...]
 
 
-# ---- behavior files (.beh, digest §6.3) ---------------------------------------------------------------
+# ---- behavior files (.beh, docs/colbert.md §10) ---------------------------------------------------------------
 
 BehaviorParamType: TypeAlias = Literal["float", "ptr"]
 TurnDirection: TypeAlias = Literal["left", "right"]

@@ -1,4 +1,4 @@
-"""Compiling ``.beh`` behavior files (digest §6.3) into :class:`~saphira.behavior.behavior.BehaviorDef` objects.
+"""Compiling ``.beh`` behavior files (docs/colbert.md §10) into :class:`~saphira.behavior.behavior.BehaviorDef` objects.
 
 A compiled behavior is the same kind of object the Python API builds: the executive runs it, blends
 it and ends it exactly as it does a Python one. The pieces map one to one:
@@ -108,7 +108,7 @@ FUZZY_FUNCTIONS: tuple[tuple[str, Callable[..., float], int, str], ...] = (
     ("f_or", fuzzy.f_or, 2, "fuzzy or: the maximum"),
     ("f_not", fuzzy.f_not, 1, "fuzzy not: 1 - x"),
 )
-"""The fuzzy functions of digest §6.2 as seen by Init and Update code: (name, function, arity, help)."""
+"""The fuzzy functions (docs/architecture.md §5) as seen by Init and Update code: (name, function, arity, help)."""
 
 _MODIFIERS: Mapping[ast.TurnModifier, TurnModifier] = {
     "very_slowly": TurnModifier.VERY_SLOWLY,

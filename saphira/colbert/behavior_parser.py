@@ -1,4 +1,4 @@
-"""Parsing ``.beh`` behavior files (digest §6.3) into :class:`saphira.colbert.ast.BehaviorFile`.
+"""Parsing ``.beh`` behavior files (docs/colbert.md §10) into :class:`saphira.colbert.ast.BehaviorFile`.
 
 A file holds one or more ``BeginBehavior name ... EndBehavior`` definitions with the sections Params,
 Rules, Init, Update and Activity, in that order (each may be empty; Init and Update may be left out,

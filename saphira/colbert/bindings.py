@@ -1,4 +1,7 @@
-"""The binding table: the Saphira API under its manual names, for Colbert (ARCHITECTURE.md §6).
+"""The binding table: the Saphira API under its manual names, for Colbert (docs/architecture.md §6).
+
+Every name registered here needs its entry in ``docs/colbert.md`` (one bullet line; the shell's
+``help`` prints it), which ``tests/test_docs.py`` checks.
 
 Every ``sf*`` name exists only here and in the concept modules registered with it
 (``bindings_robot``, ``bindings_tasks``, ``bindings_session``). Each binding is one line of a table,
@@ -245,7 +248,7 @@ def _set_pose(robot: Robot, ax: float | None = None, ay: float | None = None, at
     robot.reflector.set_global_pose(x, y, th)
 
 
-# ---- structs (digest §3.1, §8.1) -------------------------------------------------------------------
+# ---- structs (docs/colbert.md §8) -------------------------------------------------------------------
 def _robot_slot(
     name: str, type: str, get: Callable[[Robot], Any], set: Callable[[Robot, Any], None] | None = None
 ) -> Slot:
@@ -301,7 +304,7 @@ POINT_SLOTS = [
 def _constants() -> list[tuple[str, str, Any, str]]:
     """(name, type, value, help) of every constant."""
     return [
-        # ---- task states (digest §2.2)
+        # ---- task states (docs/colbert.md §4)
         *((f"sf{s.name}", "int", int(s), f"task state {s.name}") for s in TaskState),
         # ---- turn directions (§6.7)
         ("sfLEFTTURN", "int", 1, "preferred turn direction: left"),

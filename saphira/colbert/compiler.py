@@ -1,7 +1,7 @@
 """Compiling Colbert: types, the symbol table, and the translation of acts into flat FSM programs.
 
 Each ``act`` becomes an :class:`ActProgram`: a flat list of *nodes*, one per statement that does
-something (ARCHITECTURE.md §6). A node is a Python function ``node(frame) -> int`` generated once,
+something (docs/architecture.md §6). A node is a Python function ``node(frame) -> int`` generated once,
 at definition time, from the typed AST, so that running a statement costs one call and no tree
 walking. The activity's state is the index of its next node. A node returns where to go next:
 
@@ -10,7 +10,7 @@ walking. The activity's state is the index of its next node. A node returns wher
 * ``~n`` (negative): return to the scheduler and continue at node ``n`` next cycle. A node that
   returns ``~own index`` is *waiting* (motion, blocking ``start``, ``waitfor``); any other negative
   value is a *single break* (``goto``, the end of a ``while`` body, a false ``while`` test,
-  ``start``, signals) — digest §7.8.
+  ``start``, signals) — docs/colbert.md §4.
 
 The frame is a list: slot 0 holds the running activity (``None`` at top level), then the act's
 parameters and locals. Globals live in :attr:`SymbolTable.values`. Expressions are compiled into

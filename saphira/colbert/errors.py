@@ -30,7 +30,7 @@ class ColbertSyntaxError(SourceError):
         self.expected = expected
 
 
-# What Colbert says about C words it does not have (digest §7.3, §7.4, §7.6).
+# What Colbert says about C words it does not have (docs/colbert.md §1–§3).
 C_ONLY_KEYWORDS: dict[str, str] = {
     "for": "Colbert has no 'for' loop; 'while' is its only loop",
     "do": "Colbert has no 'do' loop; 'while' is its only loop",

@@ -1,6 +1,6 @@
 """The Colbert evaluator: one environment of typed globals and act schemas, loading, and the utility commands.
 
-:class:`Evaluator` is what the manual's ``sfRunEvaluator`` provides (digest §7.13–§7.14): it runs text
+:class:`Evaluator` is what the manual's ``sfRunEvaluator`` provides (docs/colbert.md §6): it runs text
 typed at the prompt or read from files, loads ``.act`` files and Python plugins, answers ``help``, and
 offers the Python registration API that the manual's ``sfAddEval*`` functions are (``add_function``,
 ``add_variable``, ``add_constant``, ``add_struct``, ``add_help``). Every message goes through the
@@ -11,7 +11,7 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
 * Loading stops at the first error. Everything before it stays loaded: for a syntax error, the
   complete top-level items before the error's line are run first (as the manual's incremental
   parser would have done), then the error is reported with file, line, column and a caret.
-* The load directory starts as ``$SAPHIRA_LOAD`` if set, else the current directory (digest §4.5.2;
+* The load directory starts as ``$SAPHIRA_LOAD`` if set, else the current directory (docs/colbert.md §6;
   Appendix A.2); ``sfLoadDirectory`` reads and changes it. ``init.act`` in it is loaded at start.
 * A plugin is a ``.py`` file; ``load_init(env)`` runs after it is imported, ``load_exit(env)`` before
   it is unloaded or reloaded. Names it registered are removed again when it is unloaded.
@@ -53,6 +53,7 @@ from saphira.colbert.compiler import (
 )
 from saphira.colbert.errors import ColbertSyntaxError
 from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
+from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.tasks import Scheduler
@@ -358,7 +359,7 @@ class Evaluator:
         self._say(str(target))
 
     def connect_url(self, kind: str, address: str | None) -> str:
-        """The transport URL for ``connect kind [address]`` (digest §7.13, ARCHITECTURE.md §4)."""
+        """The transport URL for ``connect kind [address]`` (docs/colbert.md §6, docs/architecture.md §4)."""
         if kind == "local":
             value = address or self.settings["local"]
             if value.isdigit():
@@ -514,12 +515,18 @@ class Evaluator:
 
     # ================================================================== help
     def help(self, topic: str | None = None) -> str:
-        """The text ``help [topic]`` prints."""
+        """The text ``help [topic]`` prints.
+
+        A name's text comes from the language reference (``docs/colbert.md``, see
+        :mod:`saphira.colbert.reference`), which also documents the statements (``help move``); a name
+        it does not document (a plugin's) shows the help it was registered with.
+        """
         if topic is None:
             names = ", ".join(sorted([*self.topics, "structs", "robot"]))
             return (
                 f"Help topics: {names}\n"
-                "help <name> shows the functions, variables and constants whose names contain it."
+                "help <name> shows the functions, variables and constants whose names contain it.\n"
+                "Every statement and name is described in the language reference, docs/colbert.md."
             )
         if topic in self.topics:
             return self.topics[topic]
@@ -527,28 +534,45 @@ class Evaluator:
             return "\n".join(self._struct_help(s) for s in self.symbols.structs.values()) or "no structs"
         if topic in self.symbols.structs:
             return self._struct_help(self.symbols.structs[topic])
-        if topic in self.symbols.symbols and topic in self.symbols.help:
+        reference = load_reference()
+        if topic in self.symbols.symbols or topic in self.symbols.help or topic in reference.entries:
             return self._entry(topic)
-        matches = sorted(n for n in set(self.symbols.symbols) | set(self.symbols.help) if topic in n)
+        candidates = set(self.symbols.symbols) | set(self.symbols.help) | set(reference.entries)
+        matches = sorted(n for n in candidates if topic in n)
         if not matches:
             return f"no help on '{topic}' (type 'help' for the topics)"
-        return "\n".join(self._entry(n) for n in matches)
+        return "\n".join(self._entry(n, brief=len(matches) > 1) for n in matches)
 
-    def _entry(self, name: str) -> str:
+    def _entry(self, name: str, *, brief: bool = False) -> str:
+        """``head: text`` for one name; ``brief``: one line, the text cut after its first sentence."""
         sym = self.symbols.lookup(name)
-        text = self.symbols.help.get(name, "")
-        if isinstance(sym, Function):
+        reference = load_reference()
+        documented = reference.lookup(name)
+        texts = [entry.text for entry in documented] or [self.symbols.help.get(name, "")]
+        if documented and name not in reference.entries:  # a family entry (sfCOM<NAME>): own text first
+            texts.insert(0, self.symbols.help.get(name, ""))
+        if documented and (isinstance(sym, Function) or sym is None or getattr(sym, "type", None) == BEHAVIOR):
+            head = documented[0].heading_for(name)  # the reference's heading names the arguments
+        elif isinstance(sym, Function):
             head = sym.signature()
         elif isinstance(sym, GlobalVariable | LinkedVariable):
             head = f"{sym.type} {name}"
         elif isinstance(sym, Constant):
             head = f"const {sym.type} {name}"
+            if documented and sym.type != BEHAVIOR and isinstance(sym.value, int | float | str):
+                head += f" = {sym.value!r}"
         elif isinstance(sym, ActSchema):
             params = ", ".join(f"{t} {p}" for p, t in sym.program.params)
             head = f"act {name}({params})"
         else:
             head = name
-        return f"{head}: {text}" if text else head
+        text = " / ".join(t for t in texts if t)
+        if not text:
+            return head
+        if brief:
+            first = text.split(" / ")[0].split(". ")[0].rstrip(".")
+            return f"{head}: {first if len(first) <= 80 else first[:77] + '...'}"
+        return f"{head}: {text}"
 
     @staticmethod
     def _struct_help(struct: StructType) -> str:

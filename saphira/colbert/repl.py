@@ -1,9 +1,9 @@
-"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, digest §7.13).
+"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, docs/colbert.md §6).
 
 The robot runs in the background (the scheduler in its own thread, real time) while the prompt
 waits, so activities started at the prompt keep running between lines. Each line — or each group
 of lines, when braces are still open — is evaluated in the one environment; an expression prints
-its value and type. No error ends the shell: only ``exit`` or end of input does. With readline the
+its value and type. No error ends the shell: only ``exit`` (or ``quit``) or end of input does. With readline the
 history is kept in ``~/.saphira_history`` (or ``$SAPHIRA_HISTORY``).
 """
 
@@ -22,6 +22,9 @@ from saphira.robot import Robot
 
 PROMPT = "colbert> "
 CONTINUATION = "     ... "
+QUIT = "quit"
+"""Alone on a line, the shell's synonym of ``exit``. Not a Colbert keyword (the manual has none), so a
+variable named ``quit`` stays legal everywhere else."""
 
 
 def _open_braces(text: str) -> int:
@@ -88,6 +91,8 @@ class Shell:
                 break
             if not text.strip():
                 continue
+            if text.strip().removesuffix(";").strip() == QUIT:
+                text = "exit"
             number += 1
             try:
                 self.evaluator.eval_text(text, f"<prompt {number}>", interactive=True)

@@ -1,4 +1,4 @@
-"""The Colbert executive: activities as micro-tasks, exactly the manual's execution model (digest §7.8–§7.12).
+"""The Colbert executive: activities as micro-tasks, exactly the manual's execution model (docs/colbert.md §4–§5).
 
 An :class:`Activity` is a :class:`~saphira.tasks.Task` whose state is ``FIRST_USER_STATE + node
 index`` of its compiled program. Each scheduler call it evaluates ``update``, then runs nodes until
@@ -10,7 +10,7 @@ interrupted and does nothing).
 :class:`ColbertRuntime` is what compiled code calls: ``start``, signals, and the direct-motion
 statements. Decisions the manual leaves open, documented here:
 
-* **Redefinition** (digest Appendix A.3): running instances keep the definition they were started
+* **Redefinition** (docs/architecture.md §6): running instances keep the definition they were started
   with (§4.9.12); new instances use the new one. This is the only safe choice, since the other
   reading of the manual keeps each instance's statement index in a body whose lines may have moved.
 * **Instance names**: starting an instance under a name that is in use is an error, even when the

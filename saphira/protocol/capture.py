@@ -1,4 +1,4 @@
-"""Reader for the packet-capture text files in ``shared/data/captures`` (one line per packet).
+"""Reader for the packet-capture text files in ``tests/data/captures`` (one line per packet).
 
 Line format (lines starting with ``#`` are proxy events and are skipped)::
 

@@ -9,7 +9,7 @@ motion of each sub-step (:meth:`Drive.advance`) and tells it when a wall stopped
 (:meth:`Drive.blocked`).
 
 Units: mm, mm/s, mm/s², degrees, deg/s, deg/s²; angles counter-clockwise positive. Headings are
-in the robot's odometric frame, which is what HEAD, DHEAD and DCHEAD refer to (digest §5.8).
+in the robot's odometric frame, which is what HEAD, DHEAD and DCHEAD refer to (docs/architecture.md §4).
 
 Decisions where the sources leave room (docstrings of each method say more):
 
@@ -19,7 +19,7 @@ Decisions where the sources leave room (docstrings of each method say more):
   (ARIA and AMRISim; Saphira's Table 7.8 has them the other way round, pioneer-protocol.md §14 #3).
   The protocol server decides which command number maps to which method.
 * ROTATE is RVEL (ArCommands, AMRISim). VEL2 sets both channels' velocity targets from the wheel
-  speeds; a later HEAD, VEL, … takes over its channel again (digest §5.4, Table 7.8).
+  speeds; a later HEAD, VEL, … takes over its channel again (the manual's Table 7.8).
 * Position modes follow a trapezoidal profile that is re-planned every sub-step and lands exactly
   on the target without overshoot (unless a new command leaves too little room to brake).
 """

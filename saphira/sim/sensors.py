@@ -7,7 +7,7 @@ simulation's one seeded generator), so a run is reproducible. Units: mm, degrees
   parameter file's error model (``AngleJitter``, ``AngleDrift``, ``DistJitter``).
 * :class:`SonarRing` — each transducer is a beam of several rays; sonars fire one at a time in the
   polling sequence; :meth:`SonarRing.take_new_readings` hands over what fired since the last call.
-* :func:`compass_reading` — the true heading plus N(0, 3°), north along +x (digest §10.3).
+* :func:`compass_reading` — the true heading plus N(0, 3°), north along +x (docs/architecture.md §7).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ NO_ECHO_MM = 5000.0
 """Range a sonar reports when it hears nothing (ARIA's maximum sonar range)."""
 
 COMPASS_SIGMA_DEG = 3.0
-"""Standard deviation of the simulated compass (digest §10.3)."""
+"""Standard deviation of the simulated compass (docs/architecture.md §7)."""
 
 ERROR_REFERENCE_STEP = 0.1
 """s: the step length the parameter file's per-step error figures are stated for."""

@@ -9,7 +9,7 @@ gives the same run. There is no protocol code here: the Pioneer server drives a 
 through its ``cmd_*`` methods and reads its state into packets.
 
 Frames: the true pose is in the world frame (mm, mm, deg); odometry is the robot's own frame,
-starting at 0, 0, 0 where the robot was added (digest §5.8). Decisions the sources leave open:
+starting at 0, 0, 0 where the robot was added (docs/architecture.md §4). Decisions the sources leave open:
 
 * A collision stops the translation where the body first touches (no sliding along the wall),
   zeroes the translational velocity and sets both stall flags for that step. Rotation goes on: a

@@ -1,4 +1,4 @@
-"""Reader for Saphira simulator world description files (`.wld`, manual §11 / digest §10.2).
+"""Reader for Saphira simulator world description files (`.wld`, manual §11; docs/architecture.md §7).
 
 One directive per line; ``;`` starts a comment. ``width w`` and ``height h`` give the world's size
 (origin at the lower left); a line of four numbers ``x1 y1 x2 y2`` is a wall; ``push x y th``

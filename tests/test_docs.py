@@ -1,0 +1,217 @@
+"""The project's own documentation: docs/colbert.md documents every binding, its examples run, and the
+shell's ``help`` answers from it (statements included)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
+from saphira.colbert.compiler import BEHAVIOR, Constant, Function
+from saphira.colbert.evaluator import Evaluator
+from saphira.colbert.reference import load_reference, parse_reference, reference_path
+from saphira.colbert.repl import Shell
+from saphira.robot import Robot
+from saphira.sim.embedded import attach_simulator
+from tests.sim_process import PROJECT
+
+DOC = PROJECT / "docs" / "colbert.md"
+_BLOCK_RE = re.compile(r"^```colbert\n(.*?)^```\n(?:\n```output\n(.*?)^```\n)?", re.M | re.S)
+EXAMPLES = [(m.group(1), m.group(2)) for m in _BLOCK_RE.finditer(DOC.read_text(encoding="utf-8"))]
+
+
+def bound_names() -> list[str]:
+    """Every name the binding table registers: functions, variables, constants, behaviors, structs."""
+    ev = Evaluator(read_init=False)
+    return sorted([*ev.symbols.symbols, *ev.symbols.structs])
+
+
+def test_the_reference_is_the_checkout_doc_and_ships_in_the_wheel() -> None:
+    assert reference_path().resolve() == DOC.resolve()
+    pyproject = tomllib.loads((PROJECT / "pyproject.toml").read_text())
+    assert pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["docs"] == "saphira/_data/docs"
+
+
+def test_every_binding_in_the_table_is_documented() -> None:
+    reference = load_reference()
+    missing = [name for name in bound_names() if not reference.documents(name)]
+    assert not missing, f"not documented in docs/colbert.md: {missing}"
+
+
+def test_documented_function_headings_match_the_real_signatures() -> None:
+    reference = load_reference()
+    ev = Evaluator(read_init=False)
+    for name, sym in ev.symbols.symbols.items():
+        if not isinstance(sym, Function):
+            continue
+        heading = reference.lookup(name)[0].heading_for(name)
+        m = re.fullmatch(rf"{name}\((.*)\) → (.+)", heading)
+        assert m, f"{name}: heading {heading!r} is not 'name(args) → type'"
+        args = [a.strip() for a in m[1].split(",") if a.strip()]
+        varargs = bool(args) and args[-1] == "..."
+        fixed = [a for a in args if a != "..."]
+        assert (len(fixed), varargs) == (len(sym.arg_types), sym.varargs), f"{name}: {heading} vs {sym.signature()}"
+        types = [re.sub(r"\w+$", "", a).replace(" ", "") for a in fixed]
+        assert types == [str(t).replace(" ", "") for t in sym.arg_types], f"{name}: {heading} vs {sym.signature()}"
+        assert m[2].replace(" ", "") == str(sym.return_type).replace(" ", ""), f"{name}: {heading}"
+
+
+def test_documented_behaviors_list_their_real_parameters() -> None:
+    reference = load_reference()
+    defined = predefined_behaviors()
+    for manual_name, name in SAPHIRA_NAMES.items():
+        heading = reference.lookup(manual_name)[0].heading_for(manual_name)
+        params = [p.strip().rsplit(" ", 1)[-1].lstrip("*") for p in heading[heading.index("(") + 1 : -1].split(",")]
+        assert [p for p in params if p] == [spec.name for spec in defined[name].params], heading
+
+
+def test_reference_entries_parse_as_documented() -> None:
+    text = (
+        "## Things\n"
+        "- `a(int x) → int` — first line\n"
+        "  goes on.\n"
+        "- `b`, `c` — shared.\n"
+        "- `fam<NAME>` — a family.\n"
+        "```colbert\n- `d` — inside a fence: not an entry\n```\n"
+    )
+    ref = parse_reference(text)
+    assert ref.lookup("a")[0].text == "first line goes on."
+    assert ref.lookup("c")[0].names == ("b", "c") and ref.lookup("c")[0].section == "Things"
+    assert ref.lookup("famX")[0].text == "a family." and not ref.lookup("fam") and not ref.lookup("d")
+
+
+@pytest.mark.parametrize("source", [src for src, _ in EXAMPLES], ids=[f"block{i}" for i in range(len(EXAMPLES))])
+def test_every_example_compiles(source: str) -> None:
+    ev = Evaluator(read_init=False)
+    assert ev.check_text(source, "docs/colbert.md") == []
+
+
+RUNNABLE = [(src, out) for src, out in EXAMPLES if out is not None]
+
+
+@pytest.mark.parametrize("source, expected", RUNNABLE, ids=[f"run{i}" for i in range(len(RUNNABLE))])
+def test_examples_with_output_print_it_against_the_simulator(source: str, expected: str) -> None:
+    robot = Robot()  # lock-step clock
+    attach_simulator(robot, "room", "p3dx", seed=1)
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.eval_text(source, "docs/colbert.md", interactive=False), lines
+    wanted = expected.strip().splitlines()
+
+    def printed_all() -> bool:
+        it = iter(lines)
+        return all(any(w == line for line in it) for w in wanted)
+
+    assert robot.run_until(printed_all, max_cycles=600), f"expected {wanted}, printed {lines}"
+    assert not [line for line in lines if "error" in line.lower()], lines
+
+
+def scripted_shell(*lines: str) -> tuple[Shell, list[str]]:
+    out: list[str] = []
+    ev = Evaluator(output=out.append, read_init=False)
+    feed = iter(lines)
+
+    def read(prompt: str) -> str:
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    return Shell(ev, read), out
+
+
+def test_help_on_statements_and_bindings_comes_from_the_reference() -> None:
+    shell, out = scripted_shell("help move", "help turnto", "help sfSetVelocity", "help sfGoToPos", "help sfCOMVEL")
+    assert shell.loop() == 0
+    text = "\n".join(out)
+    assert "move(mm) [timeout n] [noblock];: drive `mm` millimetres forward" in text
+    assert "sfRemoveTask" not in text  # `help move` used to list the names containing "move"
+    assert "turnto(deg) [timeout n] [noblock];: turn to the absolute heading" in text
+    assert "sfSetVelocity(int mms) → void: set the translational velocity setpoint" in text
+    assert "sfGoToPos(float speed, point *goal, float radius): move to `goal`" in text
+    assert "const int sfCOMVEL = 11: client command VEL (11)" in text
+
+
+def test_help_on_every_binding_shows_documented_text() -> None:
+    ev = Evaluator(read_init=False)
+    reference = load_reference()
+    for name in bound_names():
+        if name in ev.symbols.structs:
+            continue
+        answer = ev.help(name)
+        assert reference.lookup(name)[0].text.split(" ")[0] in answer, (name, answer)
+        sym = ev.symbols.lookup(name)
+        if isinstance(sym, Constant) and sym.type != BEHAVIOR:
+            assert answer.startswith(f"const {sym.type} {name}"), answer
+
+
+def test_a_plugin_name_without_reference_entry_keeps_its_registered_help() -> None:
+    ev = Evaluator(read_init=False)
+    ev.add_function("myThing", lambda: 1, "int", [], help="returns one")
+    assert ev.help("myThing") == "int myThing(): returns one"
+
+
+def test_quit_leaves_the_shell_like_exit_and_stays_a_legal_name() -> None:
+    shell, out = scripted_shell("int quit;", "quit = 3;", "quit + 1", "quit;", "6 * 7")
+    assert shell.loop() == 0
+    assert shell.evaluator.exit_requested
+    assert "4 (int)" in out and "42 (int)" not in out  # nothing after quit ran
+    assert not [line for line in out if "unknown" in line]
+
+
+def test_saphira_shell_answers_help_and_quits() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "saphira", "shell", "--no-sim"], cwd=PROJECT, input="help turnto\nquit\n6 * 7\n",
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "turnto(deg) [timeout n] [noblock];" in result.stdout
+    assert "42 (int)" not in result.stdout and "unknown name" not in result.stdout
+
+
+def test_architecture_doc_exists_and_is_cited_instead_of_the_spec() -> None:
+    assert (PROJECT / "docs" / "architecture.md").is_file()
+    citing = [
+        f"{path.relative_to(PROJECT)}:{n}"
+        for folder in ("saphira", "behaviors", "bench", "tests")
+        for path in sorted((PROJECT / folder).rglob("*"))
+        if path.suffix in (".py", ".lark", ".beh") and path.name != Path(__file__).name
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"ARCHITECTURE\.md|ARCHITECTURE §|\bdigest §", line)
+    ]
+    assert not citing, f"cite docs/architecture.md or docs/colbert.md instead: {citing}"
+
+
+def test_the_architecture_docs_worked_blending_example_holds() -> None:
+    from saphira.behavior.blend import BehaviorOutput, FiredRule, blend, turn_left, turn_right
+
+    goal = BehaviorOutput("goal", 1, 1.0, 0.0, [FiredRule(1.0, turn_right(10))])
+    weak = BehaviorOutput("avoid", 0, 0.6, 0.0, [FiredRule(0.5, turn_left(30))])
+    full = BehaviorOutput("avoid", 0, 1.0, 0.0, [FiredRule(1.0, turn_left(30))])
+    assert blend([weak, goal]).turn == pytest.approx(14.0)
+    assert blend([full, goal]).turn == pytest.approx(30.0)
+    text = (PROJECT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "= +14°" in text and "turn +30°" in text
+
+
+def test_the_behavior_file_example_compiles() -> None:
+    from saphira.colbert.behavior_compiler import check_behavior_text
+
+    blocks = re.findall(r"^```beh\n(.*?)^```\n", DOC.read_text(encoding="utf-8"), re.M | re.S)
+    assert blocks
+    for block in blocks:
+        assert check_behavior_text(block, "docs/colbert.md", Evaluator(read_init=False)) == []
+
+
+def test_the_motion_tolerances_documented_are_the_runtimes() -> None:
+    runtime = Evaluator(read_init=False).runtime
+    colbert = DOC.read_text(encoding="utf-8")
+    architecture = (PROJECT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert f"the distance left is within {runtime.move_tolerance:g} mm" in colbert
+    assert colbert.count(f"Done within {runtime.turn_tolerance:g} degrees") == 2
+    assert f"within {runtime.move_tolerance:g} mm (move) or {runtime.turn_tolerance:g}° (turn, turnto)" in architecture
