@@ -1,9 +1,9 @@
 """The manual's names that Colbert lacked (issue 10): each used from Colbert, against the embedded simulator
 in lock-step where it concerns the robot, and checked against what the simulated robot really did.
 
-Robot identity and sonar buckets (digest §3.2, §5.6), the pointlist and its origins (§8.2), the process and
-self forms of the task signals and sfStartBehavior (§2.3, §6.5), the turn modifiers (§6.3), file loading
-(§8.10), error messages (§11.9), sfIsExited (§2.5), and how floats typed at the prompt print.
+Robot identity and sonar buckets, the pointlist and its origins, the process and
+self forms of the task signals and sfStartBehavior, the turn modifiers, file loading,
+error messages, sfIsExited (all in docs/colbert.md), and how floats typed at the prompt print.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Colbert bindings for the robot's identity, its sonar buckets and the pointlist (digest §3.2, §5.6, §8.2).
+"""Colbert bindings for the robot's identity, its sonar buckets and the pointlist; see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
 

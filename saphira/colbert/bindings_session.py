@@ -1,4 +1,4 @@
-"""Colbert bindings for loading files, error messages and the exit flag (digest §2.5, §8.10, §11.9).
+"""Colbert bindings for loading files, error messages and the exit flag; see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
 

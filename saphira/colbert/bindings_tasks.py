@@ -1,4 +1,4 @@
-"""Colbert bindings for micro-tasks by pointer and by self, and for starting behaviors (digest §2.3, §6.3, §6.5).
+"""Colbert bindings for micro-tasks by pointer and by self, and for starting behaviors; see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`. The manual gives every task operation
 in three forms: by instance name (``sfSuspendTask``, in :mod:`saphira.colbert.bindings`), by

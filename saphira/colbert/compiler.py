@@ -229,7 +229,7 @@ def _as_c_float(x: float) -> float:
 def c_float_text(value: float) -> str:
     """How the prompt writes a Colbert float: the shortest decimal that reads back as the same C float.
 
-    Colbert floats are C ``float`` s (single precision, digest §7.3) while arithmetic here runs in
+    Colbert floats are C ``float`` s (single precision, see docs/colbert.md) while arithmetic here runs in
     doubles, so ``297.79`` may arrive as ``297.78999999999996``. Rounded to the 32-bit float it stands
     for, it prints as ``297.79``: the fewest significant digits (at most 9) whose value rounds to the
     same 32-bit float, written as Python writes floats (``2.0``, ``1e+20``). Beyond a float's range
