@@ -19,6 +19,7 @@ from typing import TextIO
 from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
+from saphira.params import check_params_file
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -86,11 +87,15 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        params = getattr(self.args, "params", None)
+        if params is not None:
+            check_params_file(params)  # a bad file is a load error before anything connects
+            self.robot.link.user_params = params
         if self.args.robot:
             self.console.message(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
         else:
-            self.sim = attach_simulator(self.robot, self.args.world, self.args.params, seed=self.args.seed)
+            self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
         identity = self.robot.link.identity
