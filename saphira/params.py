@@ -364,7 +364,8 @@ def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUni
     if kept:
         which = ", ".join(str(i) for i in kept)
         placed = [i for i in kept if i in below]
-        fate = (f"kept from {base.layers[-1] if base.layers else 'the defaults'}" if len(placed) == len(kept)
+        below_name = base.layers[-1] if base.layers else "Saphira's defaults"
+        fate = (f"kept from {below_name}" if len(placed) == len(kept)
                 else "placed at the robot's centre, facing forward, as ARIA does")
         warnings.append(
             f"{layer.source}:{layer.sonar_num_line}: SonarNum is {count} but {len(layer.units)} SonarUnit lines "
