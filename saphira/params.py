@@ -333,12 +333,12 @@ def read_layer(text: str, source: str) -> ParamsLayer:
         else:
             layer.values[spec[0]] = _convert(line, 1, spec[1])
     if not recognised:
-        first = lines[0] if lines else None
-        where = SourcePosition(source, first.number if first else 1, 1 if first else 0)
+        head = lines[0] if lines else None
+        where = SourcePosition(source, head.number if head else 1, 1 if head else 0)
         what = "holds no robot parameter" if lines else "is empty"
         raise ParamsError(
             f"not a robot parameter file: it {what} (no Class, Subclass, ...ConvFactor, SonarNum or "
-            "SonarUnit line)", where, first.text if first else None,
+            "SonarUnit line)", where, head.text if head else None,
         )
     if units or sonar_num:
         _check_sonars(units, sonar_num)

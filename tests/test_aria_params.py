@@ -169,7 +169,10 @@ def test_over_tcp_the_client_drives_each_robot_500_mm(
     robot.disconnect()
 
 
-def test_over_tcp_the_client_reads_params_over_the_model(tmp_path: Path, tcp_rig: Callable[[Robot, Path], TcpSimulator]) -> None:
+Rig = Callable[[Robot, Path], TcpSimulator]
+
+
+def test_over_tcp_the_client_reads_params_over_the_model(tmp_path: Path, tcp_rig: Rig) -> None:
     """The user's file is laid over the reported model's values on the client too (it used to be ignored)."""
     mine = tmp_path / "my-amigo.p"
     mine.write_text("Subclass amigo\nDistConvFactor 0.25 ; a recalibrated encoder\n")
@@ -185,7 +188,7 @@ def test_over_tcp_the_client_reads_params_over_the_model(tmp_path: Path, tcp_rig
     assert distance == pytest.approx(500.0, abs=TOLERANCE)
 
 
-def test_client_refuses_a_garbage_user_file_at_connection(tmp_path: Path, tcp_rig: Callable[[Robot, Path], TcpSimulator]) -> None:
+def test_client_refuses_a_garbage_user_file(tmp_path: Path) -> None:
     garbage = tmp_path / "g.p"
     garbage.write_bytes(bytes(range(256)) * 2)
     with pytest.raises(ParamsError) as info:
@@ -222,7 +225,9 @@ class SimStatWatch:
 
 
 @pytest.mark.parametrize(("model", "client_file"), REAL_TIME_RUNS)
-def test_saphira_sim_program_serves_each_robot_type_and_the_client_drives_it_500_mm(model: str, client_file: bool) -> None:
+def test_saphira_sim_program_serves_each_robot_type_and_the_client_drives_it_500_mm(
+    model: str, client_file: bool
+) -> None:
     path = ARIA_DIR / f"{model}.p"
     program = Program("--params", str(path), "--port", "0", "--world", "corridor")
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sim_process import PROJECT
+from tests.sim_process import PROJECT, Program
 
 ARIA_DIR = Path(__file__).parent / "data" / "aria-params"
 
@@ -34,7 +34,7 @@ def test_params_file_shows_model_factors_sonars_and_where_each_value_came_from(t
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith("model: amigo (Pioneer)")
-    assert f"layer 1: built-in amigo" in out and f"layer 2: user file {mine}" in out
+    assert "layer 1: built-in amigo" in out and f"layer 2: user file {mine}" in out
     assert re.match(rf"0\.25 mm per unit\s+from user file {re.escape(str(mine))}$", value_line(out, "DistConvFactor"))
     assert re.match(r"0\.6154 mm/s per unit\s+from built-in amigo$", value_line(out, "VelConvFactor"))
     assert re.match(r"8 sonars\s+from built-in amigo$", value_line(out, "SonarNum"))
@@ -78,7 +78,8 @@ def test_run_with_a_garbage_params_file_fails_naming_file_and_line(tmp_path: Pat
     act.write_text("act ok { move(500); }\nstart ok;\n")
     done = saphira("run", str(act), "--params", "./g.p", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert re.search(r"^saphira run: (\./)?g\.p:\d+:\d+: not a text file: byte 0x[0-9a-f]{2}", done.stderr, re.M), done.stderr
+    message = r"^saphira run: (\./)?g\.p:\d+:\d+: not a text file: byte 0x[0-9a-f]{2}"
+    assert re.search(message, done.stderr, re.M), done.stderr
     assert "connected" not in done.stdout and "Traceback" not in done.stderr
 
 
@@ -101,3 +102,24 @@ def test_empty_params_file_is_refused(tmp_path: Path) -> None:
     empty.write_text("")
     done = saphira("params", str(empty))
     assert done.returncode == 2 and f"{empty}:1: not a robot parameter file: it is empty" in done.stderr
+
+
+@pytest.mark.parametrize("client_params", [True, False], ids=["with-params", "without-params"])
+def test_run_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path, client_params: bool) -> None:
+    """``saphira run --robot tcp://… --params FILE`` lays FILE over the reported model (it used to say
+    "parameters from …/pioneer.p" and drive an amigo with Pioneer 1 factors); without it, the model."""
+    amigo = ARIA_DIR / "amigo.p"
+    act = tmp_path / "move.act"
+    act.write_text("act m { move(500); }\nstart m;\n")
+    program = Program("--params", str(amigo), "--port", "0", "--world", "corridor")
+    try:
+        extra = ["--params", str(amigo)] if client_params else []
+        done = saphira("run", str(act), "--robot", f"tcp://{program.addresses[0]}", *extra)
+    finally:
+        program.stop()
+    assert done.returncode == 0, done.stdout + done.stderr
+    expected = str(amigo) if client_params else "<built-in amigo>"
+    assert f"parameters from {expected}" in done.stdout
+    m = re.search(r"final pose \((-?\d+), (-?\d+), (-?[\d.]+)\)", done.stdout)
+    assert m, done.stdout
+    assert abs(float(m[1]) ** 2 + float(m[2]) ** 2) ** 0.5 == pytest.approx(500.0, abs=50.0)

@@ -133,8 +133,8 @@ def attach_simulator(
 
     ``world`` is a :class:`World`, a path, or a bundled name; ``params`` a :class:`RobotParams`, a
     ``.p`` path or a bundled name (resolved as ARIA would: its model's built-in parameters, the
-    model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame) defaults to the world's
-    start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
+    model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame)
+    defaults to the world's start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
     client give the same run. With ``wait`` the robot runs cycles until connected (raising
     :class:`~saphira.link.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
 
