@@ -514,9 +514,17 @@ def params_for_file(name: str | Path, search_dirs: Sequence[Path] | None = None)
     """The robot a parameter file describes (the simulator's view): its model's, resolved.
 
     The model is the file's ``Subclass``; a file that names none is read over Saphira's built-in
-    Pioneer 1 (:func:`load_params`), as Saphira read its files.
+    Pioneer 1 (:func:`load_params`), as Saphira read its files. A bare name that is no file but a
+    model saphira knows built in (``amigo``, ``seekur``) gives that model's parameters.
     """
-    path = find_params_file(str(name), search_dirs)
+    try:
+        path = find_params_file(str(name), search_dirs)
+    except ParamsNotFoundError:
+        from saphira.robot_models import model_values
+
+        if model_values(str(name))[0] == "generic":
+            raise
+        return resolve_params(str(name).strip(), search_dirs=search_dirs)
     layer = load_layer(path)
     if not layer.model:
         return _halve_lengths(apply_layer(RobotParams(), layer, f"user file {path}"))

@@ -11,16 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from saphira.params import (
-    ParamsNotFoundError,
-    RobotParams,
-    bundled_params,
-    find_params_file,
-    load_params,
-    params_for_file,
-    resolve_params,
-)
-from saphira.robot_models import known_models
+from saphira.params import RobotParams, bundled_params, find_params_file, load_params, params_for_file
 
 SHOWN: tuple[tuple[str, str, str], ...] = (
     ("robot_class", "Class", ""),
@@ -65,22 +56,12 @@ def add_params_parser(sub: Any) -> None:
 def run_params(args: argparse.Namespace) -> int:
     """The ``saphira params`` command; errors (ParamsError, not found) propagate to ``saphira``'s handler."""
     if getattr(args, "file", None):
-        print(describe(resolve_file_or_model(args.file)))
+        print(describe(params_for_file(args.file)))
         return 0
     for name in bundled_params():
         p = load_params(find_params_file(name))
         print(f"{name:10s} {p.robot_class:8s} {p.subclass:10s} {p.sonar_num:2d} sonars  radius {p.robot_radius:.0f} mm")
     return 0
-
-
-def resolve_file_or_model(name: str) -> RobotParams:
-    """``name`` as a parameter file; failing that, as a robot model saphira knows built in (``amigo``)."""
-    try:
-        return params_for_file(name)
-    except ParamsNotFoundError:
-        if name.strip().lower() not in {model.lower() for model in known_models()}:
-            raise
-        return resolve_params(name.strip())
 
 
 def _value(params: RobotParams, name: str) -> str:

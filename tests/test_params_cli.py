@@ -123,3 +123,9 @@ def test_run_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path, client_
     m = re.search(r"final pose \((-?\d+), (-?\d+), (-?[\d.]+)\)", done.stdout)
     assert m, done.stdout
     assert abs(float(m[1]) ** 2 + float(m[2]) ** 2) ** 0.5 == pytest.approx(500.0, abs=50.0)
+
+
+def test_sim_serves_a_built_in_model_by_name() -> None:
+    program = Program("--params", "seekur", "--port", "0")
+    code, out = program.stop()
+    assert code == 0 and b"seekur" in out
