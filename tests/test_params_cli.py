@@ -129,3 +129,16 @@ def test_sim_serves_a_built_in_model_by_name() -> None:
     program = Program("--params", "seekur", "--port", "0")
     code, out = program.stop()
     assert code == 0 and b"seekur" in out
+
+
+@pytest.mark.parametrize("name", ["amigo.p", "p2de.p", "seekur.p"])
+def test_run_embedded_with_an_aria_file_moves_half_a_metre(tmp_path: Path, name: str) -> None:
+    """The issue's command: ``saphira run move.act --params FILE`` (amigo drove 2.9 m, p2de 3.5 m)."""
+    act = tmp_path / "move.act"
+    act.write_text("act m { move(500); }\nstart m;\n")
+    done = saphira("run", str(act), "--params", str(ARIA_DIR / name), "--world", "corridor")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"parameters from {ARIA_DIR / name}" in done.stdout
+    m = re.search(r"travelled (\d+\.\d+) m", done.stdout)
+    assert m and float(m[1]) == pytest.approx(0.5, abs=0.05), done.stdout
+    assert "activity m: success" in done.stdout.lower()
