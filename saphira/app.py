@@ -88,8 +88,7 @@ class Session:
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
         params = getattr(self.args, "params", None)
-        if params is not None:
-            check_params_file(params)  # a bad file is a load error before anything connects
+        if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params
         if self.args.robot:
             self.console.message(f"connecting to {self.args.robot} ...")

@@ -557,8 +557,16 @@ def bundled_params() -> list[str]:
     return [path.stem for path in _params_files(directory)]
 
 
-def check_params_file(name: str | Path, search_dirs: Sequence[Path] | None = None) -> Path:
-    """The path of a user's parameter file, after checking that it reads as one (ParamsError if not)."""
-    path = find_params_file(str(name), search_dirs)
+def check_params_file(name: str | Path, search_dirs: Sequence[Path] | None = None) -> Path | None:
+    """The path of a user's parameter file, after checking that it reads as one (ParamsError if not).
+
+    None for a bare name that is no file but a built-in model (``amigo``): it names a robot for the
+    simulator, and a connected robot's model is the one it reports.
+    """
+    try:
+        path = find_params_file(str(name), search_dirs)
+    except ParamsNotFoundError:
+        params_for_file(name, search_dirs)  # a built-in model name, or the not-found error
+        return None
     load_layer(path)
     return path

@@ -142,3 +142,13 @@ def test_run_embedded_with_an_aria_file_moves_half_a_metre(tmp_path: Path, name:
     m = re.search(r"travelled (\d+\.\d+) m", done.stdout)
     assert m and float(m[1]) == pytest.approx(0.5, abs=0.05), done.stdout
     assert "activity m: success" in done.stdout.lower()
+
+
+def test_run_with_a_built_in_model_name_as_params(tmp_path: Path) -> None:
+    act = tmp_path / "move.act"
+    act.write_text("act m { move(500); }\nstart m;\n")
+    done = saphira("run", str(act), "--params", "amigo", "--world", "corridor")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "parameters from <built-in amigo>" in done.stdout
+    m = re.search(r"travelled (\d+\.\d+) m", done.stdout)
+    assert m and float(m[1]) == pytest.approx(0.5, abs=0.05), done.stdout
