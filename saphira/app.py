@@ -20,6 +20,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.console import Console
 from saphira.interrupts import StopSignals
+from saphira.params import check_params_file
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -69,11 +70,14 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        params = getattr(self.args, "params", None)
+        if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
+            self.robot.link.user_params = params
         if self.args.robot:
             self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
         else:
-            self.sim = attach_simulator(self.robot, self.args.world, self.args.params, seed=self.args.seed)
+            self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.

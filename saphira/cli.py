@@ -19,7 +19,7 @@ commands:
   sim             run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal)
   shell           the interactive Colbert evaluator, with or without a robot
   check FILE...   parse and compile .act/.beh files; report every error; exit 1 if any
-  params          list the bundled robot parameter files
+  params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
 
@@ -49,9 +49,9 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world", metavar="W", default="simple",
                         help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path "
                         "(default: simple)")
-    parser.add_argument("--params", metavar="P", default="p3dx",
-                        help="robot parameter file for the embedded simulator: a bundled name (see 'saphira "
-                        "params') or a .p path (default: p3dx)")
+    parser.add_argument("--params", metavar="P",
+                        help="robot parameter file, a bundled name (see 'saphira params') or a .p path, laid over "
+                        "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)")
     parser.add_argument("--seed", type=seed, default=0, help="simulator random seed (default 0)")
 
 
@@ -113,8 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 
-    sub.add_parser("params", help="list bundled parameter files", description="List the bundled robot "
-                   "parameter files (use the name with --params; SAPHIRA_PARAMS adds directories searched first).")
+    from saphira.params_cli import add_params_parser
+
+    add_params_parser(sub)
     sub.add_parser("worlds", help="list bundled worlds", description="List the bundled simulator worlds "
                    "and maps (use the name with --world).")
 
@@ -142,12 +143,9 @@ def configure_logging(verbose: int, quiet: bool) -> None:
 
 
 def cmd_params(args: argparse.Namespace) -> int:
-    from saphira.params import bundled_params, find_params_file, load_params
+    from saphira.params_cli import run_params
 
-    for name in bundled_params():
-        p = load_params(find_params_file(name))
-        print(f"{name:10s} {p.robot_class:8s} {p.subclass:10s} {p.sonar_num:2d} sonars  radius {p.robot_radius:.0f} mm")
-    return 0
+    return run_params(args)
 
 
 def cmd_worlds(args: argparse.Namespace) -> int:

@@ -86,10 +86,6 @@ class LinkCounters:
     other_packets: int = 0
 
 
-def _params_for_identity(identity: RobotIdentity) -> RobotParams:
-    return params_for_robot(identity.name, identity.robot_class, identity.subclass)
-
-
 def layout_for(identity: RobotIdentity) -> SipLayout:
     return SipLayout.PSOS if identity.subclass.lower() in PSOS_SUBCLASSES else SipLayout.ARCOS
 
@@ -123,7 +119,9 @@ class Link:
         """Every checked payload received (for recording and custom packet handlers)."""
         self.on_packet_out: Event[[bytes]] = Event("packet_out")
         """Every framed packet sent."""
-        self._choose_params = params_chooser or _params_for_identity
+        self.user_params: str | None = None
+        """A parameter file (path or bundled name) laid over the reported model's own parameters."""
+        self._choose_params = params_chooser or self._params_for_identity
         self._sync_seq = 0
         self._waiting_since = 0.0
         self._config_sent_at = 0.0
@@ -132,6 +130,10 @@ class Link:
         self._last_sip = 0.0
         self._sip_times: deque[float] = deque()
         self._sonar_times: deque[float] = deque()
+
+    def _params_for_identity(self, identity: RobotIdentity) -> RobotParams:
+        """ARIA's choice: the reported subclass's built-in parameters, its file, then :attr:`user_params`."""
+        return params_for_robot(identity.name, identity.robot_class, identity.subclass, user_file=self.user_params)
 
     # ------------------------------------------------------------------ control
     @property

@@ -4,14 +4,25 @@ One parser reads both dialects. Saphira's is ``Keyword value ; comment`` lines; 
 an optional ``ConfigVersion`` line, ``Section <name>`` headers and ``#`` comments. Keywords are
 case-insensitive. Integer parameters must not contain a decimal point; floats take any standard form;
 booleans take 0/1/true/false. Keys this module does not model (ARIA files have many) are kept in
-:attr:`RobotParams.extra`. A file overlays the built-in Pioneer 1 defaults, as in Saphira, so a partial
-file is fine. Every problem in a file raises :class:`ParamsError`, whose ``str`` is ``file:line[:col]: ...``.
+:attr:`RobotParams.extra`. Every problem in a file raises :class:`ParamsError`, whose ``str`` is
+``file:line[:col]: ...``; so does a file that is not text or holds no parameter key at all.
+
+Resolution, the way ARIA does it (:func:`resolve_params`): the built-in defaults of the robot's model
+(:mod:`saphira.robot_models`, one entry per robot type ARIA knows), overlaid by the model's own file
+(``<subclass>.p`` in ``$SAPHIRA_PARAMS`` or the bundled folder), overlaid by the file the user names.
+Every value remembers which of the three it came from (:attr:`RobotParams.origins`). A file read on
+its own (:func:`load_params`) overlays Saphira's built-in Pioneer 1, as in Saphira.
+
+Sonar counts follow ARIA: ``SonarNum`` sets the count and each ``SonarUnit`` line one sonar; a sonar
+the file does not place keeps the position the layer below gives it (ARIA's ``powerbot.p`` says 32
+and lists 31), with a warning in :attr:`RobotParams.warnings` and the log.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -24,6 +35,8 @@ from saphira.paths import data_dir
 
 DEFAULTS_SOURCE = "<defaults>"
 PARAMS_ENV = "SAPHIRA_PARAMS"
+
+log = logging.getLogger("saphira.params")
 
 
 class ParamsError(SourceError):
@@ -111,6 +124,13 @@ class RobotParams:
     dist_jitter: float = 0.01
     source: str = DEFAULTS_SOURCE
     extra: dict[str, str] = field(default_factory=dict, hash=False)
+    origins: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """Field name -> where its value came from: ``built-in <model>``, ``model file <path>``,
+    ``user file <path>`` or ``file <path>``; empty for Saphira's own defaults."""
+    layers: tuple[str, ...] = field(default=(), compare=False)
+    """The layers applied, bottom first, in the words of :attr:`origins`."""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+    """Things a layer said that ARIA accepts but a person should know (``file:line: ...``)."""
 
     @property
     def sonar_num(self) -> int:
@@ -212,10 +232,22 @@ def _sonar_unit(line: _Line) -> SonarUnit:
     return SonarUnit(index, x, y, th, tuple(text for text, _ in line.tokens[5:]))
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def _lines(text: str, source: str) -> list[_Line]:
-    """Non-blank, comment-stripped lines; ``;`` and ``#`` start a comment anywhere."""
+    """Non-blank, comment-stripped lines; ``;`` and ``#`` start a comment anywhere.
+
+    A control character (other than tab, CR, LF, VT, FF) means the file is not text: ParamsError
+    naming its line, column and byte, before any of it is taken for a key.
+    """
     result = []
     for number, raw in enumerate(text.splitlines(), 1):
+        bad = _CONTROL.search(raw)
+        if bad:
+            position = SourcePosition(source, number, bad.start() + 1)
+            message = f"not a text file: byte 0x{ord(bad.group()):02x} (a parameter file is lines of 'Key value')"
+            raise ParamsError(message, position)
         code = re.split(r"[;#]", raw, maxsplit=1)[0]
         tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(code)]
         if tokens:
@@ -223,28 +255,49 @@ def _lines(text: str, source: str) -> list[_Line]:
     return result
 
 
+@dataclass
+class ParamsLayer:
+    """What one parameter file says, before it is laid over anything: only the keys it gives.
+
+    ``values`` maps :class:`RobotParams` field names to values; ``sonar_num`` is the ``SonarNum``
+    line's count (None when absent) and ``units`` the ``SonarUnit`` lines by index.
+    """
+
+    source: str
+    values: dict[str, Any] = field(default_factory=dict)
+    sonar_num: int | None = None
+    sonar_num_line: int = 0
+    units: dict[int, SonarUnit] = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str:
+        """The robot model the file is for (its ``Subclass``), or ``""``."""
+        return str(self.values.get("subclass", ""))
+
+
 def _check_sonars(units: dict[int, tuple[SonarUnit, _Line]], sonar_num: tuple[int, _Line] | None) -> None:
-    """SonarUnit indices must run 0..N-1 with N = SonarNum (or the number of units if it is absent)."""
+    """SonarUnit indices must be below SonarNum (or, with no SonarNum, run 0..N-1 for N lines)."""
     count = sonar_num[0] if sonar_num else len(units)
     for unit, line in units.values():
         if unit.index >= count:
             stated = f"SonarNum {count}" if sonar_num else f"{count} SonarUnit lines"
             raise line.error(f"SonarUnit index {unit.index} out of range 0..{count - 1} ({stated})", 1)
-    if sonar_num and len(units) != count:
-        missing = ", ".join(str(i) for i in range(count) if i not in units)
-        raise sonar_num[1].error(
-            f"SonarNum is {count} but {len(units)} SonarUnit lines are given (missing {missing})", 1
-        )
 
 
-def parse_params(text: str, source: str) -> RobotParams:
-    """Parse the text of a parameter file; ``source`` names it in errors and in ``.source``."""
-    values: dict[str, Any] = {}
-    extra: dict[str, str] = {}
+def read_layer(text: str, source: str) -> ParamsLayer:
+    """Parse the text of a parameter file into a :class:`ParamsLayer`; ParamsError if malformed.
+
+    A file with no line this module recognises (no parameter key, SonarNum or SonarUnit) is an
+    error naming its first line: it is not a parameter file, whatever its name says.
+    """
+    layer = ParamsLayer(source)
     units: dict[int, tuple[SonarUnit, _Line]] = {}
     sonar_num: tuple[int, _Line] | None = None
     section = ""
-    for line in _lines(text, source):
+    lines = _lines(text.removeprefix("\ufeff"), source)
+    recognised = 0
+    for line in lines:
         key = line.tokens[0][0]
         lowered = key.lower()
         if lowered == "configversion":
@@ -258,13 +311,15 @@ def parse_params(text: str, source: str) -> RobotParams:
                 first = units[unit.index][1].number
                 raise line.error(f"SonarUnit {unit.index} given twice (first on line {first})", 1)
             units[unit.index] = (unit, line)
+            recognised += 1
             continue
         spec = _KEYS.get(lowered)
         if spec is None and lowered != "sonarnum":
             # Keys repeated in later ARIA sections (Laser 2, PTZ 2, ...) are qualified by the section.
-            name = key if key not in extra else f"{section}/{key}"
-            extra[name] = " ".join(text for text, _ in line.tokens[1:])
+            name = key if key not in layer.extra else f"{section}/{key}"
+            layer.extra[name] = " ".join(text for text, _ in line.tokens[1:])
             continue
+        recognised += 1
         if len(line.tokens) != 2:
             if len(line.tokens) == 1:
                 raise line.error(f"{key} needs a value")
@@ -276,12 +331,70 @@ def parse_params(text: str, source: str) -> RobotParams:
                 raise line.error(f"{key}: {count} is negative", 1)
             sonar_num = (count, line)
         else:
-            values[spec[0]] = _convert(line, 1, spec[1])
+            layer.values[spec[0]] = _convert(line, 1, spec[1])
+    if not recognised:
+        head = lines[0] if lines else None
+        where = SourcePosition(source, head.number if head else 1, 1 if head else 0)
+        what = "holds no robot parameter" if lines else "is empty"
+        raise ParamsError(
+            f"not a robot parameter file: it {what} (no Class, Subclass, ...ConvFactor, SonarNum or "
+            "SonarUnit line)", where, head.text if head else None,
+        )
     if units or sonar_num:
         _check_sonars(units, sonar_num)
-        values["sonar_units"] = tuple(units[i][0] for i in sorted(units))
-    params = dataclasses.replace(RobotParams(), **values, source=source, extra=extra)
-    # ARIA: a front or rear length of 0 means half the robot's length.
+        layer.units = {index: unit for index, (unit, _) in units.items()}
+        if sonar_num:
+            layer.sonar_num, layer.sonar_num_line = sonar_num[0], sonar_num[1].number
+    return layer
+
+
+def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUnit, ...], list[str]]:
+    """The sonar ring after ``layer``: its count, its units, the base's for any it leaves out."""
+    count = layer.sonar_num if layer.sonar_num is not None else len(layer.units)
+    below = {unit.index: unit for unit in base.sonar_units}
+    ring: list[SonarUnit] = []
+    kept: list[int] = []
+    for index in range(count):
+        if index in layer.units:
+            ring.append(layer.units[index])
+        else:
+            kept.append(index)
+            ring.append(below.get(index, SonarUnit(index, 0.0, 0.0, 0.0)))
+    warnings = []
+    if kept:
+        which = ", ".join(str(i) for i in kept)
+        placed = [i for i in kept if i in below]
+        below_name = base.layers[-1] if base.layers else "Saphira's defaults"
+        fate = (f"kept from {below_name}" if len(placed) == len(kept)
+                else "placed at the robot's centre, facing forward, as ARIA does")
+        warnings.append(
+            f"{layer.source}:{layer.sonar_num_line}: SonarNum is {count} but {len(layer.units)} SonarUnit lines "
+            f"are given (missing {which}); {'that sonar is' if len(kept) == 1 else 'those sonars are'} {fate}"
+        )
+    return tuple(ring), warnings
+
+
+def apply_layer(base: RobotParams, layer: ParamsLayer, origin: str) -> RobotParams:
+    """``base`` with everything ``layer`` gives laid over it; ``origin`` names the layer in :attr:`origins`."""
+    values: dict[str, Any] = dict(layer.values)
+    origins = dict(base.origins)
+    origins.update(dict.fromkeys(layer.values, origin))
+    warnings = list(base.warnings)
+    if layer.sonar_num is not None or layer.units:
+        values["sonar_units"], found = _layer_sonars(base, layer)
+        origins["sonar_units"] = origin
+        warnings += found
+        for message in found:
+            log.warning("%s", message)
+    extra = {**base.extra, **layer.extra}
+    return dataclasses.replace(
+        base, **values, source=layer.source, extra=extra, origins=origins,
+        layers=(*base.layers, origin), warnings=tuple(warnings),
+    )  # fmt: skip
+
+
+def _halve_lengths(params: RobotParams) -> RobotParams:
+    """ARIA: a front or rear length of 0 means half the robot's length."""
     halves: dict[str, Any] = {
         name: params.robot_length / 2
         for name in ("robot_length_front", "robot_length_rear")
@@ -290,8 +403,12 @@ def parse_params(text: str, source: str) -> RobotParams:
     return dataclasses.replace(params, **halves) if halves else params
 
 
-def load_params(path: str | Path) -> RobotParams:
-    """Read and parse one parameter file; ParamsError (``file:line: ...``) if unreadable or malformed."""
+def parse_params(text: str, source: str) -> RobotParams:
+    """Parse the text of a parameter file over Saphira's built-in Pioneer 1 defaults."""
+    return _halve_lengths(apply_layer(RobotParams(), read_layer(text, source), f"file {source}"))
+
+
+def _read_text(path: str | Path) -> str:
     source = str(path)
     try:
         data = Path(path).read_bytes()
@@ -299,10 +416,19 @@ def load_params(path: str | Path) -> RobotParams:
         message = f"cannot read parameter file: {exc.strerror or exc}"
         raise ParamsError(message, SourcePosition(source, 0)) from None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        text = data.decode("latin-1")  # old Saphira files may have 8-bit comments
-    return parse_params(text, source)
+        return data.decode("latin-1")  # old Saphira files may have 8-bit comments
+
+
+def load_layer(path: str | Path) -> ParamsLayer:
+    """Read one parameter file as a :class:`ParamsLayer`; ParamsError (``file:line: ...``) if bad."""
+    return read_layer(_read_text(path), str(path))
+
+
+def load_params(path: str | Path) -> RobotParams:
+    """Read and parse one parameter file over Saphira's Pioneer 1 defaults; ParamsError if bad."""
+    return _halve_lengths(apply_layer(RobotParams(), load_layer(path), f"file {path}"))
 
 
 def _search_path(search_dirs: Sequence[Path] | None) -> list[Path]:
@@ -348,19 +474,78 @@ def find_params_file(name: str, search_dirs: Sequence[Path] | None = None) -> Pa
     )
 
 
-def params_for_robot(
-    name: str, robot_class: str, subclass: str, search_dirs: Sequence[Path] | None = None
+def resolve_params(
+    model: str,
+    *,
+    user_file: str | Path | None = None,
+    search_dirs: Sequence[Path] | None = None,
+    robot_class: str = "",
 ) -> RobotParams:
-    """Parameters for a connected robot: the file named by its subclass, else class, else name.
+    """Parameters the ARIA way: built-in defaults of ``model``, its own file, then ``user_file``.
 
-    Names are compared lower-cased. With no match, the built-in defaults (``.source == "<defaults>"``).
+    ``model`` is a subclass (``p3dx``, ``amigo``; compared lower-cased). Its built-in defaults come
+    from :mod:`saphira.robot_models` (ARIA's generic robot when the model is unknown); its own file
+    is the first ``<model>.p`` in ``$SAPHIRA_PARAMS``, ``search_dirs`` and the bundled folder (a
+    Saphira-era robot that reports no subclass is looked up by its class instead); ``user_file`` is a
+    path or a bare name found the same way. Raises ParamsError for a bad file, ParamsNotFoundError
+    for a user file that does not exist.
     """
+    from saphira.robot_models import builtin_params
+
+    params = builtin_params(model or robot_class)
     dirs = _search_path(search_dirs)
-    for candidate in (subclass, robot_class, name):
-        path = _find_bare(candidate, dirs)
-        if path is not None:
-            return load_params(path)
-    return RobotParams()
+    user_path = find_params_file(str(user_file), search_dirs) if user_file is not None else None
+    model_path = _find_bare(model or robot_class, dirs)
+    if model_path is not None and (user_path is None or not _same_file(model_path, user_path)):
+        params = apply_layer(params, load_layer(model_path), f"model file {model_path}")
+    if user_path is not None:
+        params = apply_layer(params, load_layer(user_path), f"user file {user_path}")
+    return _halve_lengths(params)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def params_for_file(name: str | Path, search_dirs: Sequence[Path] | None = None) -> RobotParams:
+    """The robot a parameter file describes (the simulator's view): its model's, resolved.
+
+    The model is the file's ``Subclass``; a file that names none is read over Saphira's built-in
+    Pioneer 1 (:func:`load_params`), as Saphira read its files. A bare name that is no file but a
+    model saphira knows built in (``amigo``, ``seekur``) gives that model's parameters.
+    """
+    try:
+        path = find_params_file(str(name), search_dirs)
+    except ParamsNotFoundError:
+        from saphira.robot_models import model_values
+
+        if model_values(str(name))[0] == "generic":
+            raise
+        return resolve_params(str(name).strip(), search_dirs=search_dirs)
+    layer = load_layer(path)
+    if not layer.model:
+        return _halve_lengths(apply_layer(RobotParams(), layer, f"user file {path}"))
+    return resolve_params(layer.model, user_file=path, search_dirs=search_dirs)
+
+
+def params_for_robot(
+    name: str,
+    robot_class: str,
+    subclass: str,
+    search_dirs: Sequence[Path] | None = None,
+    *,
+    user_file: str | Path | None = None,
+) -> RobotParams:
+    """Parameters for a connected robot: the model its SYNC2 subclass names, resolved (:func:`resolve_params`).
+
+    ``name`` is not used for the lookup: simulators report generic names ("Pioneer", "AMRISim")
+    that would pick an unrelated file.
+    """
+    del name
+    return resolve_params(subclass.strip(), user_file=user_file, search_dirs=search_dirs, robot_class=robot_class)
 
 
 def bundled_params() -> list[str]:
@@ -370,3 +555,18 @@ def bundled_params() -> list[str]:
     except FileNotFoundError:
         return []
     return [path.stem for path in _params_files(directory)]
+
+
+def check_params_file(name: str | Path, search_dirs: Sequence[Path] | None = None) -> Path | None:
+    """The path of a user's parameter file, after checking that it reads as one (ParamsError if not).
+
+    None for a bare name that is no file but a built-in model (``amigo``): it names a robot for the
+    simulator, and a connected robot's model is the one it reports.
+    """
+    try:
+        path = find_params_file(str(name), search_dirs)
+    except ParamsNotFoundError:
+        params_for_file(name, search_dirs)  # a built-in model name, or the not-found error
+        return None
+    load_layer(path)
+    return path

@@ -258,12 +258,6 @@ def test_saphira_format_and_value_forms() -> None:
         ("SonarUnit -1 1 2 3\n", 1, "SonarUnit index -1 out of range"),
         ("SonarUnit 1.0 1 2 3\n", 1, "SonarUnit: '1.0' is not an integer"),
         ("SonarUnit 0 1 2 east\n", 1, "SonarUnit: 'east' is not a number"),
-        (
-            "SonarNum 3\nSonarUnit 0 1 2 3\nSonarUnit 2 1 2 3\n",
-            1,
-            "SonarNum is 3 but 2 SonarUnit lines are given (missing 1)",
-        ),
-        ("SonarNum 1\n", 1, "SonarNum is 1 but 0 SonarUnit lines"),
     ],
 )
 def test_malformed_text_raises_params_error(text: str, line: int, fragment: str) -> None:
@@ -331,32 +325,39 @@ def test_not_found_lists_what_is_available(tmp_path: Path) -> None:
     assert "zork" in message and "p3dx" in message and "b21" in message
 
 
-def test_selection_prefers_subclass_then_class_then_name(tmp_path: Path) -> None:
-    for stem in ("sub", "cls", "nm"):
-        write(tmp_path, f"{stem}.p", f"Name from-{stem}\n")
-
-    def pick() -> str:
-        return params_for_robot("NM", "Cls", "SUB", [tmp_path]).name
-
-    assert pick() == "from-sub"
-    (tmp_path / "sub.p").unlink()
-    assert pick() == "from-cls"
-    (tmp_path / "cls.p").unlink()
-    assert pick() == "from-nm"
-    (tmp_path / "nm.p").unlink()
-    chosen = params_for_robot("NM", "Cls", "SUB", [tmp_path])
-    assert chosen == RobotParams() and chosen.source == DEFAULTS_SOURCE
+def test_selection_is_the_subclass_model_then_its_file(tmp_path: Path) -> None:
+    """ARIA's order: the reported subclass's built-in values, overlaid by ``<subclass>.p`` if there is
+    one. The robot's name never picks a file (simulators report generic names such as "Pioneer")."""
+    write(tmp_path, "amigo.p", "Name from-amigo-file\nDistConvFactor 0.5\n")
+    write(tmp_path, "nm.p", "Name from-name\n")
+    chosen = params_for_robot("NM", "Pioneer", "AMIGO", [tmp_path])
+    assert (chosen.name, chosen.dist_conv_factor) == ("from-amigo-file", 0.5)
+    assert chosen.vel_conv_factor == 0.6154 and chosen.sonar_num == 8  # amigo's built-in values
+    assert chosen.origins["dist_conv_factor"] == f"model file {tmp_path / 'amigo.p'}"
+    assert chosen.origins["vel_conv_factor"] == "built-in amigo"
+    (tmp_path / "amigo.p").unlink()
+    assert params_for_robot("NM", "Pioneer", "amigo", [tmp_path]).dist_conv_factor == 0.5083
 
 
 def test_selection_for_real_robots() -> None:
     assert params_for_robot("AMRISim", "Pioneer", "p3dx-sh").source.endswith("p3dx-sh.p")
     assert params_for_robot("Erratic", "Pioneer", "psos41m").subclass == "psos41m"
-    # A PSOS 4.1 Pioneer 1 reports subclass "pion1": no such file, so the class picks pioneer.p.
-    assert params_for_robot("Erratic", "Pioneer", "pion1").source.endswith("pioneer.p")
+    # A PSOS 4.1 Pioneer 1 reports subclass "pion1": ARIA's pion1m type, Pioneer 1 factors.
+    pion1 = params_for_robot("Erratic", "Pioneer", "pion1")
+    assert (pion1.subclass, pion1.dist_conv_factor, pion1.angle_conv_factor) == ("pion1", 0.05066, 0.0061359)
+    assert pion1.source == "<built-in pion1m>"
+    # Saphira-era robots with no subclass are looked up by class.
     assert params_for_robot("rhino", "B21", "").source.endswith("b21.p")
+
+
+def test_unknown_subclass_gets_arias_generic_robot_not_pioneer_1() -> None:
+    """Pioneer 1 factors on an ARCOS robot multiply distances by ~20: an unknown model is ARIA's generic."""
+    p = params_for_robot("Robbie", "Pioneer", "mystery-bot")
+    assert (p.dist_conv_factor, p.vel_conv_factor, p.angle_conv_factor) == (1.0, 1.0, 0.001534)
+    assert p.subclass == "mystery-bot" and p.source == "<built-in generic>" and p.sonar_num == 0
 
 
 def test_robot_strings_are_never_paths(tmp_path: Path) -> None:
     evil = write(tmp_path, "evil.p", "Name Evil\n")
-    assert params_for_robot(str(evil), str(evil), str(evil)).source == DEFAULTS_SOURCE
-    assert params_for_robot("x", "y", "../params/p3dx").source == DEFAULTS_SOURCE
+    assert params_for_robot(str(evil), str(evil), str(evil)).source == "<built-in generic>"
+    assert params_for_robot("x", "y", "../params/p3dx").source == "<built-in generic>"

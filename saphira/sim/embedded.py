@@ -18,7 +18,7 @@ from pathlib import Path
 
 from saphira.clock import LockStepClock
 from saphira.geometry import Pose
-from saphira.params import RobotParams, find_params_file, load_params
+from saphira.params import RobotParams, params_for_file
 from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
@@ -121,7 +121,7 @@ class EmbeddedSim:
 def attach_simulator(
     robot: Robot,
     world: str | Path | World = "simple",
-    params: str | RobotParams = "p3dx",
+    params: str | Path | RobotParams | None = "p3dx",
     *,
     seed: int = 0,
     pose: tuple[float, float, float] | None = None,
@@ -132,15 +132,16 @@ def attach_simulator(
     """Simulate a robot for ``robot`` in ``world`` and connect ``robot`` to it.
 
     ``world`` is a :class:`World`, a path, or a bundled name; ``params`` a :class:`RobotParams`, a
-    ``.p`` path or a bundled name. ``pose`` (x, y, th in the world frame) defaults to the world's
-    start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
+    ``.p`` path or a bundled name (resolved as ARIA would: its model's built-in parameters, the
+    model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame)
+    defaults to the world's start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
     client give the same run. With ``wait`` the robot runs cycles until connected (raising
     :class:`~saphira.link.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
 
-    The client chooses its own parameter file from the SYNC2 subclass, as with a real robot, so a
-    custom ``params`` file should carry the subclass of a file the client can find.
+    The client chooses its parameters from the SYNC2 subclass, as with a real robot; give it the
+    same file with ``robot.link.user_params`` when the file departs from its model's values.
     """
-    robot_params = params if isinstance(params, RobotParams) else load_params(find_params_file(params))
+    robot_params = params if isinstance(params, RobotParams) else params_for_file(params or "p3dx")
     the_world = world if isinstance(world, World) else load_world(world)
     simulation = Simulation(the_world, seed, odometry_error=odometry_error)
     sim_robot = simulation.add_robot(robot_params, pose)

@@ -36,7 +36,7 @@ from typing import Any
 from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
-from saphira.params import RobotParams, find_params_file, load_params
+from saphira.params import RobotParams, params_for_file
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
@@ -317,7 +317,8 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "--params",
         metavar="P",
         default="p3dx",
-        help="robot parameter file: a bundled name (see 'saphira params') or a .p path (default: p3dx)",
+        help="robot parameter file: a bundled name (see 'saphira params') or a .p path, read over its model's "
+        "built-in parameters as ARIA does (default: p3dx)",
     )
     parser.add_argument(
         "--port",
@@ -363,8 +364,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
     world = load_world(args.world)
-    params = load_params(find_params_file(args.params))
-    return world, params
+    return world, params_for_file(args.params)
 
 
 def _install_signals(handler: Callable[[int, FrameType | None], Any]) -> dict[int, Any]:
