@@ -122,6 +122,7 @@ class Session:
 
         return any(
             t.parent is None and not t.finished and t.state != TaskState.REMOVE
+            and not (isinstance(t, Activity) and t.trapped and t.suspended)  # disabled by a runtime error
             for t in self.robot.scheduler.tasks
             if isinstance(t, Activity | BehaviorTask)
         )
@@ -145,7 +146,8 @@ class Session:
         except KeyboardInterrupt:
             interrupted = True
         self._finish(wall_start, interrupted)
-        return EXIT_ACTIVITY_FAILED if self.outcome.failed else EXIT_OK
+        errors = self.evaluator.runtime.error_count
+        return EXIT_ACTIVITY_FAILED if self.outcome.failed or errors else EXIT_OK
 
     def _running_names(self) -> str:
         names = [t.name for t in self.robot.scheduler.tasks if t.parent is None and t.active and t.calls
@@ -154,6 +156,7 @@ class Session:
 
     def _finish(self, wall_start: float, interrupted: bool) -> None:
         robot = self.robot
+        self.evaluator.runtime.suspend_all()
         if robot.connected:
             robot.motion.halt()
             robot.run(cycles=2)

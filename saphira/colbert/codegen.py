@@ -4,13 +4,13 @@ An act compiles to an :class:`ActProgram`, a flat list of node functions (see
 :mod:`saphira.colbert.compiler`). The nodes are Python source generated into one :class:`CodeUnit`
 per act, statement or expression: its namespace holds the helpers below (C division, pointers, the
 top-level loop guard) and the objects the code refers to; its line map turns a Python traceback back
-into the Colbert source line (:func:`generated_line`).
+into the Colbert source position (:func:`generated_position`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,14 +45,14 @@ class ActProgram:
     frame_template: tuple[Any, ...]
     """Slot 0 (the activity) then parameters and locals, zeroed."""
     nodes: list[Callable[[list[Any]], int]]
-    node_lines: list[int]
-    """Absolute source line of each node (subtract :attr:`line` for act-relative lines)."""
+    node_positions: list[ast.Pos]
+    """Where each node's statement starts in :attr:`filename` (subtract :attr:`line` for act-relative lines)."""
     node_texts: list[str]
     node_traced: list[bool]
     node_values: list[Callable[[list[Any]], Any] | None]
     """For assignments to a variable: reads the assigned value back (trace output)."""
     update: Callable[[list[Any]], None] | None
-    update_line: int
+    update_pos: ast.Pos
     interrupt_index: int | None
     resume_index: int | None
     filename: str
@@ -63,9 +63,20 @@ class ActProgram:
     """Frame index of each parameter and local."""
     struct_locals: tuple[tuple[int, str], ...] = ()
     """(frame index, struct name) of locals that hold a struct value (made fresh per instance)."""
+    source: Sequence[str] = ()
+    """The lines of the file the act was read from (shown under runtime errors)."""
+
+    @property
+    def node_lines(self) -> list[int]:
+        """Absolute source line of each node."""
+        return [pos.line for pos in self.node_positions]
 
     def relative_line(self, line: int) -> int:
         return line - self.line
+
+    def source_line(self, line: int) -> str | None:
+        """Line ``line`` (1-based) of the act's file, when known."""
+        return self.source[line - 1].rstrip("\r") if 0 < line <= len(self.source) else None
 
 
 class RuntimeHooks(Protocol):
@@ -202,7 +213,7 @@ class CodeUnit:
         self.ns["G"] = symbols.values
         self.ns["rt"] = hooks
         self.source: list[str] = []
-        self.lines: list[int] = [0]
+        self.positions: list[ast.Pos] = [ast.Pos(0, 0)]
         self.filename = f"<colbert {label} #{next(self._serial)}>"
         self._names = itertools.count()
 
@@ -211,26 +222,33 @@ class CodeUnit:
         self.ns[name] = value
         return name
 
-    def emit(self, text: str, line: int) -> None:
+    def emit(self, text: str, pos: ast.Pos) -> None:
+        """Append one line of Python generated for the Colbert source at ``pos``."""
         self.source.append(text)
-        self.lines.append(line)
+        self.positions.append(pos)
 
     def build(self) -> dict[str, Any]:
-        self.ns["__colbert_lines__"] = self.lines
+        self.ns["__colbert_positions__"] = self.positions
         code = compile("\n".join(self.source) + "\n", self.filename, "exec")
         exec(code, self.ns)  # generated from the typed AST; every name in it is bound by us
         return self.ns
 
 
-def generated_line(exc: BaseException) -> int | None:
-    """The Colbert source line where ``exc`` was raised in generated code (innermost such frame)."""
+def generated_position(exc: BaseException) -> ast.Pos | None:
+    """The Colbert source position of the statement where ``exc`` was raised in generated code."""
     tb = exc.__traceback__
-    found: int | None = None
+    found: ast.Pos | None = None
     while tb is not None:
-        lines = tb.tb_frame.f_globals.get("__colbert_lines__")
-        if lines is not None and tb.tb_frame.f_code.co_filename.startswith("<colbert "):
+        positions = tb.tb_frame.f_globals.get("__colbert_positions__")
+        if positions is not None and tb.tb_frame.f_code.co_filename.startswith("<colbert "):
             lineno = tb.tb_lineno
-            if 0 < lineno < len(lines):
-                found = lines[lineno]
+            if 0 < lineno < len(positions):
+                found = positions[lineno]
         tb = tb.tb_next
     return found
+
+
+def generated_line(exc: BaseException) -> int | None:
+    """The Colbert source line where ``exc`` was raised in generated code (innermost such frame)."""
+    pos = generated_position(exc)
+    return None if pos is None else pos.line

@@ -54,6 +54,7 @@ from saphira.colbert.codegen import (
     RuntimeHooks,
     StartSpec,
     generated_line,
+    generated_position,
 )
 from saphira.colbert.expressions import Scope
 from saphira.colbert.statements import Label, Node, StatementCompiler
@@ -113,6 +114,7 @@ __all__ = [
     "convert_value",
     "format_value",
     "generated_line",
+    "generated_position",
     "parse_type",
     "runtime_message",
     "struct_type",
@@ -172,9 +174,9 @@ class Compiler(StatementCompiler):
         if act.update is not None:
             self._mode = "update"
             body = self._direct(act.update, 1)
-            unit.emit("def _update(f):", act.update.pos.line)
-            for text, line in body:
-                unit.emit(text, line)
+            unit.emit("def _update(f):", act.update.pos)
+            for text, pos in body:
+                unit.emit(text, pos)
             update_fn_name = "_update"
 
         self._mode = "act"
@@ -196,7 +198,7 @@ class Compiler(StatementCompiler):
                 succ = Label()
                 self._stmt(item, succ)
                 self._place(succ)
-        self._nodes.append(Node(act.end_line, ["f[0].end()", "return @B{end}@"], traced=False))
+        self._nodes.append(Node(ast.Pos(act.end_line, 1), ["f[0].end()", "return @B{end}@"], traced=False))
         self._render(unit)
         ns = unit.build()
         count = len(self._nodes)
@@ -205,12 +207,12 @@ class Compiler(StatementCompiler):
             params=tuple(params),
             frame_template=tuple(template),
             nodes=[ns[f"_n{i}"] for i in range(count)],
-            node_lines=[n.line for n in self._nodes],
+            node_positions=[n.pos for n in self._nodes],
             node_texts=[n.text for n in self._nodes],
             node_traced=[n.traced for n in self._nodes],
             node_values=[ns.get(f"_v{i}") for i in range(count)],
             update=ns[update_fn_name] if update_fn_name else None,
-            update_line=act.update.pos.line if act.update is not None else act.pos.line,
+            update_pos=act.update.pos if act.update is not None else act.pos,
             interrupt_index=interrupt.index if interrupt is not None else None,
             resume_index=resume.index if resume is not None else None,
             filename=act.filename,
@@ -219,6 +221,7 @@ class Compiler(StatementCompiler):
             local_types={name: t for name, (_, t) in locals_.items()},
             local_slots={name: i for name, (i, _) in locals_.items()},
             struct_locals=tuple(struct_slots),
+            source=lines,
         )
 
     def compile_statement(
@@ -230,9 +233,9 @@ class Compiler(StatementCompiler):
         self._scope = Scope(None, {})
         unit = self._unit = CodeUnit(self.symbols, self.hooks, "top level")
         body = self._direct(stmt, 1)
-        unit.emit("def _top(f):", stmt.pos.line)
-        for text, line in body:
-            unit.emit(text, line)
+        unit.emit("def _top(f):", stmt.pos)
+        for text, pos in body:
+            unit.emit(text, pos)
         fn: Callable[[list[Any]], None] = unit.build()["_top"]
         return fn
 
@@ -245,7 +248,7 @@ class Compiler(StatementCompiler):
         self._scope = Scope(None, {})
         unit = self._unit = CodeUnit(self.symbols, self.hooks, "expression")
         ex = self._expr(expr, allow_void=True)
-        unit.emit("def _expr(f):", expr.pos.line)
-        unit.emit(f"    return {ex.code}", expr.pos.line)
+        unit.emit("def _expr(f):", expr.pos)
+        unit.emit(f"    return {ex.code}", expr.pos)
         fn: Callable[[list[Any]], Any] = unit.build()["_expr"]
         return fn, ex.type

@@ -41,7 +41,8 @@ class Label:
 class Node:
     """A node before rendering: body lines with ``@J<id>@`` (continue) / ``@B<id>@`` (break) targets."""
 
-    line: int
+    pos: ast.Pos
+    """Where the statement starts in its file (reported with runtime errors)."""
     body: list[str]
     text: str = ""
     traced: bool = True
@@ -98,27 +99,27 @@ class StatementCompiler(ExpressionCompiler):
         self._nodes.append(node)
         return len(self._nodes) - 1
 
-    def _jump(self, target: Label, line: int) -> None:
-        self._add(Node(line, [f"return @J{target.ident}@"], traced=False, jump=target))
+    def _jump(self, target: Label, pos: ast.Pos) -> None:
+        self._add(Node(pos, [f"return @J{target.ident}@"], traced=False, jump=target))
 
     def _stmt(self, s: ast.Statement, succ: Label) -> None:
         J = f"@J{succ.ident}@"
         B = f"@B{succ.ident}@"
-        line = s.pos.line
+        pos = s.pos
         text = self._text(s)
         if isinstance(s, ast.Block):
             if not s.body:
-                self._jump(succ, line)
+                self._jump(succ, pos)
             for i, inner in enumerate(s.body):
                 nxt = succ if i == len(s.body) - 1 else Label()
                 self._stmt(inner, nxt)
                 if nxt is not succ:
                     self._place(nxt)
         elif isinstance(s, ast.EmptyStatement):
-            self._jump(succ, line)
+            self._jump(succ, pos)
         elif isinstance(s, _SIMPLE_TYPES):
             body, value = self._simple(s)
-            node = Node(line, [*body, f"return {J}"], text=text)
+            node = Node(pos, [*body, f"return {J}"], text=text)
             if value is not None:
                 node.value = value
             self._add(node)
@@ -126,7 +127,7 @@ class StatementCompiler(ExpressionCompiler):
             then_l = Label()
             else_l = Label() if s.otherwise is not None else succ
             cond = self._cond(s.condition)
-            self._add(Node(line, [f"return @J{then_l.ident}@ if {cond} else @J{else_l.ident}@"], text=text))
+            self._add(Node(pos, [f"return @J{then_l.ident}@ if {cond} else @J{else_l.ident}@"], text=text))
             self._place(then_l)
             self._stmt(s.then, succ)
             if s.otherwise is not None:
@@ -138,16 +139,16 @@ class StatementCompiler(ExpressionCompiler):
             back = Label()
             self._place(head)
             cond = self._cond(s.condition)
-            self._add(Node(line, [f"return @J{body_l.ident}@ if {cond} else {B}"], text=text))
+            self._add(Node(pos, [f"return @J{body_l.ident}@ if {cond} else {B}"], text=text))
             self._place(body_l)
             self._stmt(s.body, back)
             self._place(back)
-            self._add(Node(line, [f"return @B{head.ident}@"], traced=False, jump=head, backedge=True))
+            self._add(Node(pos, [f"return @B{head.ident}@"], traced=False, jump=head, backedge=True))
         elif isinstance(s, ast.Goto):
             target = self._labels.get(s.label)
             if target is None:  # pragma: no cover - the parser checks labels
                 raise self._error(f"no label '{s.label}' in act '{self._scope.act}'", s.pos)
-            self._add(Node(line, [f"return @B{target.ident}@"], text=text))
+            self._add(Node(pos, [f"return @B{target.ident}@"], text=text))
         elif isinstance(s, ast.WaitFor):
             self._waitfor(s, succ, text)
         elif isinstance(s, ast.Start):
@@ -156,7 +157,7 @@ class StatementCompiler(ExpressionCompiler):
             idx = len(self._nodes)
             self._add(
                 Node(
-                    line,
+                    pos,
                     [
                         "a = f[0]",
                         f"if a.wait_node == {idx}:",
@@ -168,14 +169,14 @@ class StatementCompiler(ExpressionCompiler):
             )
         elif isinstance(s, ast.Signal):
             self._check_signal(s)
-            self._add(Node(line, [f"rt.signal(f[0], {s.signal!r}, {s.target!r})", f"return {B}"], text=text))
+            self._add(Node(pos, [f"rt.signal(f[0], {s.signal!r}, {s.target!r})", f"return {B}"], text=text))
         elif isinstance(s, ast.Motion):
             value = self._convert(self._expr(s.argument), INT, f"(argument of {s.command})", s.argument.pos)
             timeout = self._timeout(s.timeout)
             idx = len(self._nodes)
             self._add(
                 Node(
-                    line,
+                    pos,
                     [
                         "a = f[0]",
                         f"if a.wait_node == {idx}:",
@@ -209,7 +210,7 @@ class StatementCompiler(ExpressionCompiler):
                 f"    return {J}",
                 f"return {~idx}",
             ]
-        self._add(Node(s.pos.line, body, text=text))
+        self._add(Node(s.pos, body, text=text))
 
     def _render(self, unit: CodeUnit) -> None:
         nodes = self._nodes
@@ -228,45 +229,45 @@ class StatementCompiler(ExpressionCompiler):
 
         by_ident = {ident: label.index for ident, label in self._placed.items()}
         for i, node in enumerate(nodes):
-            unit.emit(f"def _n{i}(f):", node.line)
+            unit.emit(f"def _n{i}(f):", node.pos)
             for text in node.body:
                 text = text.replace("@B{end}@", str(~i))
                 rendered = _TARGET_RE.sub(lambda m: resolve(by_ident[int(m.group(2))], m.group(1) == "B"), text)
-                unit.emit("    " + rendered, node.line)
+                unit.emit("    " + rendered, node.pos)
             if node.value is not None:
-                unit.emit(f"def _v{i}(f):", node.line)
-                unit.emit(f"    return {node.value}", node.line)
+                unit.emit(f"def _v{i}(f):", node.pos)
+                unit.emit(f"    return {node.value}", node.pos)
 
     # ------------------------------------------------------------------ direct statements (update, top level)
-    def _direct(self, s: ast.Statement, depth: int) -> list[tuple[str, int]]:
+    def _direct(self, s: ast.Statement, depth: int) -> list[tuple[str, ast.Pos]]:
         pad = "    " * depth
-        line = s.pos.line
-        out: list[tuple[str, int]] = []
+        pos = s.pos
+        out: list[tuple[str, ast.Pos]] = []
         if isinstance(s, ast.Block):
             for inner in s.body:
                 out.extend(self._direct(inner, depth))
             if not out:
-                out.append((pad + "pass", line))
+                out.append((pad + "pass", pos))
         elif isinstance(s, ast.EmptyStatement):
-            out.append((pad + "pass", line))
+            out.append((pad + "pass", pos))
         elif isinstance(s, _SIMPLE_TYPES):
             body, _ = self._simple(s)
-            out.extend((pad + b, line) for b in body)
+            out.extend((pad + b, pos) for b in body)
         elif isinstance(s, ast.If):
-            out.append((f"{pad}if {self._cond(s.condition)}:", line))
+            out.append((f"{pad}if {self._cond(s.condition)}:", pos))
             out.extend(self._direct(s.then, depth + 1))
             if s.otherwise is not None:
-                out.append((pad + "else:", s.otherwise.pos.line))
+                out.append((pad + "else:", s.otherwise.pos))
                 out.extend(self._direct(s.otherwise, depth + 1))
         elif isinstance(s, ast.While):
             if self._mode == "update":
                 raise self._error("'while' is not allowed in update (update runs once per cycle)", s.pos)
             counter = f"_c{depth}"
-            out.append((f"{pad}{counter} = 0", line))
-            out.append((f"{pad}while {self._cond(s.condition)}:", line))
-            out.append((f"{pad}    {counter} += 1", line))
-            out.append((f"{pad}    if {counter} > {TOP_LEVEL_LOOP_LIMIT}:", line))
-            out.append((f"{pad}        _loop_limit()", line))
+            out.append((f"{pad}{counter} = 0", pos))
+            out.append((f"{pad}while {self._cond(s.condition)}:", pos))
+            out.append((f"{pad}    {counter} += 1", pos))
+            out.append((f"{pad}    if {counter} > {TOP_LEVEL_LOOP_LIMIT}:", pos))
+            out.append((f"{pad}        _loop_limit()", pos))
             out.extend(self._direct(s.body, depth + 1))
         elif isinstance(s, ast.WaitFor):
             where = "in update" if self._mode == "update" else "at top level; use it inside an act"
@@ -278,15 +279,15 @@ class StatementCompiler(ExpressionCompiler):
                 raise self._error("'start' is not allowed in update; start activities from the act body", s.pos)
             spec, args, timeout, priority = self._start_parts(s)
             k = self.unit.bind(spec, "_spec")
-            out.append((f"{pad}rt.start_now(f[0], {k}, {args}, {timeout}, {priority})", line))
+            out.append((f"{pad}rt.start_now(f[0], {k}, {args}, {timeout}, {priority})", pos))
         elif isinstance(s, ast.Signal):
             self._check_signal(s)
-            out.append((f"{pad}rt.signal(f[0], {s.signal!r}, {s.target!r})", line))
+            out.append((f"{pad}rt.signal(f[0], {s.signal!r}, {s.target!r})", pos))
         elif isinstance(s, ast.Motion):
             value = self._convert(self._expr(s.argument), INT, f"(argument of {s.command})", s.argument.pos)
             if s.timeout is not None:
                 self._timeout(s.timeout)
-            out.append((f"{pad}rt.motion_now(f[0], {s.command!r}, {value})", line))
+            out.append((f"{pad}rt.motion_now(f[0], {s.command!r}, {value})", pos))
         else:  # pragma: no cover
             raise self._error(f"unsupported statement {type(s).__name__}", s.pos)
         return out
