@@ -52,6 +52,7 @@ from saphira.colbert.compiler import (
     struct_type,
 )
 from saphira.colbert.errors import ColbertSyntaxError
+from saphira.colbert.manual_names import install_manual_names, not_in_colbert
 from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
@@ -161,6 +162,7 @@ class Evaluator:
             from saphira.colbert.bindings import install_bindings
 
             install_bindings(self)
+            install_manual_names(self)
         if read_init:
             self.read_init()
 
@@ -529,6 +531,9 @@ class Evaluator:
             return self._struct_help(self.symbols.structs[topic])
         if topic in self.symbols.symbols and topic in self.symbols.help:
             return self._entry(topic)
+        absent = not_in_colbert(topic)
+        if absent is not None and topic not in self.symbols.symbols:
+            return absent
         matches = sorted(n for n in set(self.symbols.symbols) | set(self.symbols.help) if topic in n)
         if not matches:
             return f"no help on '{topic}' (type 'help' for the topics)"

@@ -14,6 +14,7 @@ from typing import Any
 
 from saphira.colbert import ast
 from saphira.colbert.codegen import CodeUnit
+from saphira.colbert.manual_names import not_in_colbert
 from saphira.colbert.symbols import (
     BASIC_TYPES,
     BEHAVIOR,
@@ -190,7 +191,7 @@ class ExpressionCompiler:
             raise self._error(f"'{e.name}' is a function; call it with ({', '.join(map(str, sym.arg_types))})", e.pos)
         if isinstance(sym, ActSchema):
             raise self._error(f"'{e.name}' is an act; run it with 'start {e.name}'", e.pos)
-        raise self._error(f"unknown name '{e.name}'", e.pos)
+        raise self._error(not_in_colbert(e.name) or f"unknown name '{e.name}'", e.pos)
 
     def _lvalue(self, e: ast.Expr) -> _Lvalue:
         if isinstance(e, ast.Name):
@@ -425,7 +426,9 @@ class ExpressionCompiler:
                 raise self._error(f"'{e.function}' is an act, not a function; run it with 'start {e.function}'", e.pos)
             if sym is None and e.function not in self._scope.locals:
                 raise self._error(
-                    f"unknown function '{e.function}' (functions must be exported to Colbert; see 'help')", e.pos
+                    not_in_colbert(e.function)
+                    or f"unknown function '{e.function}' (functions must be exported to Colbert; see 'help')",
+                    e.pos,
                 )
             raise self._error(f"'{e.function}' is not a function", e.pos)
         n_fixed = len(sym.arg_types)
