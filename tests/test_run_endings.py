@@ -191,3 +191,14 @@ def test_ending_a_session_suspends_the_activities_before_the_robot_stops() -> No
     run.robot.disconnect()
     run.robot.run(cycles=5)
     assert run.lines == []
+
+
+def test_exit_at_the_prompt_while_an_act_moves_prints_no_error() -> None:
+    run = Run()
+    run.load("act b\n{\n  move(200);\n  move(100);\n  turn(10);\n}\n")
+    run.ev.eval_text("start b")
+    run.robot.run(cycles=3)
+    assert run.ev.eval_text("exit")
+    run.robot.run(cycles=30)  # a shell's scheduler thread may still run cycles before it is stopped
+    assert not run.robot.connected and run.ev.exit_requested
+    assert run.lines == []

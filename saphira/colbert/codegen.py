@@ -66,11 +66,6 @@ class ActProgram:
     source: Sequence[str] = ()
     """The lines of the file the act was read from (shown under runtime errors)."""
 
-    @property
-    def node_lines(self) -> list[int]:
-        """Absolute source line of each node."""
-        return [pos.line for pos in self.node_positions]
-
     def relative_line(self, line: int) -> int:
         return line - self.line
 

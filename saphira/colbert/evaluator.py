@@ -362,6 +362,7 @@ class Evaluator:
             if self.robot is not None:
                 self.robot.disconnect()
         elif isinstance(command, ast.Exit):
+            self.runtime.suspend_all()  # leaving is not an error: no activity may command the robot any more
             if self.robot is not None and self.robot.connected:
                 self.robot.disconnect()
             self.exit_requested = True

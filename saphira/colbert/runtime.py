@@ -125,7 +125,7 @@ class Activity(Task):
     def line(self) -> int | None:
         """The act-relative line of the statement the activity is at (None in special states)."""
         pc = self.pc
-        return None if pc is None else self.program.relative_line(self.program.node_lines[pc])
+        return None if pc is None else self.program.relative_line(self.program.node_positions[pc].line)
 
     def local(self, name: str) -> Any:
         """The current value of a parameter or local variable (for inspection and tests)."""
@@ -191,7 +191,7 @@ class Activity(Task):
 
     def _trace(self, pc: int) -> None:
         program = self.program
-        line = program.relative_line(program.node_lines[pc])
+        line = program.relative_line(program.node_positions[pc].line)
         text = program.node_texts[pc]
         reader = program.node_values[pc]
         if reader is not None:
