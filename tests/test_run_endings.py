@@ -18,8 +18,7 @@ from saphira.tasks import TaskState
 from tests.test_cli import saphira
 
 WALL_AHEAD = (
-    "width 6000\nheight 4000\n0 0 6000 0\n6000 0 6000 4000\n6000 4000 0 4000\n0 4000 0 0\n"
-    "position 1000 2000 0\n"
+    "width 6000\nheight 4000\n0 0 6000 0\n6000 0 6000 4000\n6000 4000 0 4000\n0 4000 0 0\nposition 1000 2000 0\n"
 )
 """A 6 m x 4 m box; the robot starts 5 m from the east wall, facing it."""
 
@@ -74,8 +73,9 @@ def test_a_move_into_a_wall_fails_its_activity_after_the_no_progress_timeout() -
     assert run.ev.value("after") == 0
     assert run.sim.wall_contacts >= 1
     message = [line for line in run.lines if "made no progress" in line]
-    assert message == ["box.act:4:3: act wall: move(20000) made no progress for 5 s (blocked or stalled); "
-                       "the activity fails"]
+    assert message == [
+        "box.act:4:3: act wall: move(20000) made no progress for 5 s (blocked or stalled); the activity fails"
+    ]
     assert run.robot.motion.target_vel() == 0.0
 
 
