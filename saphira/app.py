@@ -111,6 +111,7 @@ class Session:
 
         return any(
             t.parent is None and not t.finished and t.state != TaskState.REMOVE
+            and not (isinstance(t, Activity) and t.trapped and t.suspended)  # disabled by a runtime error
             for t in self.robot.scheduler.tasks
             if isinstance(t, Activity | BehaviorTask)
         )
@@ -146,7 +147,8 @@ class Session:
         except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
             interrupted = str(exc) or "SIGINT"
         self._finish(interrupted)
-        return EXIT_ACTIVITY_FAILED if self.outcome.failed else EXIT_OK
+        errors = self.evaluator.runtime.error_count
+        return EXIT_ACTIVITY_FAILED if self.outcome.failed or errors else EXIT_OK
 
     def _running_names(self) -> str:
         names = [t.name for t in self.robot.scheduler.tasks if t.parent is None and t.active and t.calls
@@ -155,6 +157,7 @@ class Session:
 
     def _finish(self, interrupted: str) -> None:
         robot = self.robot
+        self.evaluator.runtime.suspend_all()
         if robot.connected:
             robot.motion.halt()
             robot.run(cycles=HALT_CYCLES)

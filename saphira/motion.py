@@ -13,6 +13,10 @@ Decisions the manual leaves open, documented here:
 * Position moves (``set_position``) are controlled here, from the reflected odometry: the client
   commands a velocity that follows a deceleration profile to the target. This works on every server,
   including PSOS without MOVE, and a lost packet only delays the next correction.
+* **No progress**: a position or heading move that gets no closer to its target for
+  :data:`DEFAULT_NO_PROGRESS_TIMEOUT` seconds (a stall, a wall, behaviors holding the robot at zero
+  speed) is *blocked* (:meth:`MotionControl.blocked`); whoever waits on it decides what that means
+  (a Colbert motion statement fails its activity). The timeout is :attr:`MotionControl.no_progress_timeout`.
 * Precedence: a direct motion call takes its channel from the behaviors until :meth:`release` (Colbert
   motion statements release when they finish); ``behavior_control`` (the manual's
   ``sfBehaviorControl``) switches behavior output off for both channels.
@@ -43,6 +47,16 @@ Position moves brake early by the distance covered in this time, so they stop on
 instead of overshooting it by that much."""
 BRAKING_MARGIN = 0.8
 """Fraction of the robot's deceleration a position move plans with, leaving room for its lag."""
+DEFAULT_NO_PROGRESS_TIMEOUT = 5.0
+"""Seconds a position or heading move may go without getting closer to its target before it is blocked.
+
+A Pioneer at its default 300 mm/s covers :data:`PROGRESS_DISTANCE` in a few hundredths of a second
+and starts moving within half a second of a command, so 5 s without progress is a robot held by a
+wall, a stall or an obstacle, not a slow start; yet it is long enough to ride out a brief stop."""
+PROGRESS_DISTANCE = 10.0
+"""A position move progresses when the distance still to go shrinks by at least this much (mm)."""
+PROGRESS_ANGLE = 2.0
+"""A heading move progresses when the heading error shrinks by at least this much (degrees)."""
 
 
 class Channel(Enum):
@@ -101,6 +115,9 @@ class MotionControl:
         self._pos_distance = 0.0
         self._sent: dict[Channel, tuple[Command, int] | None] = dict.fromkeys(Channel)
         self._sent_at: dict[Channel, float] = dict.fromkeys(Channel, -math.inf)
+        self.no_progress_timeout = DEFAULT_NO_PROGRESS_TIMEOUT
+        self._progress: dict[Channel, tuple[float, float] | None] = dict.fromkeys(Channel)
+        """Per channel: (smallest distance or error to go seen, clock time it was reached)."""
 
     # ------------------------------------------------------------ direct motion (docs/colbert.md §7)
     def set_velocity(self, vel: float) -> None:
@@ -120,6 +137,7 @@ class MotionControl:
         self._take(Channel.ROTATION)
         self.rot_mode = RotMode.HEADING
         self.heading = norm2_angle(head)
+        self._progress[Channel.ROTATION] = None
 
     def set_dheading(self, dhead: float) -> None:
         """Change the heading setpoint by ``dhead`` degrees (from the current heading if none is set)."""
@@ -132,6 +150,7 @@ class MotionControl:
         self.trans_mode = TransMode.POSITION
         self._pos_start = (self.pose.x, self.pose.y, self.pose.th)
         self._pos_distance = float(dist)
+        self._progress[Channel.TRANSLATION] = None
 
     def set_max_velocity(self, vel: float) -> None:
         """Top speed (mm/s) used during position moves."""
@@ -163,6 +182,22 @@ class MotionControl:
     def done_heading(self, tol: float) -> bool:
         """True once within ``tol`` degrees of the commanded heading (or when no heading is set)."""
         return abs(self.heading_error()) <= tol
+
+    def blocked(self, channel: Channel, now: float) -> bool:
+        """True once the position (translation) or heading (rotation) move has got no closer to its target
+        for :attr:`no_progress_timeout` seconds of clock time ``now``.
+
+        Call it every cycle while waiting on the move; the first call after a new setpoint starts the watch.
+        """
+        if channel is Channel.TRANSLATION:
+            remaining, step = abs(self.remaining_distance()), PROGRESS_DISTANCE
+        else:
+            remaining, step = abs(self.heading_error()), PROGRESS_ANGLE
+        watch = self._progress[channel]
+        if watch is None or remaining <= watch[0] - step:
+            self._progress[channel] = (remaining, now)
+            return False
+        return now - watch[1] >= self.no_progress_timeout
 
     def target_vel(self) -> float:
         """The velocity setpoint being reflected (mm/s); in a position move, the profile's speed."""
@@ -221,6 +256,7 @@ class MotionControl:
         self.trans_mode = TransMode.NONE
         self.rot_mode = RotMode.NONE
         self.velocity = self.rvelocity = 0.0
+        self._progress = dict.fromkeys(Channel)
         self.release()
         self.forget_sent()
 

@@ -192,7 +192,7 @@ def test_a_second_instance_under_a_name_in_use_is_an_error(s: Session) -> None:
     s.load("act w { waitfor 0; } act twice { start w noblock; start w noblock; }")
     s.do("start twice")
     s.cycle(3)
-    assert any("act twice, line 0: an instance named 'w' already exists" in line for line in s.lines)
+    assert any("test.act:1:51: act twice: an instance named 'w' already exists" in line for line in s.lines)
     assert s.act("twice").suspended
 
 
@@ -289,7 +289,7 @@ def test_division_by_zero_suspends_only_the_offending_activity(s: Session) -> No
     for name in ("count1", "count2", "count3", "bad"):
         s.do(f"start {name}")
     s.cycle(5)
-    assert s.lines == ["act bad, line 3: division by zero"]
+    assert s.lines == ["test.act:8:3: act bad: division by zero", "      x = x / zero;", "      ^"]
     assert s.state("bad") == TaskState.SUSPEND
     assert [s.value(n) for n in ("n1", "n2", "n3")] == [5, 5, 5]
     assert all(s.act(name).active for name in ("count1", "count2", "count3"))
@@ -299,14 +299,14 @@ def test_null_pointer_in_update_is_reported_with_its_line(s: Session) -> None:
     s.load("point *p; float x;\nact w\n{\n  update\n    x = p->x;\n  waitfor 0;\n}\n")
     s.do("start w")
     s.cycle()
-    assert s.lines == ["act w, line 3: null pointer dereference"]
+    assert s.lines == ["test.act:5:5: act w: null pointer dereference", "        x = p->x;", "        ^"]
 
 
 def test_runtime_error_names_the_instance_when_it_differs_from_the_schema(s: Session) -> None:
     s.load("int zero; act bad { zero = 1 / zero; }")
     s.do("start bad iname b2")
     s.cycle()
-    assert s.lines == ["act bad (b2), line 0: division by zero"]
+    assert s.lines[0] == "test.act:1:21: act bad (b2): division by zero"
 
 
 # ---------------------------------------------------------------------------------------- redefinition
@@ -494,7 +494,7 @@ def test_a_bad_signal_target_is_a_runtime_error_of_the_activity(s: Session) -> N
     s.load("act w\n{\n  waitfor 1;\n  interrupt ghost;\n}\n")
     s.do("start w")
     s.cycle()
-    assert s.lines == ["act w, line 3: no activity or behavior named 'ghost'"]
+    assert s.lines[0] == "test.act:4:3: act w: no activity or behavior named 'ghost'"
     assert s.state("w") == TaskState.SUSPEND
 
 

@@ -477,6 +477,14 @@ class ColbertAstBuilder(Transformer[Token, Any]):
             extra = "no arguments" if high == 0 else f"at most {high} argument{'s' if high > 1 else ''}"
             self._report(f"'{command}' takes {extra} (arguments are separated by blanks)", arg_pos[high])
             return None
+        if command in ("load", "unload", "cd") and args:
+            # The manual writes file names bare; C habits quote them. Accept both: load "x.py" == load x.py.
+            quoted = args[0][:1] in ("'", '"')
+            if quoted and (len(args[0]) < 2 or args[0][-1] != args[0][0]):
+                self._report(f"'{command}': the file name {args[0]} has no closing quote", arg_pos[0])
+                return None
+            if quoted:
+                args[0] = args[0][1:-1]
         first = args[0] if args else None
         second = args[1] if len(args) > 1 else None
         if command == "connect" and first not in _CONNECT_KINDS:

@@ -22,8 +22,10 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
 from __future__ import annotations
 
 import importlib.util
+import linecache
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -52,6 +54,7 @@ from saphira.colbert.compiler import (
     struct_type,
 )
 from saphira.colbert.errors import ColbertSyntaxError
+from saphira.colbert.manual_names import install_manual_names, not_in_colbert
 from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
@@ -162,6 +165,7 @@ class Evaluator:
             from saphira.colbert.bindings import install_bindings
 
             install_bindings(self)
+            install_manual_names(self)
         if read_init:
             self.read_init()
 
@@ -243,7 +247,9 @@ class Evaluator:
         lines = text.split("\n")
         for item in program.items:
             try:
-                if isinstance(item, ast.VarDecl):
+                if isinstance(item, ast.Load) and item.path is not None and item.path.endswith(".py"):
+                    errors.extend(self._check_plugin_load(item, filename, lines, scratch))
+                elif isinstance(item, ast.VarDecl):
                     compiler.declare(item, filename, lines)
                 elif isinstance(item, ast.ActDef):
                     scratch.symbols[item.name] = ActSchema(compiler.compile_act(item, lines))
@@ -252,6 +258,23 @@ class Evaluator:
             except ColbertCompileError as exc:
                 errors.append(exc)
         return errors
+
+    def _check_plugin_load(
+        self, item: ast.Load, filename: str, lines: list[str], scratch: SymbolTable
+    ) -> list[SourceError]:
+        """``load x.py`` while checking: load the plugin, so the names it registers are known further on."""
+        assert item.path is not None
+        path = self.resolve(item.path)
+        source = lines[item.pos.line - 1] if 0 < item.pos.line <= len(lines) else None
+        if not path.is_file():
+            return [SourceError(f"load: no such file: {path}", item.pos.at(filename), source)]
+        try:
+            self.load_plugin(path)
+        except Exception as exc:
+            return [plugin_error(path, exc)]
+        scratch.symbols.update(self.symbols.symbols)
+        scratch.structs.update(self.symbols.structs)
+        return []
 
     def _run_items(self, items: Iterable[ast.TopLevel], filename: str, lines: list[str], interactive: bool) -> bool:
         for item in items:
@@ -340,6 +363,7 @@ class Evaluator:
             if self.robot is not None:
                 self.robot.disconnect()
         elif isinstance(command, ast.Exit):
+            self.runtime.suspend_all()  # leaving is not an error: no activity may command the robot any more
             if self.robot is not None and self.robot.connected:
                 self.robot.disconnect()
             self.exit_requested = True
@@ -385,6 +409,18 @@ class Evaluator:
 
     # ================================================================== plugins
     def _load_plugin(self, path: Path) -> bool:
+        try:
+            self.load_plugin(path)
+        except Exception as exc:  # a broken plugin is reported, never raised
+            self._say(plugin_error(path, exc).pretty())
+            return False
+        return True
+
+    def load_plugin(self, path: Path) -> set[str]:
+        """Import a Python plugin and run its ``load_init(env)`` with this evaluator; the names it registered.
+
+        Raises what the plugin raised; the plugin is then not loaded and what it registered is removed.
+        """
         key = path.resolve()
         if key in self.plugins:
             self.unload(str(key))
@@ -392,8 +428,7 @@ class Evaluator:
         module_name = f"saphira_colbert_plugin_{self._plugin_serial}_{key.stem}"
         spec = importlib.util.spec_from_file_location(module_name, key)
         if spec is None or spec.loader is None:
-            self._say(f"load: {key} is not a Python module")
-            return False
+            raise ColbertRuntimeError(f"{key} is not a Python module")
         module = importlib.util.module_from_spec(spec)
         before = set(self.symbols.symbols) | set(self.symbols.structs)
         sys.modules[module_name] = module
@@ -402,13 +437,16 @@ class Evaluator:
             init = getattr(module, "load_init", None)
             if callable(init):
                 init(self)
-        except Exception as exc:  # a broken plugin is reported, never raised
+        except BaseException:
             sys.modules.pop(module_name, None)
-            self._say(f"{key}: plugin failed to load: {type(exc).__name__}: {exc}")
-            return False
+            for name in (set(self.symbols.symbols) | set(self.symbols.structs)) - before:
+                self.symbols.symbols.pop(name, None)
+                self.symbols.structs.pop(name, None)
+            raise
         self.plugins[key] = module
-        self._plugin_names[key] = (set(self.symbols.symbols) | set(self.symbols.structs)) - before
-        return True
+        names = (set(self.symbols.symbols) | set(self.symbols.structs)) - before
+        self._plugin_names[key] = names
+        return names
 
     def unload(self, path: str | None = None) -> None:
         """Unload a plugin (the most recently loaded one without a path): ``load_exit(env)`` then forget it."""
@@ -537,6 +575,9 @@ class Evaluator:
         reference = load_reference()
         if topic in self.symbols.symbols or topic in self.symbols.help or topic in reference.entries:
             return self._entry(topic)
+        absent = not_in_colbert(topic)
+        if absent is not None and topic not in self.symbols.symbols:
+            return absent
         candidates = set(self.symbols.symbols) | set(self.symbols.help) | set(reference.entries)
         matches = sorted(n for n in candidates if topic in n)
         if not matches:
@@ -607,6 +648,21 @@ class _Abort(ColbertRuntimeError):
     """A nested ``load`` failed: its error is already reported; stop the enclosing load too."""
 
 
+
+
+def plugin_error(path: Path, exc: BaseException) -> SourceError:
+    """A plugin's import or ``load_init`` error at the plugin's own line that raised it (or called what did)."""
+    message = f"plugin failed to load: {type(exc).__name__}: {exc}"
+    plugin = str(path.resolve())
+    if isinstance(exc, SyntaxError) and exc.filename == plugin:
+        position = SourcePosition(str(path), exc.lineno or 0, exc.offset or 0)
+        return SourceError(f"plugin failed to load: SyntaxError: {exc.msg}", position, (exc.text or "").rstrip())
+    line = 0
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == plugin and frame.lineno is not None:
+            line = frame.lineno
+    source = linecache.getline(plugin, line).rstrip("\n") if line else None
+    return SourceError(message, SourcePosition(str(path), line), source or None)
 
 
 def _previous_item_start(lines: list[str], cut: int) -> int:

@@ -28,8 +28,15 @@ statements. Decisions the manual leaves open, documented here:
   stops both channels and gives them back. ``turn`` is relative to the heading setpoint when one is
   active (``sfSetDHeading``), so sequences of turns do not accumulate tolerance errors; ``turnto``
   is in the robot's odometric frame (``sfSetHeading``). At top level every motion is non-blocking.
-* **Errors**: a runtime error in an activity prints ``act NAME, line N: message`` (N relative to
-  the ``act`` line) and suspends that activity (and its children); everything else carries on.
+  A blocking ``move``/``turn``/``turnto`` without a ``timeout`` that gets no closer to its target for
+  the robot's ``motion.no_progress_timeout`` seconds (5 s: a wall, a stall, an obstacle) stops its
+  channel, prints where, and *fails* the activity, so a run cannot hang on a robot that cannot move.
+  With a ``timeout`` the user has said how long to try, and the statement just ends as before.
+* **Errors**: a runtime error in an activity prints ``file.act:line:col: act NAME: message`` with the
+  failing statement's line and a caret (the file position, not the manual's act-relative line, so
+  an editor can jump to it; traces keep act-relative lines), and suspends that activity (and its
+  children), as the manual does; everything else carries on. A blocking ``start`` whose child is
+  suspended by an error stops waiting (the child would never end), and the parent continues.
 """
 
 from __future__ import annotations
@@ -57,9 +64,10 @@ from saphira.colbert.compiler import (
     c_float_text,
     convert_value,
     format_value,
-    generated_line,
+    generated_position,
     runtime_message,
 )
+from saphira.errors import SourceError, SourcePosition
 from saphira.motion import Channel
 from saphira.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, Task, TaskState, state_name
 
@@ -102,6 +110,8 @@ class Activity(Task):
         self.wait_child: Task | None = None
         self.wait_command = ""
         self.error_line: int | None = None
+        self.trapped = False
+        """Suspended by a runtime error (until resumed)."""
 
     @property
     def schema(self) -> str:
@@ -116,7 +126,7 @@ class Activity(Task):
     def line(self) -> int | None:
         """The act-relative line of the statement the activity is at (None in special states)."""
         pc = self.pc
-        return None if pc is None else self.program.relative_line(self.program.node_lines[pc])
+        return None if pc is None else self.program.relative_line(self.program.node_positions[pc].line)
 
     def local(self, name: str) -> Any:
         """The current value of a parameter or local variable (for inspection and tests)."""
@@ -139,6 +149,7 @@ class Activity(Task):
             self._reset_wait()
         elif state == TaskState.RESUME:
             pc = program.resume_index or 0
+            self.trapped = False
             self._reset_wait()
         elif state == TaskState.INTERRUPT:
             if program.interrupt_index is None:
@@ -181,7 +192,7 @@ class Activity(Task):
 
     def _trace(self, pc: int) -> None:
         program = self.program
-        line = program.relative_line(program.node_lines[pc])
+        line = program.relative_line(program.node_positions[pc].line)
         text = program.node_texts[pc]
         reader = program.node_values[pc]
         if reader is not None:
@@ -192,15 +203,20 @@ class Activity(Task):
 
     def _trap(self, exc: Exception, pc: int | None) -> int:
         program = self.program
-        source_line = generated_line(exc)
-        if source_line is None:
-            source_line = program.update_line if pc is None else program.node_lines[pc]
-        self.error_line = program.relative_line(source_line)
-        message = runtime_message(exc)
+        pos = generated_position(exc)
+        if pos is None:
+            pos = program.update_pos if pc is None else program.node_positions[pc]
+        self.error_line = program.relative_line(pos.line)
         label = self.name if self.name == program.name else f"{program.name} ({self.name})"
+        error = SourceError(
+            f"act {label}: {runtime_message(exc)}",
+            SourcePosition(program.filename, pos.line, pos.column),
+            program.source_line(pos.line),
+        )
         self.error = exc
-        self.error_message = f"act {label}, line {self.error_line}: {message}"
-        self.runtime.output(self.error_message)
+        self.error_message = str(error)
+        self.trapped = True
+        self.runtime.report_error(error)
         assert self.scheduler is not None
         self.scheduler.suspend(self)
         return TaskState.SUSPEND
@@ -250,6 +266,8 @@ class ColbertRuntime:
         self.robot = robot
         self.output = output
         self.traced_names: set[str] = set()
+        self.error_count = 0
+        """Runtime errors trapped in activities so far (``saphira run`` exits 1 when there were any)."""
         self.owners: dict[Channel, Activity | None] = dict.fromkeys(Channel)
         self.move_tolerance = 20.0
         self.turn_tolerance = 3.0
@@ -340,7 +358,8 @@ class ColbertRuntime:
 
     def start_wait(self, act: Activity, index: int, succ: int) -> int:
         child = act.wait_child
-        if child is None or child.scheduler is None or child.state in _ENDED:
+        trapped = isinstance(child, Activity) and child.trapped and child.suspended
+        if child is None or child.scheduler is None or child.state in _ENDED or trapped:
             act.wait_node = -1
             act.wait_child = None
             return succ
@@ -439,12 +458,32 @@ class ColbertRuntime:
         if done:
             motion.release(channel)
             self.owners[channel] = None
-        elif act.wait_deadline is not None and self.now() >= act.wait_deadline:
+        elif act.wait_deadline is not None:
+            if self.now() < act.wait_deadline:
+                return ~index
             self._stop_channel(channel)
+        elif motion.blocked(channel, self.scheduler.clock.now()):
+            self._motion_blocked(act, index, motion.no_progress_timeout)
+            return ~index
         else:
             return ~index
         act.wait_node = -1
         return succ
+
+    def _motion_blocked(self, act: Activity, index: int, timeout: float) -> None:
+        """A motion without a timeout of its own made no progress: stop it and fail the activity."""
+        self._stop_channel(_CHANNEL_OF[act.wait_command])
+        act.wait_node = -1
+        program = act.program
+        pos = program.node_positions[index]
+        label = act.name if act.name == program.name else f"{program.name} ({act.name})"
+        where = SourcePosition(program.filename, pos.line, pos.column)
+        self.output(
+            f"{where}: act {label}: {program.node_texts[index]} made no progress for {timeout:g} s "
+            "(blocked or stalled); the activity fails"
+        )
+        assert act.scheduler is not None
+        act.scheduler.fail(act)
 
     def motion_now(self, ctx: Any, command: str, value: Any) -> None:
         self._issue(ctx if isinstance(ctx, Activity) else None, command, value)
@@ -474,6 +513,16 @@ class ColbertRuntime:
                 self._stop_channel(channel)
         return TaskState.RESUME if state == TaskState.INIT else state
 
+    def suspend_all(self) -> None:
+        """The session is ending: suspend every activity, so none commands the robot while it is stopped and
+        disconnected (its next motion would fail for want of a robot: shutting down is not an error)."""
+        for act in self.activities():
+            if act.parent is None and act.state not in _ENDED:
+                self.scheduler.suspend(act)
+        for channel, owner in self.owners.items():
+            if owner is not None:
+                self._stop_channel(channel)
+
     def activity_ended(self, act: Activity, state: int) -> None:
         for channel, owner in self.owners.items():
             if owner is act:
@@ -488,6 +537,11 @@ class ColbertRuntime:
         self.utility_handler(command)
 
     # ------------------------------------------------------------------ reporting
+    def report_error(self, error: SourceError) -> None:
+        """A runtime error trapped in an activity: print it with its source line, and count it."""
+        self.error_count += 1
+        self.output(error.pretty())
+
     def describe(self, task: Task) -> str:
         """One line for a process list: name, schema, state, line."""
         if isinstance(task, Activity):
