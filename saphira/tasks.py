@@ -192,10 +192,12 @@ class Scheduler:
         self._phases: list[list[Task]] = [[] for _ in Phase]
         self._by_name: dict[str, Task] = {}
         self._started = False
-        self._cycle_done = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stop_requested = False
         self.lock = threading.RLock()
+        # Waiting on this condition releases ``lock`` (every level of it), so a foreground caller that
+        # holds the lock (the Colbert prompt) can pause while the background scheduler runs its cycles.
+        self._cycle_done = threading.Condition(self.lock)
 
     # ----------------------------------------------------------------- registry
     @property
@@ -471,7 +473,8 @@ class Scheduler:
         """Wait ``ms`` milliseconds of clock time while the scheduler keeps running (``sfPause``).
 
         ``pause(0)`` yields until the next cycle boundary. Without a background thread the cycles are
-        run here, in the caller's thread, which is what lock-step scripts want.
+        run here, in the caller's thread, which is what lock-step scripts want. With one, the caller
+        may hold :attr:`lock`: it is released while waiting and taken back before returning.
         """
         target = self.clock.cycle + max(1, self.clock.cycles_for(ms / 1000.0))
         if self._thread is None:

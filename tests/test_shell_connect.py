@@ -1,0 +1,70 @@
+"""``connect`` and ``disconnect`` typed at a real ``saphira shell --no-sim`` prompt, to a ``saphira sim``
+subprocess over TCP and over a unix-domain socket (the manual's local pipe, ``SAPHIRA_COMPIPE``).
+
+Before the fix the first ``connect`` never returned: the prompt held the scheduler's lock while it
+waited for the cycles that carry the handshake. Every step waits for the output it expects."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.sim_process import Program
+from tests.test_shell import Terminal
+
+
+def _shell_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, SAPHIRA_HISTORY=str(tmp_path / "history"), SAPHIRA_LOAD=str(tmp_path), TERM="dumb")
+    env.pop("SAPHIRA_COMPIPE", None)
+    env.update(extra)
+    return env
+
+
+def _connect_and_disconnect(term: Terminal, command: str, url: str) -> None:
+    term.expect("colbert> ")
+    assert "0 (int)" in term.run("sfIsConnected")
+    out = term.run(command)
+    assert f"connected to {url} (P3DX, Pioneer p3dx)" in out, out
+    assert "1 (int)" in term.run("sfIsConnected")
+    assert f"disconnected from {url}" in term.run("disconnect")
+    assert "0 (int)" in term.run("sfIsConnected")
+    assert "not connected" in term.run("disconnect")
+
+
+@pytest.mark.parametrize("kind", ["tcp", "unix"])
+def test_shell_connects_and_disconnects_from_the_prompt(tmp_path: Path, kind: str) -> None:
+    socket_path = tmp_path / "sim.sock"
+    sim = Program("--unix", str(socket_path)) if kind == "unix" else Program("--port", "0")
+    try:
+        if kind == "unix":
+            url = f"unix://{socket_path}"
+            assert sim.addresses == [url]
+            term = Terminal("--no-sim", env=_shell_env(tmp_path, SAPHIRA_COMPIPE=str(socket_path)))
+            command = "connect local"
+        else:
+            url = f"tcp://{sim.addresses[0]}"
+            term = Terminal("--no-sim", env=_shell_env(tmp_path))
+            command = f"connect server {sim.addresses[0]}"
+        _connect_and_disconnect(term, command, url)
+        # connecting again works, and connecting while connected moves the connection (no silent no-op)
+        assert f"connected to {url}" in term.run(command)
+        out = term.run(f"sfConnectToRobot(sfLOCALPORT, \"{url}\")")
+        assert f"disconnecting from {url}" in out and "1 (int)" in out, out
+        term.send("exit")
+        assert term.close() == 0
+    finally:
+        status, output = sim.stop()
+    assert status == 0, output
+    assert not socket_path.exists()  # the simulator removes its socket file
+
+
+def test_connect_to_nothing_fails_at_once_and_the_shell_goes_on(tmp_path: Path) -> None:
+    term = Terminal("--no-sim", env=_shell_env(tmp_path))
+    term.expect("colbert> ")
+    out = term.run(f"connect local {tmp_path / 'none.sock'}")
+    assert f"cannot connect to unix://{tmp_path / 'none.sock'}" in out, out
+    assert "0 (int)" in term.run("sfIsConnected")
+    term.send("exit")
+    assert term.close() == 0
