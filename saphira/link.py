@@ -145,19 +145,26 @@ class Link:
     def connect(self, target: str | Transport) -> None:
         """Open the transport and start the handshake; progress is made by :meth:`receive`.
 
-        Raises :class:`ConnectError` at once when the port or host cannot be opened.
+        Raises :class:`ConnectError` at once when the port or host cannot be opened; a connection
+        to another robot that is up stays up then. The current connection is closed before the new
+        one starts, and before opening at all when it is to the same URL (a robot server takes one
+        client at a time).
         """
-        if self.state != LinkState.DISCONNECTED and self.state != LinkState.FAILED:
+        if target == self.url and self.transport is not None:
             self.disconnect()
         if isinstance(target, Transport):
-            self.transport = target
+            transport = target
         else:
             try:
-                self.transport = open_transport(target)
+                transport = open_transport(target)
             except TransportError as exc:
-                self.state = LinkState.FAILED
-                self.error = str(exc)
+                if self.state in (LinkState.DISCONNECTED, LinkState.FAILED):
+                    self.state = LinkState.FAILED
+                    self.error = str(exc)
                 raise ConnectError(str(exc)) from exc
+        if self.state != LinkState.DISCONNECTED and self.state != LinkState.FAILED:
+            self.disconnect()
+        self.transport = transport
         self.url = self.transport.url
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
         self.counters = LinkCounters()

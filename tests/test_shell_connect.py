@@ -7,11 +7,13 @@ waited for the cycles that carry the handshake. Every step waits for the output 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.sim_process import Program
+from tests.sim_process import PROJECT, Program
 from tests.test_shell import Terminal
 
 
@@ -51,7 +53,7 @@ def test_shell_connects_and_disconnects_from_the_prompt(tmp_path: Path, kind: st
         # connecting again works, and connecting while connected moves the connection (no silent no-op)
         assert f"connected to {url}" in term.run(command)
         out = term.run(f"sfConnectToRobot(sfLOCALPORT, \"{url}\")")
-        assert f"disconnecting from {url}" in out and "1 (int)" in out, out
+        assert f"disconnected from {url}" in out and "1 (int)" in out, out
         term.send("exit")
         assert term.close() == 0
     finally:
@@ -68,3 +70,38 @@ def test_connect_to_nothing_fails_at_once_and_the_shell_goes_on(tmp_path: Path) 
     assert "0 (int)" in term.run("sfIsConnected")
     term.send("exit")
     assert term.close() == 0
+
+
+def _shell_lines(tmp_path: Path, *lines: str) -> str:
+    """``saphira shell`` (embedded simulator) fed ``lines`` on a pipe; everything it printed."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "saphira", "shell", "-q"], cwd=PROJECT, env=_shell_env(tmp_path),
+        input="\n".join([*lines, "exit"]) + "\n", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_embedded_shell_says_what_connect_really_uses(tmp_path: Path) -> None:
+    out = _shell_lines(tmp_path, "connect local", "sfIsConnected")
+    assert "disconnected from sim://embedded" in out
+    assert "connected to sim://embedded (" in out and "tcp://127.0.0.1:8101" not in out, out
+    assert "1 (int)" in out
+
+
+def test_embedded_shell_connect_server_moves_to_that_robot(tmp_path: Path) -> None:
+    sim = Program("--port", "0", "--params", "pion1m")
+    try:
+        address = sim.addresses[0]
+        out = _shell_lines(tmp_path, f"connect server {address}", "sfIsConnected", "disconnect", "connect local")
+    finally:
+        sim.stop()
+    assert f"connected to tcp://{address} (" in out and "pion1m)" in out, out
+    assert f"disconnected from tcp://{address}" in out
+    assert "connected to sim://embedded (" in out.split(f"disconnected from tcp://{address}")[1], out
+
+
+def test_a_connect_that_cannot_open_keeps_the_connection(tmp_path: Path) -> None:
+    out = _shell_lines(tmp_path, f"connect local {tmp_path / 'none.sock'}", "sfIsConnected")
+    assert "cannot connect to unix://" in out and "disconnected" not in out, out
+    assert out.rstrip().endswith("1 (int)"), out

@@ -391,20 +391,24 @@ class Evaluator:
         :data:`CONNECT_TIMEOUT` seconds. Inside an activity (a running task) the connection is only
         started, as the manual's ``sfConnectToRobot`` then ``waitfor sfIsConnected`` pattern expects:
         blocking there would stop the very cycles the handshake needs. An existing connection is
-        closed first (``connect server X`` while connected moves to X).
+        closed once the new line is open (``connect server X`` while connected moves to X; if X
+        cannot be opened, the old connection stays).
         """
         url = self.connect_url(kind, address)
         robot = self.robot
         if self.connector is None and robot is None:
             raise ColbertRuntimeError("there is no robot session to connect")
+        previous = ""
         if robot is not None and (robot.connected or robot.link.connecting):
-            self._say(f"disconnecting from {self.connected_url or robot.link.url}")
+            previous = self.connected_url or robot.link.url
         used = url
         try:
             if self.connector is not None:
                 used = self.connector(url) or url
             elif robot is not None:
                 robot.connect(url, wait=False)
+            if previous:
+                self._say(f"disconnected from {previous}")
             if robot is not None and robot.link.connecting and self.scheduler.current is None:
                 robot.wait_connected(CONNECT_TIMEOUT)
         except ConnectError as exc:
