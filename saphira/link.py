@@ -27,6 +27,7 @@ from saphira.clock import Clock
 from saphira.errors import SaphiraError
 from saphira.events import Event
 from saphira.params import RobotParams, params_for_robot
+from saphira.protocol.args import psos_str_arg, str_arg, strn_arg
 from saphira.protocol.command_packet import CommandArg, encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket, decode_config
@@ -214,6 +215,18 @@ class Link:
     def send(self, command: int, arg: CommandArg = None) -> bool:
         """Send one command packet; False (and the link dropped) if the transport is gone."""
         return self.send_raw(encode_command(command, arg))
+
+    def string_arg(self, text: str | bytes, *, counted: bool = False) -> bytes:
+        """A string argument as this robot's generation reads it (protocol reference §4).
+
+        PSOS: ``sfRobotComStr`` is NUL-terminated, ``sfRobotComStrn`` (``counted``) Pascal-style with
+        a count byte. ARCOS: ARIA's ``comStr`` (count byte, characters and a NUL) and ``comStrN``
+        (count byte, exactly those bytes). A PSOS server that got a count byte where it expects the
+        characters would take it for one (for POLLING, one more sonar to fire).
+        """
+        if counted:
+            return strn_arg(text.encode("latin-1") if isinstance(text, str) else text)
+        return psos_str_arg(text) if self.layout is SipLayout.PSOS else str_arg(text)
 
     def send_raw(self, packet: bytes) -> bool:
         if self.transport is None:

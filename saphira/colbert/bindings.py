@@ -206,6 +206,15 @@ class _Session:
         if not self.robot.link.send(command, arg):
             raise ColbertRuntimeError("not connected: the command could not be sent")
 
+    def send_string(self, command: int, text: str) -> None:
+        """``sfRobotComStr``: the string as the robot's generation reads it (PSOS: NUL-terminated)."""
+        self.send(command, self.robot.link.string_arg(text))
+
+    def send_counted(self, command: int, text: str, n: int) -> None:
+        """``sfRobotComStrn``: a count-prefixed string of ``n`` bytes (padded with NULs, as C's would)."""
+        data = text.encode("latin-1", "replace")[: max(0, n)]
+        self.send(command, self.robot.link.string_arg(data.ljust(max(0, n), b"\0"), counted=True))
+
     def have_packet(self) -> int:
         robot = self.robot
         if not self.packets and "packets" not in robot.scheduler:
@@ -483,8 +492,8 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
             lambda c, hi, lo: s.send(c, ((hi & 255) << 8) | (lo & 255)),
             "send a command with an integer made of two bytes (high, low)",
         ),
-        ("sfRobotComStr", "void(int, string)", lambda c, t: s.send(c, t), "send a command with a string argument"),
-        ("sfRobotComStrn", "void(int, string, int)", lambda c, t, n: s.send(c, t[:n]), "send n characters"),
+        ("sfRobotComStr", "void(int, string)", s.send_string, "send a command with a string argument"),
+        ("sfRobotComStrn", "void(int, string, int)", s.send_counted, "send n characters, count-prefixed"),
         ("sfHaveClientPacket", "int()", s.have_packet, "1 if a packet arrived (it becomes the current one)"),
         ("sfWaitClientPacket", "int(int)", lambda ms: s.have_packet(), "like sfHaveClientPacket (never blocks)"),
         ("sfProcessClientPacket", "void(int)", lambda t: None, "no-op: packets are parsed as they are read"),

@@ -41,7 +41,8 @@ compass / 2; flags (motors enabled, sonar on); and AMRISim's tail, with rot vel 
 Commands follow AMRISim's decoding (§4, §5): ENABLE, SONAR, SETV, SETRV, BATTEST and SIM_STAT use the
 magnitude; DHEAD turns from the current heading and DCHEAD from the heading setpoint (ArCommands).
 POLLING takes one byte per sonar, sonar number + 1, as a PSOS NUL-terminated string, or for an ARCOS
-robot as ARIA's length-prefixed ``comStr``/``comStrN`` when its length byte matches the data.
+robot as ARIA's length-prefixed ``comStr``/``comStrN`` when its length byte matches the data. DIGOUT
+is the output byte for a PSOS robot ("bits 0-7") and AMRISim's mask/state byte pair for ARCOS.
 """
 
 from __future__ import annotations
@@ -656,7 +657,10 @@ class PioneerServer:
             self.robot.cmd_seto()
 
     def _digout(self, command: CommandPacket) -> None:
-        mask, states = command.byte_pair()
+        if self.layout is SipLayout.PSOS:  # PSOS: the argument is the output byte itself
+            self.digout = command.int_value & 0xFF
+            return
+        mask, states = command.byte_pair()  # ARCOS (AMRISim): high byte = bits to change, low = states
         mask &= 0xFF
         self.digout = (self.digout & ~mask | states & mask) & 0xFF
 
