@@ -17,6 +17,7 @@ Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``;
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -316,6 +317,9 @@ class Link:
     def _synced(self, identity: RobotIdentity, now: float) -> None:
         self.identity = identity
         self.layout = layout_for(identity)
+        # DCHEAD counts from the current heading on PSOS (the manual), DHEAD does on ARCOS (ArCommands).
+        psos = self.layout is SipLayout.PSOS
+        self.reflector.motion.turn_from_current = Command.DCHEAD if psos else Command.DHEAD
         params = self._choose_params(identity)
         self.reflector.configure(params)
         self.reflector.restart()
@@ -352,8 +356,7 @@ class Link:
             self.counters.sips += 1
             self._last_sip = now
             self._sip_times.append(now)
-            if sip.sonar:
-                self._sonar_times.append(now)
+            self._sonar_times.extend(itertools.repeat(now, len(sip.sonar)))
             self.reflector.apply_sip(sip)
         elif packet_id == PacketId.CONFIG and self.state == LinkState.CONFIGURING:
             try:
