@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from saphira.clock import RealTimeClock
+from saphira.colbert.evaluator import Evaluator
+from saphira.robot import Robot
+from saphira.tasks import TaskState
 from tests.sim_process import PROJECT, Program
 from tests.test_shell import Terminal
 
@@ -105,3 +109,26 @@ def test_a_connect_that_cannot_open_keeps_the_connection(tmp_path: Path) -> None
     out = _shell_lines(tmp_path, f"connect local {tmp_path / 'none.sock'}", "sfIsConnected")
     assert "cannot connect to unix://" in out and "disconnected" not in out, out
     assert out.rstrip().endswith("1 (int)"), out
+
+
+def test_an_activity_starts_the_connection_and_waits_for_it(tmp_path: Path) -> None:
+    """Inside an activity ``sfConnectToRobot`` only starts the handshake (blocking there would stop the
+    cycles that carry it); the activity then waits with ``waitfor sfIsConnected``, as the manual does."""
+    path = tmp_path / "sim.sock"
+    sim = Program("--unix", str(path))
+    try:
+        robot = Robot(RealTimeClock())
+        lines: list[str] = []
+        ev = Evaluator(robot, output=lines.append, read_init=False)
+        assert ev.eval_text(
+            f'act c {{ int r; r = sfConnectToRobot(sfLOCALPORT, "{path}"); waitfor sfIsConnected timeout 100; }}'
+        )
+        assert ev.eval_text("start c")
+        activity = ev.activity("c")
+        assert activity is not None
+        assert robot.run_until(lambda: activity.finished, max_cycles=100)
+        assert activity.state == TaskState.SUCCESS and robot.connected
+        assert activity.local("r") == 1 and f"connecting to unix://{path}" in lines
+        robot.disconnect()
+    finally:
+        sim.stop()
