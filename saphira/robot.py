@@ -137,9 +137,10 @@ class Robot:
                 deadline = self.clock.cycle + limit
                 wall_deadline = time.monotonic() + timeout
                 while self.link.connecting and self.clock.cycle < deadline:
-                    if not self.clock.is_lockstep and time.monotonic() >= wall_deadline:
+                    wall_left = wall_deadline - time.monotonic()
+                    if not self.clock.is_lockstep and wall_left <= 0:
                         break
-                    self.scheduler.pause(100)
+                    self.scheduler.pause(100, wall_timeout=None if self.clock.is_lockstep else wall_left)
             else:
                 self.run_until(lambda: not self.link.connecting, max_cycles=limit)
         except BaseException:

@@ -9,15 +9,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
+from saphira.link import ConnectError, LinkState
 from saphira.robot import Robot
 from saphira.tasks import TaskState
-from tests.sim_process import PROJECT, Program
+from saphira.transport import memory_pair
+from tests.sim_process import PROJECT, TIMEOUT, Program
 from tests.test_shell import Terminal
 
 
@@ -132,3 +135,30 @@ def test_an_activity_starts_the_connection_and_waits_for_it(tmp_path: Path) -> N
         robot.disconnect()
     finally:
         sim.stop()
+
+
+def test_waiting_for_a_connection_ends_on_the_wall_clock_when_cycles_stall() -> None:
+    """In real time the wait for the handshake has a wall-clock deadline: a scheduler whose cycles
+    stop coming (here a clock that never wakes) cannot keep ``connect`` waiting for ever."""
+    release = threading.Event()
+    robot = Robot(RealTimeClock(sleep=lambda seconds: release.wait()))
+    client_end, _server_end = memory_pair("silent")
+    robot.link.connect(client_end)  # a peer that never answers
+    robot.scheduler.start_async()
+    errors: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            robot.wait_connected(0.2)
+        except ConnectError as exc:
+            errors.append(exc)
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(timeout=TIMEOUT)
+    stalled = waiter.is_alive()
+    release.set()
+    robot.scheduler.stop()
+    assert not stalled, "wait_connected never returned"
+    assert len(errors) == 1 and "within 0.2 s" in str(errors[0])
+    assert robot.link.state is LinkState.FAILED
