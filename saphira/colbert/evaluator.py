@@ -92,10 +92,12 @@ HELP_TOPICS: dict[str, str] = {
         "string variable sfLoadDirectory reads and sets it. init.act there is loaded at start."
     ),
     "communication": (
-        "connect local [url|port|path] the simulator on this host (default from 'set local', $SAPHIRA_COMPIPE)\n"
+        "connect local [url|port|path] the simulator on this host: a port, a unix socket path\n"
+        "                             ('saphira sim --unix PATH') or a URL (default: 'set local')\n"
         "connect server [host[:port]] a robot server over TCP (default port 8101)\n"
         "connect serial [device]      a robot on a serial port at 'set baud' (default 9600)\n"
         "disconnect                   close the connection; sfIsConnected tells whether one is up\n"
+        "connect waits up to 30 s for the robot and replaces a connection that is up.\n"
         "Defaults come from SAPHIRA_COMPIPE, SAPHIRA_COMSERVER, SAPHIRA_COMSERIAL, SAPHIRA_SERIALBAUD."
     ),
     "movement": (
