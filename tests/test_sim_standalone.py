@@ -217,6 +217,19 @@ def test_a_unix_socket_path_in_use_is_refused(tmp_path: Path, capsys: pytest.Cap
     assert "--pty and --unix exclude each other" in capsys.readouterr().err
 
 
+def test_unix_without_a_path_takes_saphira_compipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SAPHIRA_COMPIPE", "tcp://127.0.0.1:8101")
+    assert standalone.main(["--unix"]) == 2
+    assert "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)" in capsys.readouterr().err
+    plain = tmp_path / "notes.txt"
+    plain.write_text("not a socket")
+    monkeypatch.setenv("SAPHIRA_COMPIPE", str(plain))
+    assert standalone.main(["--unix"]) == 2  # it did choose that path
+    assert f"cannot listen on {plain}: {plain} exists and is not a socket" in capsys.readouterr().err
+
+
 def test_bad_arguments_give_a_clear_message(capsys: pytest.CaptureFixture[str]) -> None:
     assert standalone.main(["--world", "no-such-world"]) == 2
     assert "no-such-world" in capsys.readouterr().err

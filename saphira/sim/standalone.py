@@ -393,8 +393,11 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument(
         "--unix",
         metavar="PATH",
-        help="serve on a unix-domain socket at PATH instead of TCP (robot k > 1: PATH-k), the manual's "
-        "local pipe: clients reach it with 'connect local' and SAPHIRA_COMPIPE=PATH, or unix://PATH",
+        nargs="?",
+        const="",
+        help="serve on a unix-domain socket at PATH (default: $SAPHIRA_COMPIPE) instead of TCP (robot "
+        "k > 1: PATH-k), the manual's local pipe: clients reach it with 'connect local' and "
+        "SAPHIRA_COMPIPE=PATH, or unix://PATH",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
@@ -449,7 +452,11 @@ def _unix_path(path: str, k: int) -> str:
 
 
 def _check(args: argparse.Namespace) -> str | None:
-    if args.pty and args.unix:
+    if args.unix == "":  # --unix without a path: the socket SAPHIRA_COMPIPE names, as clients read it
+        args.unix = os.environ.get("SAPHIRA_COMPIPE", "").removeprefix("unix://")
+        if "/" not in args.unix or "://" in args.unix:
+            return "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)"
+    if args.pty and args.unix is not None:
         return "--pty and --unix exclude each other: choose one kind of line"
     if args.robots < 1:
         return "--robots must be at least 1"
@@ -494,7 +501,7 @@ def run(args: argparse.Namespace) -> int:
             )
             if args.pty:
                 lines.append(PtyLine(server))
-            elif args.unix:
+            elif args.unix is not None:
                 lines.append(UnixLine(server, _unix_path(args.unix, k)))
             else:
                 lines.append(TcpLine(server, args.host, args.port + k if args.port else 0))
@@ -503,7 +510,7 @@ def run(args: argparse.Namespace) -> int:
             line.close()
         if args.pty:
             where = "a pseudo-terminal"
-        elif args.unix:
+        elif args.unix is not None:
             where = _unix_path(args.unix, len(lines))
         else:
             where = f"{args.host}:{args.port + len(lines) if args.port else 0}"
