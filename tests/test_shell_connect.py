@@ -162,3 +162,15 @@ def test_waiting_for_a_connection_ends_on_the_wall_clock_when_cycles_stall() -> 
     assert not stalled, "wait_connected never returned"
     assert len(errors) == 1 and "within 0.2 s" in str(errors[0])
     assert robot.link.state is LinkState.FAILED
+
+
+def test_a_files_connect_under_saphira_run_names_the_embedded_simulator(tmp_path: Path) -> None:
+    script = tmp_path / "c.act"
+    script.write_text('connect server robot.lan;\nsfSMessage("after connect");\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "saphira", "run", str(script), "--duration", "1"], cwd=PROJECT,
+        env=_shell_env(tmp_path), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "connected to sim://embedded (" in proc.stdout and "robot.lan" not in proc.stdout, proc.stdout
+    assert "disconnected" not in proc.stdout and "after connect" in proc.stdout

@@ -401,6 +401,7 @@ class Evaluator:
         if self.connector is None and robot is None:
             raise ColbertRuntimeError("there is no robot session to connect")
         previous = ""
+        line = robot.link.transport if robot is not None else None
         if robot is not None and (robot.connected or robot.link.connecting):
             previous = self.connected_url or robot.link.url
         used = url
@@ -409,7 +410,7 @@ class Evaluator:
                 used = self.connector(url) or url
             elif robot is not None:
                 robot.connect(url, wait=False)
-            if previous:
+            if previous and robot is not None and robot.link.transport is not line:
                 self._say(f"disconnected from {previous}")
             if robot is not None and robot.link.connecting and self.scheduler.current is None:
                 robot.wait_connected(CONNECT_TIMEOUT)
