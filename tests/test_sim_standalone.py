@@ -190,7 +190,7 @@ def test_the_local_pipe_on_a_unix_socket(tmp_path: Path) -> None:
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(path))  # a socket file left by a simulator that died: replaced
     stale.close()
-    program = Program("--unix", str(path), "--robots", "2", "--seed", "1")
+    program = Program("--unix", str(path), "--robots", "2", "--seed", "1", robots=2)
     assert program.addresses == [f"unix://{path}", f"unix://{path}-2"]
     for address in program.addresses:
         robot = Robot(RealTimeClock())
