@@ -86,11 +86,15 @@ class Session:
         who = f"{identity.name} ({identity.robot_class} {identity.subclass})" if identity else self.robot.link.url
         self.console.note(f"connected to {who}; parameters from {self.robot.params.source}")
 
-    def _connect_url(self, url: str) -> None:
-        if self.sim is not None and not self.robot.connected:
-            self.sim.connect()
-        elif not self.robot.connected:
+    def _connect_url(self, url: str) -> str:
+        """A file's ``connect`` keeps the run's robot; returns what it really is connected to."""
+        if self.sim is not None:
+            if not self.robot.connected:
+                self.sim.connect()
+            return "sim://embedded"
+        if not self.robot.connected:
             self.robot.connect(url)
+        return self.robot.link.url
 
     # ------------------------------------------------------------------ running
     def load(self) -> bool:

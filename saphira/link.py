@@ -17,6 +17,7 @@ Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``;
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from saphira.clock import Clock
 from saphira.errors import SaphiraError
 from saphira.events import Event
 from saphira.params import RobotParams, params_for_robot
+from saphira.protocol.args import psos_str_arg, str_arg, strn_arg
 from saphira.protocol.command_packet import CommandArg, encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket, decode_config
@@ -147,19 +149,26 @@ class Link:
     def connect(self, target: str | Transport) -> None:
         """Open the transport and start the handshake; progress is made by :meth:`receive`.
 
-        Raises :class:`ConnectError` at once when the port or host cannot be opened.
+        Raises :class:`ConnectError` at once when the port or host cannot be opened; a connection
+        to another robot that is up stays up then. The current connection is closed before the new
+        one starts, and before opening at all when it is to the same URL (a robot server takes one
+        client at a time).
         """
-        if self.state != LinkState.DISCONNECTED and self.state != LinkState.FAILED:
+        if target == self.url and self.transport is not None:
             self.disconnect()
         if isinstance(target, Transport):
-            self.transport = target
+            transport = target
         else:
             try:
-                self.transport = open_transport(target)
+                transport = open_transport(target)
             except TransportError as exc:
-                self.state = LinkState.FAILED
-                self.error = str(exc)
+                if self.state in (LinkState.DISCONNECTED, LinkState.FAILED):
+                    self.state = LinkState.FAILED
+                    self.error = str(exc)
                 raise ConnectError(str(exc)) from exc
+        if self.state != LinkState.DISCONNECTED and self.state != LinkState.FAILED:
+            self.disconnect()
+        self.transport = transport
         self.url = self.transport.url
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
         self.counters = LinkCounters()
@@ -209,6 +218,18 @@ class Link:
     def send(self, command: int, arg: CommandArg = None) -> bool:
         """Send one command packet; False (and the link dropped) if the transport is gone."""
         return self.send_raw(encode_command(command, arg))
+
+    def string_arg(self, text: str | bytes, *, counted: bool = False) -> bytes:
+        """A string argument as this robot's generation reads it (protocol reference §4).
+
+        PSOS: ``sfRobotComStr`` is NUL-terminated, ``sfRobotComStrn`` (``counted``) Pascal-style with
+        a count byte. ARCOS: ARIA's ``comStr`` (count byte, characters and a NUL) and ``comStrN``
+        (count byte, exactly those bytes). A PSOS server that got a count byte where it expects the
+        characters would take it for one (for POLLING, one more sonar to fire).
+        """
+        if counted:
+            return strn_arg(text.encode("latin-1") if isinstance(text, str) else text)
+        return psos_str_arg(text) if self.layout is SipLayout.PSOS else str_arg(text)
 
     def send_raw(self, packet: bytes) -> bool:
         if self.transport is None:
@@ -298,6 +319,9 @@ class Link:
     def _synced(self, identity: RobotIdentity, now: float) -> None:
         self.identity = identity
         self.layout = layout_for(identity)
+        # DCHEAD counts from the current heading on PSOS (the manual), DHEAD does on ARCOS (ArCommands).
+        psos = self.layout is SipLayout.PSOS
+        self.reflector.motion.turn_from_current = Command.DCHEAD if psos else Command.DHEAD
         params = self._choose_params(identity)
         self.reflector.configure(params)
         self.reflector.restart()
@@ -334,8 +358,7 @@ class Link:
             self.counters.sips += 1
             self._last_sip = now
             self._sip_times.append(now)
-            if sip.sonar:
-                self._sonar_times.append(now)
+            self._sonar_times.extend(itertools.repeat(now, len(sip.sonar)))
             self.reflector.apply_sip(sip)
         elif packet_id == PacketId.CONFIG and self.state == LinkState.CONFIGURING:
             try:

@@ -8,8 +8,12 @@ period, because the link may lose packets.
 Decisions the manual leaves open, documented here:
 
 * Relative heading changes (``set_dheading`` and the behaviors' turn output) are turned into an
-  absolute heading in the server's odometric frame and sent as HEAD. A resent DHEAD/DCHEAD would
-  add its change twice; a resent HEAD is harmless, so resending stays safe under packet loss.
+  absolute heading in the server's odometric frame and sent as HEAD, by default. A resent
+  DHEAD/DCHEAD would add its change twice; a resent HEAD is harmless, so resending stays safe under
+  packet loss. Setting :attr:`MotionControl.turn_command` (the manual's ``sfHasDCHead``: 1 DCHEAD,
+  0 DHEAD) sends the heading setpoint as that relative command instead, computed from the reported
+  heading (or, for the command that counts from the server's setpoint, the reported setpoint) and
+  sent once per change, never resent: a lost packet loses that turn, as on the original.
 * Position moves (``set_position``) are controlled here, from the reflected odometry: the client
   commands a velocity that follows a deceleration profile to the target. This works on every server,
   including PSOS without MOVE, and a lost packet only delays the next correction.
@@ -36,6 +40,9 @@ DEFAULT_REFRESH_PERIOD = 0.5
 
 DEFAULT_POSITION_SPEED = 300.0
 """Top speed of a position move until ``set_max_velocity`` says otherwise (mm/s)."""
+
+RELATIVE_TURNS = (Command.DHEAD, Command.DCHEAD)
+"""Heading commands that turn by their argument instead of to it (never resent)."""
 
 DEFAULT_DECELERATION = 300.0
 POSITION_DEADBAND = 5.0
@@ -85,6 +92,8 @@ class OdometricPose:
     th: float = 0.0
     vel: float = 0.0
     """Reported translational velocity, mm/s."""
+    control: float = 0.0
+    """The server's heading setpoint as reported, relative to ``th`` (degrees)."""
 
 
 class MotionControl:
@@ -111,6 +120,11 @@ class MotionControl:
         self.rvelocity = 0.0
         self.heading = 0.0
         self.max_velocity = DEFAULT_POSITION_SPEED
+        self.turn_command = Command.HEAD
+        """How a heading setpoint goes out: HEAD (absolute, the default), DHEAD or DCHEAD."""
+        self.turn_from_current = Command.DCHEAD
+        """The relative command that counts from the current heading; the other counts from the server's
+        setpoint. PSOS (the manual): DCHEAD; ARCOS (ArCommands): DHEAD. The link sets it on connect."""
         self._pos_start = (0.0, 0.0, 0.0)
         self._pos_distance = 0.0
         self._sent: dict[Channel, tuple[Command, int] | None] = dict.fromkeys(Channel)
@@ -239,11 +253,23 @@ class MotionControl:
         ):
             if wanted is None:
                 continue
-            if wanted != self._sent[channel] or now - self._sent_at[channel] >= self.refresh_period:
-                out.append(wanted)
+            relative = wanted[0] in RELATIVE_TURNS
+            if wanted != self._sent[channel] or (
+                not relative and now - self._sent_at[channel] >= self.refresh_period
+            ):
                 self._sent[channel] = wanted
                 self._sent_at[channel] = now
+                if relative:
+                    wanted = (wanted[0], self._relative_turn(wanted[0]))
+                    if wanted[1] == 0:
+                        continue
+                out.append(wanted)
         return out
+
+    def _relative_turn(self, command: Command) -> int:
+        """The DHEAD/DCHEAD argument that brings the server's setpoint to :attr:`heading`."""
+        base = self.pose.th if command == self.turn_from_current else self.pose.th + self.pose.control
+        return round(norm2_angle(self.heading - base))
 
     def forget_sent(self) -> None:
         """After a (re)connection nothing has reached the robot yet: resend everything."""
@@ -269,7 +295,7 @@ class MotionControl:
         if self.rot_mode == RotMode.VELOCITY:
             return (Command.RVEL, round(self.rvelocity))
         if self.rot_mode == RotMode.HEADING:
-            return (Command.HEAD, round(norm_angle(self.heading)) % 360)
+            return (self.turn_command, round(norm_angle(self.heading)) % 360)
         return None
 
     def _position_velocity(self) -> float:

@@ -67,7 +67,9 @@ class RobotState:
     motor_packet_count: int = 0
     """SIPs received during the last second of clock time (MPac)."""
     sonar_packet_count: int = 0
-    """SIPs carrying sonar readings during the last second (SPac)."""
+    """Sonar readings received during the last second (SPac): one per transducer firing, the manual's
+    "sonar packets, about 25" of a Pioneer 1 whose sonars fire at 25 Hz while SIPs come at 10 Hz
+    (several readings ride in one SIP). The simulator fires every 20 ms, as later robots do: ~50."""
     sips: int = 0
 
     # The robot is the origin of its own frame (the manual's x, y, th fields).
@@ -147,6 +149,7 @@ class Reflector:
         state.front_bumpers = (sip.stall >> 9) & 0x7F
         state.rear_bumpers = (sip.stall >> 1) & 0x7F
         state.control = norm2_angle(math.degrees((sip.control - sip.th) * self.params.angle_conv_factor))
+        self.motion.pose.control = state.control
         state.compass = sip.compass * 2.0 if sip.compass else None
         state.motors_enabled = sip.motors_enabled
         state.sonar_enabled = sip.sonar_enabled

@@ -15,6 +15,7 @@ Typical use, in lock-step against the embedded simulator or in real time against
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -125,17 +126,30 @@ class Robot:
         """Run (or, in async mode, wait for) cycles until the handshake ends; raise if it failed.
 
         A handshake still going on after ``timeout`` is abandoned, so it cannot connect later behind
-        the caller's back.
+        the caller's back. The limit is counted in cycles on a lock-step clock and in wall-clock
+        seconds otherwise, so a scheduler that stalls cannot make the wait last forever. In async
+        mode the caller may hold the scheduler's lock (the Colbert prompt does): it is released while
+        waiting. An interrupt (Ctrl-C) while waiting abandons the handshake too.
         """
         limit = self.clock.cycles_for(timeout)
-        if self.scheduler.running_async:
-            deadline = self.clock.cycle + limit
-            while self.link.connecting and self.clock.cycle < deadline:
-                self.scheduler.pause(100)
-        else:
-            self.run_until(lambda: not self.link.connecting, max_cycles=limit)
-        if self.link.connecting:
-            self.link.abort(f"no connection to {self.link.url} within {timeout:g} s")
+        try:
+            if self.scheduler.running_async:
+                deadline = self.clock.cycle + limit
+                wall_deadline = time.monotonic() + timeout
+                while self.link.connecting and self.clock.cycle < deadline:
+                    wall_left = wall_deadline - time.monotonic()
+                    if not self.clock.is_lockstep and wall_left <= 0:
+                        break
+                    self.scheduler.pause(100, wall_timeout=None if self.clock.is_lockstep else wall_left)
+            else:
+                self.run_until(lambda: not self.link.connecting, max_cycles=limit)
+        except BaseException:
+            with self.scheduler.lock:
+                self.link.abort(f"connection to {self.link.url} interrupted")
+            raise
+        with self.scheduler.lock:
+            if self.link.connecting:
+                self.link.abort(f"no connection to {self.link.url} within {timeout:g} s")
         if self.link.state != LinkState.CONNECTED:
             raise ConnectError(self.link.error or f"no connection to {self.link.url} within {timeout:g} s")
 

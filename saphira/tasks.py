@@ -192,10 +192,12 @@ class Scheduler:
         self._phases: list[list[Task]] = [[] for _ in Phase]
         self._by_name: dict[str, Task] = {}
         self._started = False
-        self._cycle_done = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stop_requested = False
         self.lock = threading.RLock()
+        # Waiting on this condition releases ``lock`` (every level of it), so a foreground caller that
+        # holds the lock (the Colbert prompt) can pause while the background scheduler runs its cycles.
+        self._cycle_done = threading.Condition(self.lock)
 
     # ----------------------------------------------------------------- registry
     @property
@@ -467,20 +469,26 @@ class Scheduler:
     def running_async(self) -> bool:
         return self._thread is not None
 
-    def pause(self, ms: float) -> None:
+    def pause(self, ms: float, *, wall_timeout: float | None = None) -> None:
         """Wait ``ms`` milliseconds of clock time while the scheduler keeps running (``sfPause``).
 
         ``pause(0)`` yields until the next cycle boundary. Without a background thread the cycles are
-        run here, in the caller's thread, which is what lock-step scripts want.
+        run here, in the caller's thread, which is what lock-step scripts want. With one, the caller
+        may hold :attr:`lock`: it is released while waiting and taken back before returning, and
+        ``wall_timeout`` (seconds of wall-clock time) bounds the wait when the cycles stall.
         """
         target = self.clock.cycle + max(1, self.clock.cycles_for(ms / 1000.0))
         if self._thread is None:
             while self.clock.cycle < target:
                 self.step()
             return
+        end = None if wall_timeout is None else time.monotonic() + wall_timeout
         with self._cycle_done:
             while self.clock.cycle < target and self._thread is not None:
-                self._cycle_done.wait(timeout=1.0)
+                remaining = 1.0 if end is None else min(1.0, end - time.monotonic())
+                if remaining <= 0:
+                    return
+                self._cycle_done.wait(timeout=remaining)
 
     # ----------------------------------------------------------------- reporting
     def process_list(self) -> list[tuple[str, str, str, float]]:

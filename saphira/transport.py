@@ -4,6 +4,7 @@
 URL                                transport
 =================================  =====================================================
 ``tcp://host[:port]``              TCP client socket (default port 8101, the simulator's)
+``unix:///path/to/socket``         unix-domain socket: the manual's local pipe (``saphira sim --unix``)
 ``serial:///dev/ttyUSB0?baud=9600`` a serial port through pyserial (8N1, default 9600)
 ``socket://…``, ``loop://``, …     any other pyserial URL handler, passed through
 ``/dev/ttyS0``, ``COM3``           a bare device name: a serial port
@@ -89,6 +90,20 @@ class SocketTransport(Transport):
         except OSError as exc:
             raise TransportError(f"cannot connect to tcp://{host}:{port}: {exc.strerror or exc}") from exc
         return cls(sock, f"tcp://{host}:{port}")
+
+    @classmethod
+    def connect_unix(cls, path: str, timeout: float = 5.0) -> SocketTransport:
+        url = f"unix://{path}"
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+        except OSError as exc:
+            sock.close()
+            absent = isinstance(exc, FileNotFoundError | ConnectionRefusedError)
+            hint = f" (is 'saphira sim --unix {path}' running?)" if absent else ""
+            raise TransportError(f"cannot connect to {url}: {exc.strerror or exc}{hint}") from exc
+        return cls(sock, url)
 
     @property
     def closed(self) -> bool:
@@ -258,6 +273,13 @@ def open_transport(url: str, *, timeout: float = 5.0) -> Transport:
         except ValueError as exc:
             raise TransportError(f"{url!r}: bad port number") from exc
         return SocketTransport.connect(parts.hostname, port, timeout=timeout)
+    if scheme == "unix":
+        path = parts.netloc + parts.path
+        if not path:
+            raise TransportError(f"{url!r}: a unix URL needs a socket path, e.g. unix:///tmp/saphira.sock")
+        if not hasattr(socket, "AF_UNIX"):
+            raise TransportError(f"{url!r}: unix-domain sockets are not available on this system")
+        return SocketTransport.connect_unix(path, timeout=timeout)
     if scheme == "serial":
         device = parts.path or parts.netloc
         if not device:
@@ -273,7 +295,7 @@ def open_transport(url: str, *, timeout: float = 5.0) -> Transport:
     if scheme == "" or (len(scheme) == 1 and url[1:2] == ":"):  # /dev/ttyS0, COM3, C:\… device paths
         return SerialTransport.open(url)
     raise TransportError(
-        f"unknown transport URL {url!r}: use tcp://host:port, serial:///dev/ttyX?baud=N, "
+        f"unknown transport URL {url!r}: use tcp://host:port, unix:///path, serial:///dev/ttyX?baud=N, "
         "or a pyserial URL such as socket://host:port or loop://"
     )
 

@@ -185,6 +185,51 @@ def test_the_serial_path_through_a_pseudo_terminal() -> None:
     assert status == 0, output
 
 
+def test_the_local_pipe_on_a_unix_socket(tmp_path: Path) -> None:
+    path = tmp_path / "pioneer.sock"
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))  # a socket file left by a simulator that died: replaced
+    stale.close()
+    program = Program("--unix", str(path), "--robots", "2", "--seed", "1", robots=2)
+    assert program.addresses == [f"unix://{path}", f"unix://{path}-2"]
+    for address in program.addresses:
+        robot = Robot(RealTimeClock())
+        robot.connect(address, timeout=10.0)
+        robot.motion.set_velocity(300)
+        assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
+        robot.disconnect()
+    status, output = program.stop()
+    assert status == 0, output
+    assert not path.exists() and not Path(f"{path}-2").exists()
+
+
+def test_a_unix_socket_path_in_use_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("not a socket")
+    assert standalone.main(["--unix", str(plain)]) == 2
+    assert f"cannot listen on {plain}: {plain} exists and is not a socket" in capsys.readouterr().err
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as live:
+        live.bind(str(tmp_path / "live.sock"))
+        live.listen()
+        assert standalone.main(["--unix", str(tmp_path / "live.sock")]) == 2
+    assert "another simulator is listening on" in capsys.readouterr().err
+    assert standalone.main(["--unix", str(tmp_path / "x.sock"), "--pty"]) == 2
+    assert "--pty and --unix exclude each other" in capsys.readouterr().err
+
+
+def test_unix_without_a_path_takes_saphira_compipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SAPHIRA_COMPIPE", "tcp://127.0.0.1:8101")
+    assert standalone.main(["--unix"]) == 2
+    assert "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)" in capsys.readouterr().err
+    plain = tmp_path / "notes.txt"
+    plain.write_text("not a socket")
+    monkeypatch.setenv("SAPHIRA_COMPIPE", str(plain))
+    assert standalone.main(["--unix"]) == 2  # it did choose that path
+    assert f"cannot listen on {plain}: {plain} exists and is not a socket" in capsys.readouterr().err
+
+
 def test_bad_arguments_give_a_clear_message(capsys: pytest.CaptureFixture[str]) -> None:
     assert standalone.main(["--world", "no-such-world"]) == 2
     assert "no-such-world" in capsys.readouterr().err

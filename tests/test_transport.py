@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -87,7 +88,35 @@ def test_serial_missing_device_is_a_clear_error() -> None:
         open_transport("serial:///dev/nonexistent-tty?baud=19200")
 
 
-@pytest.mark.parametrize("url", ["bogus://x", "tcp://", "serial://?baud=9600", "tcp://localhost:99999"])
+def test_unix_socket_roundtrip_and_peer_close(tmp_path: Path) -> None:
+    path = tmp_path / "robot.sock"
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(path))
+    srv.listen(1)
+    try:
+        client = open_transport(f"unix://{path}")
+        assert isinstance(client, SocketTransport) and client.url == f"unix://{path}"
+        peer, _ = srv.accept()
+        client.write(b"\xfa\xfb\x03\x00\x00\x00")
+        assert peer.recv(16) == b"\xfa\xfb\x03\x00\x00\x00"
+        peer.sendall(b"hello")
+        assert _read_until(client, 5) == b"hello"
+        peer.close()
+        with pytest.raises(TransportClosed):
+            for _ in range(100_000):
+                client.read()
+    finally:
+        srv.close()
+
+
+def test_unix_socket_missing_says_what_to_start(tmp_path: Path) -> None:
+    with pytest.raises(TransportError, match=f"cannot connect to unix://{tmp_path}/none.sock: .*saphira sim --unix"):
+        open_transport(f"unix://{tmp_path}/none.sock")
+
+
+@pytest.mark.parametrize(
+    "url", ["bogus://x", "tcp://", "serial://?baud=9600", "tcp://localhost:99999", "unix://", "unix:///"]
+)
 def test_bad_urls(url: str) -> None:
     with pytest.raises(TransportError):
         open_transport(url)

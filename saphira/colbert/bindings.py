@@ -24,9 +24,9 @@ Choices the manual leaves open, documented here:
   along x from the robot's front to the nearest current reading of a sonar pointing within
   :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
   5000 if none.
-* Raw packets (``packet.act``): ``sfRobotCom*`` send on the link. ``sfWaitClientPacket(ms)`` and
-  ``sfHaveClientPacket()`` poll without blocking (an activity loops once per cycle): when the
-  ``packets`` task has been removed they read the link themselves; the packet is parsed into
+* Raw packets (``packet.act``): ``sfRobotCom*`` send on the link. ``sfHaveClientPacket()`` polls
+  without blocking, ``sfWaitClientPacket(ms)`` waits (see :mod:`saphira.colbert.bindings_link`):
+  when the ``packets`` task has been removed they read the link themselves; the packet is parsed into
   ``sfRobot`` as it is read, so ``sfProcessClientPacket`` has nothing left to do.
   ``sfReadClient*`` read the current packet's payload, starting with its type byte.
 """
@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from saphira import geometry
 from saphira.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
 from saphira.behavior.behavior import TurnDir
+from saphira.colbert.bindings_link import install_link_bindings
 from saphira.colbert.compiler import ColbertRuntimeError, Ref, Slot, parse_type
 from saphira.geometry import Pose
 from saphira.motion import MotionControl
@@ -210,6 +211,15 @@ class _Session:
     def send(self, command: int, arg: Any = None) -> None:
         if not self.robot.link.send(command, arg):
             raise ColbertRuntimeError("not connected: the command could not be sent")
+
+    def send_string(self, command: int, text: str) -> None:
+        """``sfRobotComStr``: the string as the robot's generation reads it (PSOS: NUL-terminated)."""
+        self.send(command, self.robot.link.string_arg(text))
+
+    def send_counted(self, command: int, text: str, n: int) -> None:
+        """``sfRobotComStrn``: a count-prefixed string of ``n`` bytes (padded with NULs, as C's would)."""
+        data = text.encode("latin-1", "replace")[: max(0, n)]
+        self.send(command, self.robot.link.string_arg(data.ljust(max(0, n), b"\0"), counted=True))
 
     def have_packet(self) -> int:
         robot = self.robot
@@ -473,7 +483,6 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
         ("sfAddHelp", "void(string, string)", ev.add_help, "add help text for a name"),
         ("sfGetHelp", "string(string)", lambda n: ev.get_help(n) or "", 'help text of a name ("" if none)'),
-        ("sfSetDisplayState", "void(int, int)", s.display.__setitem__, "record a display setting for the UI"),
         # ---- connection and micro-task sets (§2.4, §5.7)
         ("sfConnectToRobot", "int(int, string)", s.connect, "connect (sfLOCALPORT..., name); 1 on success"),
         ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
@@ -488,10 +497,9 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
             lambda c, hi, lo: s.send(c, ((hi & 255) << 8) | (lo & 255)),
             "send a command with an integer made of two bytes (high, low)",
         ),
-        ("sfRobotComStr", "void(int, string)", lambda c, t: s.send(c, t), "send a command with a string argument"),
-        ("sfRobotComStrn", "void(int, string, int)", lambda c, t, n: s.send(c, t[:n]), "send n characters"),
+        ("sfRobotComStr", "void(int, string)", s.send_string, "send a command with a string argument"),
+        ("sfRobotComStrn", "void(int, string, int)", s.send_counted, "send n characters, count-prefixed"),
         ("sfHaveClientPacket", "int()", s.have_packet, "1 if a packet arrived (it becomes the current one)"),
-        ("sfWaitClientPacket", "int(int)", lambda ms: s.have_packet(), "like sfHaveClientPacket (never blocks)"),
         ("sfProcessClientPacket", "void(int)", lambda t: None, "no-op: packets are parsed as they are read"),
         ("sfClientBytes", "int()", lambda: len(s.packet) - s.read_pos, "bytes left in the current packet"),
         ("sfReadClientByte", "int()", lambda: s.read(1)[0], "next byte of the current packet"),
@@ -563,6 +571,7 @@ def install_bindings(ev: Evaluator) -> None:
         for name, signature, fn, text in table.functions:
             ret, args, varargs = _signature(signature)
             ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
+    install_link_bindings(ev, s)
     _install_behaviors(ev)
 
 

@@ -59,6 +59,7 @@ from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.link import ConnectError
 from saphira.tasks import Scheduler
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ if TYPE_CHECKING:
 __all__ = ["HELP_TOPICS", "Evaluator"]
 
 MAX_LOAD_DEPTH = 16
+CONNECT_TIMEOUT = 30.0
+"""Seconds ``connect`` waits for the handshake before giving up."""
 
 HELP_TOPICS: dict[str, str] = {
     "commands": (
@@ -93,10 +96,12 @@ HELP_TOPICS: dict[str, str] = {
         "string variable sfLoadDirectory reads and sets it. init.act there is loaded at start."
     ),
     "communication": (
-        "connect local [url|port]     the simulator on this host (default from 'set local')\n"
+        "connect local [url|port|path] the simulator on this host: a port, a unix socket path\n"
+        "                             ('saphira sim --unix PATH') or a URL (default: 'set local')\n"
         "connect server [host[:port]] a robot server over TCP (default port 8101)\n"
         "connect serial [device]      a robot on a serial port at 'set baud' (default 9600)\n"
         "disconnect                   close the connection; sfIsConnected tells whether one is up\n"
+        "connect waits up to 30 s for the robot and replaces a connection that is up.\n"
         "Defaults come from SAPHIRA_COMPIPE, SAPHIRA_COMSERVER, SAPHIRA_COMSERIAL, SAPHIRA_SERIALBAUD."
     ),
     "movement": (
@@ -156,7 +161,10 @@ class Evaluator:
             "local": os.environ.get("SAPHIRA_COMPIPE", "tcp://127.0.0.1:8101"),
             "server": os.environ.get("SAPHIRA_COMSERVER", "localhost"),
         }
-        self.connector: Callable[[str], None] | None = None
+        self.connector: Callable[[str], str | None] | None = None
+        """Starts (or makes) the connection ``connect`` asks for; returns the URL really used, or None
+        for the one given. Default: ``robot.connect(url, wait=False)``."""
+        self.connected_url = ""
         self.exit_requested = False
         self.topics: dict[str, str] = dict(HELP_TOPICS)
         self._load_depth = 0
@@ -360,8 +368,7 @@ class Evaluator:
         elif isinstance(command, ast.Connect):
             self.connect(command.kind, command.address)
         elif isinstance(command, ast.Disconnect):
-            if self.robot is not None:
-                self.robot.disconnect()
+            self.disconnect()
         elif isinstance(command, ast.Exit):
             self.runtime.suspend_all()  # leaving is not an error: no activity may command the robot any more
             if self.robot is not None and self.robot.connected:
@@ -385,12 +392,18 @@ class Evaluator:
     def connect_url(self, kind: str, address: str | None) -> str:
         """The transport URL for ``connect kind [address]`` (docs/colbert.md §6, docs/architecture.md §4)."""
         if kind == "local":
+            # The manual's local pipe (SAPHIRA_COMPIPE): a port number on this host, a unix-domain
+            # socket path (what 'saphira sim --unix PATH' listens on), or any URL.
             value = address or self.settings["local"]
             if value.isdigit():
                 return f"tcp://127.0.0.1:{value}"
             if "://" in value:
                 return value
-            raise ColbertRuntimeError(f"connect local: {value!r} is neither a URL nor a port number")
+            if "/" in value:
+                return f"unix://{Path(value).expanduser()}"
+            raise ColbertRuntimeError(
+                f"connect local: {value!r} is neither a URL, a socket path nor a port number"
+            )
         if kind == "server":
             value = address or self.settings["server"]
             return value if "://" in value else f"tcp://{value}"
@@ -398,14 +411,53 @@ class Evaluator:
         return value if "://" in value else f"serial://{value}?baud={self.settings['baud']}"
 
     def connect(self, kind: str, address: str | None) -> None:
+        """``connect``: start the connection, then wait for the handshake unless inside an activity.
+
+        The wait releases the scheduler's lock (see :meth:`Robot.wait_connected`), so a background
+        scheduler keeps running the cycles that carry the handshake; it ends after
+        :data:`CONNECT_TIMEOUT` seconds. Inside an activity (a running task) the connection is only
+        started, as the manual's ``sfConnectToRobot`` then ``waitfor sfIsConnected`` pattern expects:
+        blocking there would stop the very cycles the handshake needs. An existing connection is
+        closed once the new line is open (``connect server X`` while connected moves to X; if X
+        cannot be opened, the old connection stays).
+        """
         url = self.connect_url(kind, address)
-        if self.connector is not None:
-            self.connector(url)
-        elif self.robot is not None:
-            self.robot.connect(url)
-        else:
+        robot = self.robot
+        if self.connector is None and robot is None:
             raise ColbertRuntimeError("there is no robot session to connect")
-        self._say(f"connected to {url}")
+        previous = ""
+        line = robot.link.transport if robot is not None else None
+        if robot is not None and (robot.connected or robot.link.connecting):
+            previous = self.connected_url or robot.link.url
+        used = url
+        try:
+            if self.connector is not None:
+                used = self.connector(url) or url
+            elif robot is not None:
+                robot.connect(url, wait=False)
+            if previous and robot is not None and robot.link.transport is not line:
+                self._say(f"disconnected from {previous}")
+            if robot is not None and robot.link.connecting and self.scheduler.current is None:
+                robot.wait_connected(CONNECT_TIMEOUT)
+        except ConnectError as exc:
+            raise ColbertRuntimeError(f"connect {used}: {exc}") from exc
+        self.connected_url = used
+        if robot is not None and robot.link.connecting:
+            self._say(f"connecting to {used}")
+            return
+        identity = robot.link.identity if robot is not None else None
+        who = f" ({identity.name}, {identity.robot_class} {identity.subclass})" if identity else ""
+        self._say(f"connected to {used}{who}")
+
+    def disconnect(self) -> None:
+        """``disconnect``: stop the robot, send CLOSE and close the line (the robot session stays)."""
+        robot = self.robot
+        if robot is None or not (robot.connected or robot.link.connecting):
+            self._say("not connected")
+            return
+        url = self.connected_url or robot.link.url
+        robot.disconnect()
+        self._say(f"disconnected from {url}")
 
     # ================================================================== plugins
     def _load_plugin(self, path: Path) -> bool:

@@ -15,10 +15,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.robot import Robot
+
+if TYPE_CHECKING:
+    from saphira.sim.embedded import EmbeddedSim
 
 PROMPT = "colbert> "
 CONTINUATION = "     ... "
@@ -136,7 +140,9 @@ def run_shell(args: argparse.Namespace) -> int:
         from saphira.sim.embedded import attach_simulator
 
         sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
-        evaluator.connector = lambda url: sim.connect(wait=False)
+        evaluator.settings["local"] = EMBEDDED_URL
+        evaluator.connected_url = EMBEDDED_URL
+        evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
     robot.scheduler.start_async()
     try:
         if args.robot or not args.no_sim:
@@ -155,6 +161,20 @@ def run_shell(args: argparse.Namespace) -> int:
         robot.scheduler.stop()
         if robot.connected:
             robot.disconnect()
+
+
+EMBEDDED_URL = "sim://embedded"
+"""What ``connect local`` reaches in a shell with the embedded simulator (an in-process line)."""
+
+
+def _connect_embedded(robot: Robot, sim: EmbeddedSim, url: str) -> str:
+    """The shell's connector with an embedded simulator: :data:`EMBEDDED_URL` reconnects to it, any
+    other URL leaves it for that robot. Starts the connection; the evaluator waits for it."""
+    if url == EMBEDDED_URL:
+        sim.connect(wait=False)
+    else:
+        robot.connect(url, wait=False)
+    return url
 
 
 def _plain_reader(prompt: str) -> str:

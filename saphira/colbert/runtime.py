@@ -74,7 +74,12 @@ from saphira.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, T
 if TYPE_CHECKING:
     from saphira.robot import Robot
 
-__all__ = ["MOTION_TASK_NAME", "Activity", "ColbertRuntime", "start_behavior"]
+__all__ = ["MOTION_TASK_NAME", "Activity", "ColbertRuntime", "WaitNextCycle", "start_behavior"]
+
+
+class WaitNextCycle(Exception):
+    """Raised by a binding that waits (``sfWaitClientPacket``): the activity returns to the scheduler
+    and runs the same statement again next cycle, so the statement re-evaluates from its start."""
 
 MOTION_TASK_NAME = "colbert motion"
 """The runtime's supervisor task (stops the channels of activities that no longer run)."""
@@ -178,6 +183,10 @@ class Activity(Task):
             else:
                 while pc >= 0:
                     pc = nodes[pc](f)
+        except WaitNextCycle:
+            if in_update:
+                return self._trap(ColbertRuntimeError("an update statement cannot wait"), None)
+            return FIRST_USER_STATE + pc
         except Exception as exc:  # every runtime error is trapped and reported (§7.12)
             return self._trap(exc, None if in_update else pc)
         return FIRST_USER_STATE + ~pc

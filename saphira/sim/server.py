@@ -39,9 +39,11 @@ wall holds the body; the sonar readings fired since the last SIP (at most ``max_
 compass / 2; flags (motors enabled, sonar on); and AMRISim's tail, with rot vel × 10.
 
 Commands follow AMRISim's decoding (§4, §5): ENABLE, SONAR, SETV, SETRV, BATTEST and SIM_STAT use the
-magnitude; DHEAD turns from the current heading and DCHEAD from the heading setpoint (ArCommands).
+magnitude; DHEAD turns from the current heading and DCHEAD from the heading setpoint (ArCommands), or
+for a PSOS robot the other way round (the manual's Table 7.8).
 POLLING takes one byte per sonar, sonar number + 1, as a PSOS NUL-terminated string, or for an ARCOS
-robot as ARIA's length-prefixed ``comStr``/``comStrN`` when its length byte matches the data.
+robot as ARIA's length-prefixed ``comStr``/``comStrN`` when its length byte matches the data. DIGOUT
+is the output byte for a PSOS robot ("bits 0-7") and AMRISim's mask/state byte pair for ARCOS.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
+from saphira.errors import SaphiraError
 from saphira.link import layout_for
 from saphira.params import RobotParams
 from saphira.protocol.command_packet import CommandPacket, decode_command
@@ -67,6 +70,7 @@ from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.simulation import SimRobot, Simulation
+from saphira.sim.world import load_world
 from saphira.transport import Transport, TransportClosed
 
 log = logging.getLogger("saphira.sim.server")
@@ -587,6 +591,10 @@ class PioneerServer:
 
     def _handler_table(self) -> dict[int, Callable[[CommandPacket], None]]:
         robot = self.robot
+        # Relative turns per generation: the manual (PSOS) turns DHEAD from the setpoint and DCHEAD
+        # from the current heading; ArCommands (ARCOS, AMRISim) the other way round.
+        psos = self.layout is SipLayout.PSOS
+        from_heading, from_setpoint = robot.cmd_dhead, robot.cmd_dchead
         return {
             Command.PULSE: _nothing,
             Command.OPEN: self._open,
@@ -601,10 +609,10 @@ class PioneerServer:
             Command.SETRV: lambda c: robot.cmd_setrv(c.magnitude),
             Command.VEL: lambda c: robot.cmd_vel(c.int_value),
             Command.HEAD: lambda c: robot.cmd_head(c.int_value),
-            Command.DHEAD: lambda c: robot.cmd_dhead(c.int_value),
+            Command.DHEAD: lambda c: (from_setpoint if psos else from_heading)(c.int_value),
             Command.CONFIG: self._config,
             Command.RVEL: lambda c: robot.cmd_rvel(c.int_value),
-            Command.DCHEAD: lambda c: robot.cmd_dchead(c.int_value),
+            Command.DCHEAD: lambda c: (from_heading if psos else from_setpoint)(c.int_value),
             Command.SETRA: lambda c: robot.cmd_setra(c.int_value),
             Command.SONAR: lambda c: robot.cmd_sonar(c.magnitude != 0),
             Command.STOP: lambda c: robot.cmd_stop(),
@@ -613,6 +621,7 @@ class PioneerServer:
             Command.ESTOP: lambda c: robot.cmd_estop(),
             Command.QSTOP: lambda c: robot.cmd_estop(),
             Command.STEP: self._step,
+            Command.LOADWORLD: self._load_world,
             Command.SIM_SET_POSE: self._set_pose,
             Command.SIM_RESET: lambda c: self.simulation.reset_robot(robot),
             Command.SIM_STAT: self._sim_stat,
@@ -638,9 +647,25 @@ class PioneerServer:
         self._write(encode_config(self.config_packet()))
 
     def _polling(self, command: CommandPacket) -> None:
-        self.robot.cmd_polling(b - 1 for b in self._sonar_string(command))
+        self.robot.cmd_polling(b - 1 for b in self._string_arg(command))
 
-    def _sonar_string(self, command: CommandPacket) -> bytes:
+    def _load_world(self, command: CommandPacket) -> None:
+        """SRISim's LOADWORLD (``sfLoadWorldFile``): a bundled world name or a path on the simulator's
+        host. The robot goes to the new world's start pose when it has one (its odometry runs on)."""
+        name = self._string_arg(command).decode("latin-1")
+        try:
+            world = load_world(name)
+        except (SaphiraError, OSError) as exc:
+            self.stats.ignored[command.command] += 1
+            log.warning("%s: LOADWORLD %r refused: %s", self.label, name, exc)
+            return
+        self.simulation.set_world(world)
+        if world.start_pose is not None:
+            start = world.start_pose
+            self.simulation.set_pose(self.robot, start.x, start.y, start.th)
+        log.info("%s: world %s loaded for the client", self.label, world.name)
+
+    def _string_arg(self, command: CommandPacket) -> bytes:
         data = command.data
         if self.layout is SipLayout.ARCOS and len(data) >= 2 and data[0] == ArgType.STRING:
             length = data[1]
@@ -656,7 +681,10 @@ class PioneerServer:
             self.robot.cmd_seto()
 
     def _digout(self, command: CommandPacket) -> None:
-        mask, states = command.byte_pair()
+        if self.layout is SipLayout.PSOS:  # PSOS: the argument is the output byte itself
+            self.digout = command.int_value & 0xFF
+            return
+        mask, states = command.byte_pair()  # ARCOS (AMRISim): high byte = bits to change, low = states
         mask &= 0xFF
         self.digout = (self.digout & ~mask | states & mask) & 0xFF
 

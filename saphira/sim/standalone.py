@@ -1,8 +1,9 @@
 """``saphira sim``: the simulator as a real-time server on TCP ports or pseudo-terminals.
 
 Each robot gets one line: a TCP port on ``--host`` (``--port``, ``--port`` + 1, …; port 0 lets the
-system choose) or, with ``--pty``, a pseudo-terminal whose path is printed, so a client's serial code
-path (``serial:///dev/pts/5``) is exercised with no hardware. Each line serves one client at a time;
+system choose), with ``--unix PATH`` a unix-domain socket (the manual's local pipe, ``unix://PATH``),
+or, with ``--pty``, a pseudo-terminal whose path is printed, so a client's serial code path
+(``serial:///dev/pts/5``) is exercised with no hardware. Each line serves one client at a time;
 a second TCP client is accepted and closed at once, and the first keeps working. When a client closes
 or vanishes its robot stops and the line serves the next client, session after session.
 
@@ -25,6 +26,7 @@ import os
 import select
 import signal
 import socket
+import stat
 import sys
 import time
 import tty
@@ -136,29 +138,23 @@ class Line(ABC):
     def close(self) -> None: ...
 
 
-class TcpLine(Line):
-    """A listening TCP socket serving one client at a time."""
+class SocketLine(Line):
+    """A listening stream socket (TCP or unix-domain) serving one client at a time."""
 
-    def __init__(self, server: PioneerServer, host: str, port: int) -> None:
+    def __init__(self, server: PioneerServer, listener: socket.socket, address: str) -> None:
         super().__init__(server)
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listener.bind((host, port))
-            listener.listen(4)
-        except OSError:
-            listener.close()
-            raise
         listener.setblocking(False)
         self._listener = listener
-        self._host = host
-        self._port = listener.getsockname()[1]
+        self._address = address
         self._client: socket.socket | None = None
         self._transport: Transport | None = None
 
     @property
     def address(self) -> str:
-        return f"{self._host}:{self._port}"
+        return self._address
+
+    def _client_url(self, peer: Any) -> str:
+        return f"tcp://{peer[0]}:{peer[1]}"
 
     def _client_alive(self) -> bool:
         return self._transport is not None and self.server.transport is self._transport
@@ -172,7 +168,7 @@ class TcpLine(Line):
             except OSError as exc:
                 log.warning("%s: accept failed: %s", self.address, exc)
                 return
-            url = f"tcp://{peer[0]}:{peer[1]}"
+            url = self._client_url(peer)
             if self._client_alive():
                 self.server.receive(now)  # the current client may have just left, unnoticed so far
             if self._client_alive():
@@ -197,6 +193,68 @@ class TcpLine(Line):
 
     def close(self) -> None:
         self._listener.close()
+
+
+class TcpLine(SocketLine):
+    """A listening TCP socket on ``host``:``port`` (0: a free port)."""
+
+    def __init__(self, server: PioneerServer, host: str, port: int) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind((host, port))
+            listener.listen(4)
+        except OSError:
+            listener.close()
+            raise
+        super().__init__(server, listener, f"{host}:{listener.getsockname()[1]}")
+
+
+class UnixLine(SocketLine):
+    """A unix-domain socket at ``path``: the manual's local IPC channel (``connect local``).
+
+    A socket file left behind by a simulator that died is replaced; one that a live simulator still
+    listens on, or a path that is not a socket, is an error. The file is removed on close.
+    """
+
+    def __init__(self, server: PioneerServer, path: str) -> None:
+        _claim_socket_path(path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(path)
+            listener.listen(4)
+        except OSError:
+            listener.close()
+            raise
+        self._path = path
+        super().__init__(server, listener, f"unix://{path}")
+
+    def _client_url(self, peer: Any) -> str:
+        return self.address
+
+    def close(self) -> None:
+        super().close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._path)
+
+
+def _claim_socket_path(path: str) -> None:
+    """Make ``path`` free for a listening socket, or raise OSError saying why it is not."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise OSError(errno.EEXIST, f"{path} exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        os.unlink(path)  # nobody listens: a stale socket from a simulator that did not close
+        return
+    finally:
+        probe.close()
+    raise OSError(errno.EADDRINUSE, f"another simulator is listening on {path}")
 
 
 class PtyLine(Line):
@@ -334,6 +392,15 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         action="store_true",
         help="serve each robot on a pseudo-terminal instead of TCP (prints its path)",
     )
+    parser.add_argument(
+        "--unix",
+        metavar="PATH",
+        nargs="?",
+        const="",
+        help="serve on a unix-domain socket at PATH (default: $SAPHIRA_COMPIPE) instead of TCP (robot "
+        "k > 1: PATH-k), the manual's local pipe: clients reach it with 'connect local' and "
+        "SAPHIRA_COMPIPE=PATH, or unix://PATH",
+    )
     parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)"
@@ -380,7 +447,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
+def _unix_path(path: str, k: int) -> str:
+    """The socket of robot ``k`` (0-based) when serving on ``--unix PATH``."""
+    return path if k == 0 else f"{path}-{k + 1}"
+
+
 def _check(args: argparse.Namespace) -> str | None:
+    if args.unix == "":  # --unix without a path: the socket SAPHIRA_COMPIPE names, as clients read it
+        args.unix = os.environ.get("SAPHIRA_COMPIPE", "").removeprefix("unix://")
+        if "/" not in args.unix or "://" in args.unix:
+            return "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)"
+    if args.pty and args.unix is not None:
+        return "--pty and --unix exclude each other: choose one kind of line"
     if args.robots < 1:
         return "--robots must be at least 1"
     if not (math.isfinite(args.period) and args.period > 0):
@@ -424,14 +502,19 @@ def run(args: argparse.Namespace) -> int:
             )
             if args.pty:
                 lines.append(PtyLine(server))
+            elif args.unix is not None:
+                lines.append(UnixLine(server, _unix_path(args.unix, k)))
             else:
                 lines.append(TcpLine(server, args.host, args.port + k if args.port else 0))
     except OSError as exc:
         for line in lines:
             line.close()
-        where = (
-            "a pseudo-terminal" if args.pty else f"{args.host}:{args.port + len(lines) if args.port else 0}"
-        )
+        if args.pty:
+            where = "a pseudo-terminal"
+        elif args.unix is not None:
+            where = _unix_path(args.unix, len(lines))
+        else:
+            where = f"{args.host}:{args.port + len(lines) if args.port else 0}"
         print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     simulator = Simulator(host, lines, args.period)
