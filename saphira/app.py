@@ -42,10 +42,12 @@ class Outcome:
     """Final states of the top-level activities seen during a run."""
 
     states: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    """Activities left suspended by a runtime error, and where it happened (``file:line:col``)."""
 
     @property
     def failed(self) -> list[str]:
-        return [n for n, s in self.states.items() if s in (TaskState.FAILURE, TaskState.TIMEOUT)]
+        return [n for n, s in self.states.items() if s in (TaskState.FAILURE, TaskState.TIMEOUT) or n in self.errors]
 
 
 class Session:
@@ -107,6 +109,10 @@ class Session:
         for name, task in self._top_level.items():
             if task.scheduler is not None:
                 self.outcome.states[name] = task.state
+                if task.trapped and task.suspended and task.error_position is not None:
+                    self.outcome.errors[name] = str(task.error_position)
+                else:  # resumed after the error (or never had one)
+                    self.outcome.errors.pop(name, None)
             elif name in self.robot.scheduler.outcomes:
                 self.outcome.states[name] = self.robot.scheduler.outcomes[name]
 
@@ -185,6 +191,9 @@ class Session:
             self.console.note(f"plot written to {out}")
 
     def _activity_line(self, name: str) -> str:
+        where = self.outcome.errors.get(name)
+        if where is not None:
+            return f"    activity {name}: error (suspended) at {where}"
         state = self.outcome.states[name]
         return f"    activity {name}: {state_name(state) if state <= 10 else 'still running'}"
 

@@ -61,10 +61,15 @@ class RunTrace(Task):
 
 
 def status_line(robot: Robot, activities: str = "") -> str:
-    """One line: cycle, global pose, velocities, link rates and what is running."""
+    """One line: cycle, global pose, velocities, link rates and what is running.
+
+    The link rates keep the manual's names with their units: MPac is SIPs per second (10 on a
+    Pioneer), SPac sonar *readings* per second (one per transducer firing: ~50 here, 25 on a
+    Pioneer 1), not packets — several readings ride in one SIP.
+    """
     st = robot.state
     return (
         f"cycle {robot.scheduler.cycle:6d}  pose ({st.ax:7.0f}, {st.ay:7.0f}, {st.ath:6.1f})  "
-        f"v {st.vel:5.0f} mm/s  rv {st.rvel:5.1f} deg/s  MPac {st.motor_packet_count:2d} "
-        f"SPac {st.sonar_packet_count:2d}  {activities}"
+        f"v {st.vel:5.0f} mm/s  rv {st.rvel:5.1f} deg/s  MPac {st.motor_packet_count:2d} SIPs/s  "
+        f"SPac {st.sonar_packet_count:3d} sonar/s  {activities}"
     )

@@ -162,7 +162,18 @@ def test_saphira_run_reports_the_error_position_keeps_the_others_and_exits_1(tmp
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{act}:9:3: act divide: division by zero\n      a = a / zero;\n      ^\n" in result.stdout
     assert "activity other: SUCCESS" in result.stdout
-    assert re.search(r"activity divide: SUSPEND", result.stdout)
+    assert f"activity divide: error (suspended) at {act}:9:3\n" in result.stdout  # not a bare "SUSPEND"
+    assert not re.search(r"activity divide: SUSPEND", result.stdout)
+
+
+def test_quiet_run_lists_the_activity_an_error_stopped(tmp_path: Path) -> None:
+    """``-q`` prints only errors: the error itself and the activity it left suspended."""
+    act = tmp_path / "divide.act"
+    act.write_text(DIVIDE)
+    result = saphira("run", "-q", str(act), timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"activity divide: error (suspended) at {act}:9:3" in result.stdout
+    assert "activity other" not in result.stdout and "---" not in result.stdout
 
 
 # ---------------------------------------------------------------------------------------- shutdown

@@ -207,6 +207,10 @@ def test_the_status_line_fits_the_terminal_and_is_absent_from_a_pipe(forever: Pa
     assert max(len(f) for f in status) <= 59
     wide = run_on_a_terminal(forever, 200)
     assert any("SPac" in f and "back_and_forth" in f for f in wide.split("\r")), wide
+    # The link rates say their units: SIPs per second, and sonar readings (not packets) per second.
+    rates = re.findall(r"MPac +(\d+) SIPs/s  SPac +(\d+) sonar/s", wide)
+    assert rates, wide
+    assert max(int(s) for _, s in rates) > max(int(m) for m, _ in rates) >= 9  # readings outnumber SIPs
     proc = start("run", str(forever), "--duration", "3")
     out, _ = proc.communicate(timeout=DEADLINE)
     assert b"\r" not in out and b"\x1b[" not in out and b"cycle " not in out.split(b"---")[0]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
+from saphira.params import check_params_file
 from saphira.robot import Robot
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ def _setup_readline() -> Callable[[], None]:
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
     robot = Robot(RealTimeClock())
+    if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
+        robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
     if args.robot:
         evaluator.output(f"connecting to {args.robot} ...")

@@ -115,6 +115,8 @@ class Activity(Task):
         self.wait_child: Task | None = None
         self.wait_command = ""
         self.error_line: int | None = None
+        self.error_position: SourcePosition | None = None
+        """Where the last runtime error happened (``file:line:col``), for the run's summary."""
         self.trapped = False
         """Suspended by a runtime error (until resumed)."""
 
@@ -224,6 +226,7 @@ class Activity(Task):
         )
         self.error = exc
         self.error_message = str(error)
+        self.error_position = error.position
         self.trapped = True
         self.runtime.report_error(error)
         assert self.scheduler is not None

@@ -421,7 +421,7 @@ Section Video 1 parameters
 ;SectionFlags for Video 1 parameters: 
 VideoAutoConnect true    ; If true, connect to this device by default.
 VideoType vapix          ; Device type
-VideoInverted false      ; If image should be flipped (for cameras mounted
+VideoInverted true       ; If image should be flipped (for cameras mounted
                          ; inverted/upside-down)
 VideoWidth -1            ; Desired width of image, or -1 for default
 VideoHeight -1           ; Desired height of image, or -1 for default

@@ -383,8 +383,8 @@ Section Video 1 parameters
 ;  Information about the connection to a video acquisition device,
 ;  framegrabber, or camera
 ;SectionFlags for Video 1 parameters: 
-VideoAutoConnect false   ; If true, connect to this device by default.
-VideoType unknown        ; Device type
+VideoAutoConnect true    ; If true, connect to this device by default.
+VideoType v4l            ; Device type
 VideoInverted false      ; If image should be flipped (for cameras mounted
                          ; inverted/upside-down)
 VideoWidth -1            ; Desired width of image, or -1 for default
