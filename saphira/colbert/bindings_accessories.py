@@ -5,7 +5,8 @@ Registered by :func:`saphira.colbert.bindings.install_bindings`. The manual name
 modes, ``DEG_TO_PIXELS``); it has no gripper functions, so saphira adds ``sfGripperOpen``,
 ``sfGripperClose``, ``sfGripperUp``, ``sfGripperDown``, ``sfGripperStop`` (commands) and
 ``sfGripperState``, ``sfGripperBeams``, ``sfGripperLiftMaxed`` (the reported switches, read as ARIA's
-``ArGripper`` reads them). The RC servo is driven as the manual does it,
+``ArGripper`` reads them). ``found_blob(channel, delta)`` is the manual's sample function (chroma.c),
+built in so that ``colbert/ftvs.act`` is plain Colbert. The RC servo is driven as the manual does it,
 ``sfRobotCom2Bytes(sfCOMPTUPOS, servo, width)``; ``sfRobot.ptu`` reads the pulse width back.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import Slot, parse_type
+from saphira.colbert.compiler import ColbertRuntimeError, Slot, parse_type
 from saphira.protocol.commands import Command
 from saphira.protocol.gripper import GripperCommand
 from saphira.protocol.vision import DEG_TO_PIXELS, VISION_COM, VisionMode
@@ -22,7 +23,10 @@ from saphira.protocol.vision import DEG_TO_PIXELS, VISION_COM, VisionMode
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session
 
-__all__ = ["VINFO_SLOTS", "table"]
+__all__ = ["NO_BLOB", "VINFO_SLOTS", "table"]
+
+NO_BLOB = -1000
+"""What ``found_blob`` returns when the channel has no blob near the image centre."""
 
 VINFO_SLOTS = [
     Slot(name, parse_type("int"), getter=lambda v, n=name: int(getattr(v, n)))
@@ -41,6 +45,12 @@ def table(s: _Session) -> BindingTable:
 
     def grip(code: GripperCommand) -> Any:
         return lambda: s.send(Command.GRIPPER, int(code))
+
+    def found_blob(channel: int, delta: int) -> int:
+        if not 0 <= channel < 3:
+            raise ColbertRuntimeError(f"found_blob: channel {channel} is not 0 (A), 1 (B) or 2 (C)")
+        info = state().vision[channel]
+        return int(info.x) if info.area > 0 and abs(info.x) <= delta else NO_BLOB
 
     return BindingTable(
         structs=[("vinfo", VINFO_SLOTS, None, "one FTVS channel's report (sfVaInfo...)")],
@@ -65,6 +75,7 @@ def table(s: _Session) -> BindingTable:
             ("sfGripperState", "int()", lambda: int(state().grip), "paddles: 0 between, 1 open, 2 closed"),
             ("sfGripperBeams", "int()", lambda: state().beams, "break beams: 0 none, 1 inner, 2 outer, 3 both"),
             ("sfGripperLiftMaxed", "int()", lambda: int(state().lift_maxed), "1 when the lift is at its top or bottom"),
+            ("found_blob", "int(int, int)", found_blob, "channel's blob x if within delta pixels of centre, else -1000"),
         ],
     )
 
