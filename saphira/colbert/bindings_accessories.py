@@ -28,10 +28,12 @@ __all__ = ["NO_BLOB", "VINFO_SLOTS", "table"]
 NO_BLOB = -1000
 """What ``found_blob`` returns when the channel has no blob near the image centre."""
 
-VINFO_SLOTS = [
-    Slot(name, parse_type("int"), getter=lambda v, n=name: int(getattr(v, n)))
-    for name in ("type", "x", "y", "area", "h", "w", "first", "num")
-]
+
+def _vinfo_slot(name: str) -> Slot:
+    return Slot(name, parse_type("int"), getter=lambda info: int(getattr(info, name)))
+
+
+VINFO_SLOTS = [_vinfo_slot(name) for name in ("type", "x", "y", "area", "h", "w", "first", "num")]
 
 
 def table(s: _Session) -> BindingTable:
@@ -75,7 +77,6 @@ def table(s: _Session) -> BindingTable:
             ("sfGripperState", "int()", lambda: int(state().grip), "paddles: 0 between, 1 open, 2 closed"),
             ("sfGripperBeams", "int()", lambda: state().beams, "break beams: 0 none, 1 inner, 2 outer, 3 both"),
             ("sfGripperLiftMaxed", "int()", lambda: int(state().lift_maxed), "1 when the lift is at its top or bottom"),
-            ("found_blob", "int(int, int)", found_blob, "channel's blob x if within delta pixels of centre, else -1000"),
+            ("found_blob", "int(int, int)", found_blob, "blob x if within delta px of centre, else -1000"),
         ],
     )
-

@@ -1,6 +1,6 @@
 """FTVS (Fast Track Vision System) blob vision: channel modes, the vision packet and its commands.
 
-The manual (digest §12) describes what the FTVS reports — per colour channel A, B and C a
+The manual (§9, Saphira Vision) describes what the FTVS reports — per colour channel A, B and C a
 ``struct vinfo { type; x, y; area; h, w; first, num }`` — and how it is commanded:
 ``sfRobotComStr(VISION_COM, "pioneer_a_mode 2")`` and ``"line_bottom_row 0"``-style parameter
 strings. It does not give the packet's bytes, so saphira defines them (documented choice):
@@ -90,9 +90,7 @@ def decode_vision_packet(payload: bytes | bytearray) -> VisionPacket:
     if not payload or payload[0] != PacketId.VISION:
         raise DecodeError("not a vision packet (ID 0x50)", 0)
     if len(payload) < VISION_PAYLOAD_SIZE:
-        raise DecodeError(
-            f"vision packet of {len(payload)} bytes, expected {VISION_PAYLOAD_SIZE}", len(payload)
-        )
+        raise DecodeError(f"vision packet of {len(payload)} bytes, expected {VISION_PAYLOAD_SIZE}", len(payload))
     infos = [VisionInfo(*_CHANNEL.unpack_from(payload, 1 + i * _CHANNEL.size)) for i in range(3)]
     return VisionPacket((infos[0], infos[1], infos[2]))
 

@@ -76,9 +76,7 @@ def parse_object_directive(line: SourceLine, frame: Frame) -> WorldObject:
     colour = line.tokens[-1].group().lower()
     if colour not in COLOURS:
         raise line.error(f"unknown colour {line.tokens[-1].group()!r} (one of {', '.join(COLOURS)})", count)
-    values = [
-        parse_number(m.group(), line.file, line.number, m.start() + 1, line.text) for m in line.tokens[1:count]
-    ]
+    values = [parse_number(m.group(), line.file, line.number, m.start() + 1, line.text) for m in line.tokens[1:count]]
     x, y, width, depth = values[:4]
     th = values[4] if len(values) == 5 else 0.0
     for index, size in ((3, width), (4, depth)):
@@ -112,7 +110,8 @@ class SimObject:
         local = np.array([(-half_w, -half_d), (half_w, -half_d), (half_w, half_d), (-half_w, half_d)])
         c, s = math.cos(math.radians(self.th)), math.sin(math.radians(self.th))
         rotation = np.array([[c, -s], [s, c]])
-        return local @ rotation.T + np.array([self.x, self.y])
+        corners: FloatArray = local @ rotation.T + np.array([self.x, self.y])
+        return corners
 
     def reset(self) -> None:
         """Back where the world file put it, standing free."""
