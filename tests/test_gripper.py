@@ -22,6 +22,7 @@ from saphira.protocol.gripper import (
     ptu_arg,
     split_ptu_arg,
 )
+from saphira.protocol.sip import Sip, decode_sip
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.gripper import LIFT_TRAVEL_S, PADDLE_TRAVEL_S
@@ -143,6 +144,18 @@ def test_paddles_and_lift_take_their_travel_time() -> None:
 
 def box_free(sim: EmbeddedSim) -> bool:
     return all(o.holder is None for o in sim.simulation.objects)
+
+
+def test_arcos_sip_carries_the_switches_where_aria_reads_them() -> None:
+    robot, sim = connect()
+    sips: list[Sip] = []
+    robot.link.on_packet_in.connect(lambda p: sips.append(decode_sip(p)) if p[0] in (0x32, 0x33) else None)
+    acc.gripper_close(robot)
+    robot.run(cycles=30)
+    switches = sim.sim_robot.gripper.switches
+    assert switches & GripperSwitches.NOT_OPEN and not switches & GripperSwitches.LEFT_FREE
+    # low byte: the gripper state of ARIA's SIP log; high byte: what ArGripper's general-I/O type reads
+    assert sips[-1].gripper_state == sips[-1].analog_port == switches
 
 
 def test_gripper_packets_on_request_psos_robot_reports_on_digital_inputs() -> None:

@@ -198,7 +198,13 @@ class SimGripper:
 
     def step(self, dt: float, pose: Pose, objects: Iterable[SimObject]) -> None:
         """Advance ``dt`` s with the robot at ``pose``: lift, paddles, the held box, the beams."""
-        boxes = [o for o in objects if o.holder is None or o.holder is self]
+        reach = self.throat + PADDLE_LENGTH
+        boxes = [
+            o
+            for o in objects
+            if (o.holder is None or o.holder is self)
+            and math.hypot(o.x - pose.x, o.y - pose.y) < reach + math.hypot(o.spec.width, o.spec.depth) / 2.0
+        ]
         self._step_lift(dt)
         self._step_paddles(dt, pose, boxes)
         held = self.held

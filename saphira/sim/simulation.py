@@ -123,6 +123,8 @@ class SimRobot:
     * ``stalled_left``, ``stalled_right`` — the body was stopped by a wall or robot in the last step.
     * ``compass`` — degrees 0..359 measured in the last step.
     * :attr:`sonar` — ``.enabled``, ``.ranges``; :meth:`take_new_readings`.
+    * :attr:`gripper` — the gripper (:mod:`saphira.sim.gripper`), stepped by the simulation after
+      the drive; :attr:`objects` the world's boxes, which the body and sonar meet unless held.
 
     Commands (the ``cmd_*`` methods) take effect at the next :meth:`step`.
     """
