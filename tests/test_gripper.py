@@ -7,7 +7,9 @@ import pytest
 
 from saphira import accessories as acc
 from saphira.colbert.evaluator import Evaluator
+from saphira.params import params_for_file
 from saphira.protocol.args import byte_pair
+from saphira.protocol.command_packet import command_payload, decode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.errors import DecodeError, EncodeError
 from saphira.protocol.gripper import (
@@ -24,8 +26,10 @@ from saphira.protocol.gripper import (
 )
 from saphira.protocol.sip import Sip, decode_sip
 from saphira.robot import Robot
+from saphira.sim.accessories import Accessories
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.gripper import LIFT_TRAVEL_S, PADDLE_TRAVEL_S
+from saphira.sim.simulation import Simulation
 from saphira.sim.wldfile import parse_wld
 from saphira.sim.world import WorldError
 
@@ -224,3 +228,24 @@ def test_colbert_gripper_bindings() -> None:
     gripper = sim.sim_robot.gripper
     assert 0.0 < gripper.lift < 1.0 and 0.0 < gripper.paddles < 1.0 and not gripper.lift_dir
     assert ev.eval_text("sfGripperBeams()") and lines[-1] == "0 (int)"
+
+
+def test_numbers_36_and_37_shared_with_the_old_laser_reach_its_handler() -> None:
+    """ARIA's simulated laser sends 36 (start), 37 (end), 38, 35; the gripper takes only its own values."""
+    simulation = Simulation()
+    sim_robot = simulation.add_robot(params_for_file("p3dx"), (0.0, 0.0, 0.0))
+    laser: list[tuple[int, int]] = []
+    previous = {n: (lambda c, n=n: laser.append((n, c.int_value))) for n in (36, 37)}
+    accessories = Accessories(simulation, sim_robot, lambda c: c.nul_string(), psos=False)
+    handlers = accessories.handlers(previous)  # type: ignore[arg-type]
+
+    def send(number: int, value: int) -> None:
+        handlers[number](decode_command(command_payload(number, value)))
+
+    send(36, -90)
+    send(37, 90)
+    assert laser == [(36, -90), (37, 90)] and accessories.gripper_requests == 0
+    send(37, 2)
+    send(Command.GRIPPER, 16)  # grip pressure: the next 36 is its value
+    send(36, 25)
+    assert accessories.gripper_requests == 2 and sim_robot.gripper.grasp_time == 25 and len(laser) == 2
