@@ -121,6 +121,7 @@ class Link:
         """Every checked payload received (for recording and custom packet handlers)."""
         self.on_packet_out: Event[[bytes]] = Event("packet_out")
         """Every framed packet sent."""
+        self.on_packet_out.connect(reflector.accessories.note_sent)
         self.user_params: str | None = None
         """A parameter file (path or bundled name) laid over the reported model's own parameters."""
         self._choose_params = params_chooser or self._params_for_identity
@@ -368,7 +369,7 @@ class Link:
             self._connected()
         elif packet_id in (PacketId.RESET, PacketId.RESET_WITH_DATA):
             self._lost("the robot's controller reset")
-        else:
+        elif not self.reflector.accessories.apply_packet(payload, now):
             self.counters.other_packets += 1
 
     def _check_timers(self, now: float) -> None:
@@ -404,6 +405,7 @@ class Link:
                 times.popleft()
         self.reflector.state.motor_packet_count = len(self._sip_times)
         self.reflector.state.sonar_packet_count = len(self._sonar_times)
+        self.reflector.accessories.update_rates(now)
 
     def _fail(self, reason: str) -> None:
         log.error("%s", reason)

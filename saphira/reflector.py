@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from saphira.accessories import AccessoryReflector
 from saphira.artifacts import PointList
 from saphira.geometry import Pose, norm2_angle
 from saphira.motion import MotionControl
@@ -94,6 +95,8 @@ class Reflector:
         self.motion = MotionControl()
         self.pointlist = PointList()
         self.sonar = Sonar([], front_max_range=front_max_range)
+        self.accessories = AccessoryReflector()
+        """Gripper, RC servo and FTVS vision state (:mod:`saphira.accessories`)."""
         self.params = params
         self.configure(params)
 
@@ -118,6 +121,7 @@ class Reflector:
         """A new session: odometry counters start afresh; nothing has been sent yet."""
         self.odometry.reset()
         self.motion.forget_sent()
+        self.accessories.restart()
 
     def apply_sip(self, sip: Sip) -> Motion:
         """Fold one SIP into the reflector and return the motion it reported."""
@@ -157,6 +161,7 @@ class Reflector:
         state.digout = sip.digout or 0
         state.analog = sip.analog or 0
         state.temperature = sip.temperature
+        self.accessories.apply_sip(sip)
         state.sips += 1
         if state.stalled:
             state.status = RobotStatus.STALLED

@@ -296,8 +296,9 @@ ROBOT_SLOTS = [
     _robot_slot("compass", "float", lambda r: r.state.compass or 0.0),
     _robot_slot("motor_packet_count", "int", lambda r: r.state.motor_packet_count),
     _robot_slot("sonar_packet_count", "int", lambda r: r.state.sonar_packet_count),
-    _robot_slot("vision_packet_count", "int", lambda r: 0),
+    _robot_slot("vision_packet_count", "int", lambda r: r.reflector.accessories.state.vision_packet_count),
     _robot_slot("temperature", "int", lambda r: r.state.temperature or 0),
+    _robot_slot("ptu", "int", lambda r: r.reflector.accessories.state.ptu),
 ]
 
 POINT_SLOTS = [
@@ -552,14 +553,14 @@ def install_bindings(ev: Evaluator) -> None:
     Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
     :class:`BindingTable` after this module's tables.
     """
-    from saphira.colbert import bindings_robot, bindings_session, bindings_tasks
+    from saphira.colbert import bindings_accessories, bindings_robot, bindings_session, bindings_tasks
 
     s = _Session(ev)
     ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
-        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session)),
+        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session, bindings_accessories)),
     ]
     for table in tables:
         for name, slots, factory, text in table.structs:

@@ -17,6 +17,8 @@ class PacketId(IntEnum):
     """Standard SIP, motors stopped (PSOS sfSTATUSSTOPPED); AMRISim always sends this one."""
     SIP_MOVING = 0x33
     """Standard SIP, robot moving (PSOS sfSTATUSMOVING)."""
+    VISION = 0x50
+    """FTVS vision packet (saphira's layout, :mod:`saphira.protocol.vision`)."""
     LASER = 0x60
     LASER_EXTENDED = 0x61
     SIMSTAT = 0x62

@@ -68,6 +68,7 @@ from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.simstat import SimStat, encode_simstat
 from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
+from saphira.sim.accessories import Accessories
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import load_world
@@ -272,6 +273,8 @@ class PioneerServer:
         self._range_conv = model.range_conv_factor or 1.0
         self._heading_units = max(1, round(2.0 * math.pi / self._angle_conv))
         self._handlers = self._handler_table()
+        self.accessories = Accessories(simulation, robot, self._string_arg, psos=self.layout is SipLayout.PSOS)
+        self._handlers.update(self.accessories.handlers(self._handlers))
         robot.cmd_sonar(False)  # no session: nothing to fire for
         if transport is not None:
             self.attach(transport, 0.0)
@@ -357,6 +360,7 @@ class PioneerServer:
             self.stats.simstats += 1
             if self._simstat == 1:
                 self._simstat = 0
+        packets += self.accessories.packets()
         self.stats.sips += 1
         self._write(packets)
 
@@ -425,6 +429,7 @@ class PioneerServer:
         robot.cmd_seto()
         robot.take_new_readings()
         self._backlog.clear()
+        self.accessories.end_session()
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1
             log.info("%s: session ended: %s", self.label, reason)
@@ -507,9 +512,10 @@ class PioneerServer:
                 control=control % units,
                 compass=robot.compass // 2,
                 sonar=self._take_sonar(),
+                ptu=self.accessories.ptu_width,
                 timer=0,
                 analog=0,
-                digin=0xFF,
+                digin=self.accessories.switches,
                 digout=self.digout,
             )
             return encode_sip(psos, SipLayout.PSOS)
@@ -526,8 +532,8 @@ class PioneerServer:
             flags=(1 if robot.drive.enabled else 0) | (_SONAR_FLAGS if robot.sonar.enabled else 0),
             compass=robot.compass // 2,
             sonar=self._take_sonar(),
-            gripper_state=0,
-            analog_port=0,
+            gripper_state=self.accessories.switches,
+            analog_port=self.accessories.switches,
             analog=0,
             digin=0xFF,
             digout=self.digout,

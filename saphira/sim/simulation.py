@@ -29,6 +29,8 @@ import numpy as np
 from saphira.geometry import Pose
 from saphira.params import RobotParams
 from saphira.sim.geometry import FloatArray, circle_sweep_fraction, point_segment_distances
+from saphira.sim.gripper import SimGripper
+from saphira.sim.objects import SimObject, spawn_objects
 from saphira.sim.placement import OCCUPIED, nearest_free_place
 from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_degrees
 from saphira.sim.sensors import Odometry, SonarBeam, SonarRing, chord, compass_reading
@@ -121,6 +123,8 @@ class SimRobot:
     * ``stalled_left``, ``stalled_right`` — the body was stopped by a wall or robot in the last step.
     * ``compass`` — degrees 0..359 measured in the last step.
     * :attr:`sonar` — ``.enabled``, ``.ranges``; :meth:`take_new_readings`.
+    * :attr:`gripper` — the gripper (:mod:`saphira.sim.gripper`), stepped by the simulation after
+      the drive; :attr:`objects` the world's boxes, which the body and sonar meet unless held.
 
     Commands (the ``cmd_*`` methods) take effect at the next :meth:`step`.
     """
@@ -144,6 +148,9 @@ class SimRobot:
         self.stalled_left = False
         self.stalled_right = False
         self.compass = round(self.th) % 360
+        self.gripper = SimGripper(self.model.radius)
+        self.objects: list[SimObject] = []
+        """The world's movable boxes (the simulation's list): obstacles unless this robot holds one."""
         self.set_world(world)
 
     def set_world(self, world: World) -> None:
@@ -283,6 +290,7 @@ class SimRobot:
         self.stalled_left = self.stalled_right = False
         self.set_pose(*self.initial_pose)
         self.compass = round(self.th) % 360
+        self.gripper.reset()
 
     # -- stepping -----------------------------------------------------------------------------------
 
@@ -312,9 +320,10 @@ class SimRobot:
     def _discs_near(self, others: Iterable[SimRobot], dt: float) -> list[_Disc]:
         """Other robots close enough to matter this step (for sonar, up to its range)."""
         reach = self.sonar.beam.max_range + self.sonar.reach + self.model.max_velocity * dt
+        bodies: list[SimRobot | SimObject] = [*others, *(o for o in self.objects if o.holder is None)]
         return [
             _Disc(o.x, o.y, o.radius)
-            for o in others
+            for o in bodies
             if o is not self and math.hypot(o.x - self.x, o.y - self.y) < reach + o.radius
         ]
 
@@ -401,6 +410,8 @@ class Simulation:
         self.odometry_error = odometry_error
         self.sonar_beam = sonar_beam
         self.robots: list[SimRobot] = []
+        self.objects = spawn_objects(self.world.objects)
+        """The world's boxes as they are now (moved by grippers)."""
         self.time = 0.0
 
     @property
@@ -431,6 +442,7 @@ class Simulation:
         place = Pose(*pose) if pose is not None else self._free_place(params.robot_radius)
         error = self.odometry_error if odometry_error is None else odometry_error
         robot = SimRobot(self.world, params, place, name, error, self.sonar_beam)
+        robot.objects = self.objects
         self.robots.append(robot)
         return robot
 
@@ -453,18 +465,24 @@ class Simulation:
         self.time = 0.0
         for robot in self.robots:
             robot.reset()
+        for box in self.objects:
+            box.reset()
 
     def set_world(self, world: World) -> None:
         """Replace the world (a map load); robots keep their poses."""
         self.world = world
+        self.objects[:] = spawn_objects(world.objects)
         for robot in self.robots:
             robot.set_world(world)
+            robot.gripper.reset()
 
     def step(self, dt: float) -> None:
         """Advance every robot by ``dt`` seconds, in the order they were added."""
         others = self.robots if len(self.robots) > 1 else ()
         for robot in self.robots:
             robot.step(dt, self.rng, others)
+        for robot in self.robots:
+            robot.gripper.step(dt, robot.pose, self.objects)
         self.time += dt
 
     def _free_place(self, radius: float) -> Pose:

@@ -3,7 +3,8 @@
 One directive per line; ``;`` starts a comment. ``width w`` and ``height h`` give the world's size
 (origin at the lower left); a line of four numbers ``x1 y1 x2 y2`` is a wall; ``push x y th``
 starts a frame at (x, y) turned by th, relative to the current frame (pushes nest); ``pop``
-returns to the previous frame; ``position x y th`` places the robot, in the current frame.
+returns to the previous frame; ``position x y th`` places the robot, in the current frame;
+``box x y width depth [th] colour`` places a movable coloured box (:mod:`saphira.sim.objects`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from saphira.errors import SourcePosition
 from saphira.geometry import Pose
+from saphira.sim.objects import OBJECT_DIRECTIVES, WorldObject, parse_object_directive
 from saphira.sim.world import World, WorldError, bounds_of, parse_number
 
 _TOKEN = re.compile(r"\S+")
@@ -83,6 +85,7 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
     segments: list[tuple[float, float, float, float]] = []
     size: dict[str, tuple[float, int]] = {}
     start: Pose | None = None
+    objects: list[WorldObject] = []
 
     for line in source_lines(text, filename):
         head = line.tokens[0].group()
@@ -95,10 +98,13 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
             continue
 
         keyword = head.lower()
+        if keyword in OBJECT_DIRECTIVES:
+            objects.append(parse_object_directive(line, frames[-1]))
+            continue
         if keyword not in _DIRECTIVE_ARITY:
             raise line.error(
                 f"unknown directive {head!r} "
-                "(expected width, height, push, pop, position or a wall x1 y1 x2 y2)"
+                "(expected width, height, push, pop, position, box or a wall x1 y1 x2 y2)"
             )
         arity = _DIRECTIVE_ARITY[keyword]
         if len(line.tokens) - 1 != arity:
@@ -127,4 +133,7 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
         bounds = (0.0, 0.0, size["width"][0], size["height"][0])
     else:
         bounds = bounds_of(walls, points)
-    return World(name=name, source=filename, segments=walls, points=points, bounds=bounds, start_pose=start)
+    return World(
+        name=name, source=filename, segments=walls, points=points, bounds=bounds, start_pose=start,
+        objects=tuple(objects),
+    )

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.geometry import Pose
 from saphira.paths import data_dir
 from saphira.sim.geometry import FloatArray, SegmentIndex, min_distance_point_segments
+
+if TYPE_CHECKING:
+    from saphira.sim.objects import WorldObject
 
 WORLD_SUFFIXES = (".wld", ".map")
 
@@ -67,6 +71,7 @@ class World:
     ``RobotHome``, else the first ``Dock`` object in a map, as MobileSim does), or ``None``;
     ``homes`` lists every home of a map in file order (further robots start on the next one).
     ``goals`` are named points (a Pyro-era world's goals, or a map's ``Goal`` objects).
+    ``objects`` are the movable coloured boxes a world file places (:mod:`saphira.sim.objects`).
     """
 
     name: str
@@ -78,6 +83,7 @@ class World:
     map_objects: tuple[MapObject, ...] = ()
     homes: tuple[Pose, ...] = ()
     goals: tuple[tuple[str, Pose], ...] = ()
+    objects: tuple[WorldObject, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "segments", _frozen(self.segments, 4, "segments"))
