@@ -16,7 +16,7 @@ Choices the manual leaves open, documented here:
 * ``sfInitBasicProcs``, ``sfInitControlProcs``… are no-ops: a :class:`~saphira.robot.Robot` always
   runs the reflector tasks and the behavior executive. ``sfInitInterpretationProcs``,
   ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` are no-ops until those layers exist;
-  ``sfCurrentEnvironment`` stays NULL until then. ``sfSetDisplayState`` records the value for a UI.
+  ``sfCurrentEnvironment`` stays NULL until then. Display and drawing: :mod:`~saphira.colbert.bindings_display`.
 * ``sObjInFront()`` (used by the manual's ``approach`` example, undocumented there) is the distance
   along x from the robot's front to the nearest current reading of a sonar pointing within
   :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
@@ -99,7 +99,6 @@ class _Session:
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
-        self.display: dict[int, int] = {}
         self.packets: deque[bytes] = deque(maxlen=64)
         self.packet = b""
         self.read_pos = 0
@@ -470,7 +469,6 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
         ("sfAddHelp", "void(string, string)", ev.add_help, "add help text for a name"),
         ("sfGetHelp", "string(string)", lambda n: ev.get_help(n) or "", 'help text of a name ("" if none)'),
-        ("sfSetDisplayState", "void(int, int)", s.display.__setitem__, "record a display setting for the UI"),
         # ---- connection and micro-task sets (§2.4, §5.7)
         ("sfConnectToRobot", "int(int, string)", s.connect, "connect (sfLOCALPORT..., name); 1 on success"),
         ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
@@ -541,14 +539,14 @@ def install_bindings(ev: Evaluator) -> None:
     Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
     :class:`BindingTable` after this module's tables.
     """
-    from saphira.colbert import bindings_robot, bindings_session, bindings_tasks
+    from saphira.colbert import bindings_display, bindings_robot, bindings_session, bindings_tasks
 
     s = _Session(ev)
     ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
-        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session)),
+        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session, bindings_display)),
     ]
     for table in tables:
         for name, slots, factory, text in table.structs:
