@@ -122,8 +122,15 @@ def _setup_readline() -> Callable[[], None]:
 
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
-    robot = Robot(RealTimeClock())
+    ui = getattr(args, "ui", None)
+    if ui is not None:
+        from saphira.ui.liveview import SteppedClock
+
+        robot = Robot(SteppedClock(speed=1.0 if args.robot else args.speed))
+    else:
+        robot = Robot(RealTimeClock())
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    sim = None
     if args.robot:
         evaluator.output(f"connecting to {args.robot} ...")
         robot.link.connect(args.robot)
@@ -132,6 +139,11 @@ def run_shell(args: argparse.Namespace) -> int:
 
         sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
         evaluator.connector = lambda url: sim.connect(wait=False)
+    live = None
+    if ui is not None:
+        from saphira.ui.liveview import serve
+
+        live = serve(robot, evaluator, ui, sim=sim, say=evaluator.output)
     robot.scheduler.start_async()
     try:
         if args.robot or not args.no_sim:
@@ -148,6 +160,8 @@ def run_shell(args: argparse.Namespace) -> int:
             save_history()
     finally:
         robot.scheduler.stop()
+        if live is not None:
+            live.stop()
         if robot.connected:
             robot.disconnect()
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.clock import DEFAULT_PERIOD, RealTimeClock
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
 
-__all__ = ["CRUISE_SPEED", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock"]
+__all__ = ["CRUISE_SPEED", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
 
 SPEED_STEP = 50.0
 TURN_STEP = 10.0
@@ -53,7 +54,7 @@ class SteppedClock(RealTimeClock):
     then the cadence restarts from now, so the held time is not counted as overruns.
     """
 
-    def __init__(self, display: DisplayState, period: float = DEFAULT_PERIOD, speed: float = 1.0) -> None:
+    def __init__(self, display: DisplayState | None = None, period: float = DEFAULT_PERIOD, speed: float = 1.0) -> None:
         if not speed > 0:
             raise ValueError(f"--speed must be positive, got {speed}")
         origin = time.monotonic()
@@ -71,10 +72,11 @@ class SteppedClock(RealTimeClock):
     def wait_next(self) -> None:
         super().wait_next()
         with self._gate:
-            if not self.display.step:
+            display = self.display
+            if display is None or not display.step:
                 self._steps = 0
                 return
-            while self.display.step and self._steps == 0:
+            while display.step and self._steps == 0:
                 self._gate.wait(timeout=0.25)
             self._steps = max(0, self._steps - 1)
         self._slot = int(self.now() / self.period)
@@ -249,3 +251,20 @@ class LiveView:
         self.robot.motion.release()
         self.robot.start_behavior(find_behavior("constant_velocity"), CRUISE_SPEED, name=CRUISE_TASK, priority=2)
         self._line(f"constant velocity on ({CRUISE_SPEED:.0f} mm/s)")
+
+
+def serve(
+    robot: Robot,
+    evaluator: Evaluator,
+    address: tuple[str, int],
+    *,
+    sim: EmbeddedSim | None = None,
+    say: Callable[[str], None] = print,
+) -> LiveView:
+    """Start the live view of a session on ``address`` and ``say`` its URL (with the token)."""
+    view = LiveView(robot, evaluator, sim=sim)
+    if isinstance(robot.clock, SteppedClock):
+        robot.clock.display = view.display
+    url = view.start(*address)
+    say(f"live view: {url}")
+    return view

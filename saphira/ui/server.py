@@ -28,11 +28,12 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
-__all__ = ["DEFAULT_HOST", "PageHandler", "UiServer", "parse_address"]
+from saphira.ui.options import DEFAULT_HOST
+
+__all__ = ["PageHandler", "UiServer"]
 
 log = logging.getLogger("saphira.ui")
 
-DEFAULT_HOST = "127.0.0.1"
 STATIC_DIR = Path(__file__).parent / "static"
 COOKIE = "saphira_token"
 MESSAGE_BACKLOG = 500
@@ -51,19 +52,6 @@ class PageHandler(Protocol):
     def hello(self) -> dict[str, Any]: ...
 
     def handle(self, message: dict[str, Any]) -> None: ...
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``[HOST:]PORT`` (``8080``, ``0.0.0.0:8080``, ``[::1]:8080``) as (host, port); port 0 picks one."""
-    host, sep, port = text.rpartition(":")
-    host = host.strip("[]") if sep else DEFAULT_HOST
-    try:
-        number = int(port)
-    except ValueError:
-        raise ValueError(f"--ui {text!r}: expected [HOST:]PORT, e.g. 8080 or 127.0.0.1:8080") from None
-    if not 0 <= number <= 65535:
-        raise ValueError(f"--ui {text!r}: port {number} is not in 0..65535")
-    return host or DEFAULT_HOST, number
 
 
 class _Page:
