@@ -209,7 +209,7 @@ class LiveView:
         with scheduler.lock:
             task = scheduler.find(name)
             if task is None:
-                self._line(f"no task named {name!r}")
+                self.evaluator.output(f"no task named {name!r}")
             elif task.suspended or task.state == TaskState.INTERRUPT:
                 scheduler.resume(task)
             elif task.active:
@@ -244,13 +244,13 @@ class LiveView:
         scheduler = self.robot.scheduler
         if CRUISE_TASK in scheduler:
             scheduler.remove(CRUISE_TASK)
-            self._line("constant velocity off")
+            self.evaluator.output("constant velocity off")
             return
         from saphira.behavior.library import find_behavior
 
         self.robot.motion.release()
         self.robot.start_behavior(find_behavior("constant_velocity"), CRUISE_SPEED, name=CRUISE_TASK, priority=2)
-        self._line(f"constant velocity on ({CRUISE_SPEED:.0f} mm/s)")
+        self.evaluator.output(f"constant velocity on ({CRUISE_SPEED:.0f} mm/s)")
 
 
 def serve(
