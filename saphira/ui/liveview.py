@@ -30,7 +30,7 @@ from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayState, View, display_for
 from saphira.ui.drawing import COLORS, drawing_for
 from saphira.ui.server import UiServer
-from saphira.ui.snapshot import Wake, capture
+from saphira.ui.snapshot import Snapshot, Wake, capture
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator
@@ -61,15 +61,23 @@ class SteppedClock(RealTimeClock):
         super().__init__(period, monotonic=lambda: (time.monotonic() - origin) * speed,
                          sleep=lambda seconds: time.sleep(seconds / speed))  # fmt: skip
         self.display = display
+        self.on_boundary: Callable[[], None] | None = None
+        """Called at every cycle boundary, before the wait (the live view hands its frame over here)."""
         self._steps = 0
         self._gate = threading.Condition()
+
+    def wait_next(self) -> None:
+        boundary = self.on_boundary
+        if boundary is not None:
+            boundary()
+        self._wait_slot()
 
     def step_once(self) -> None:
         with self._gate:
             self._steps += 1
             self._gate.notify_all()
 
-    def wait_next(self) -> None:
+    def _wait_slot(self) -> None:
         super().wait_next()
         with self._gate:
             display = self.display
@@ -98,6 +106,9 @@ class LiveView:
         self._inputs = 0
         self._cpu = (time.monotonic(), time.process_time(), 0)
         self._info: dict[str, Any] = {"CPU": 0.0, "Scrn": 0.0}
+        self._pending: Snapshot | None = None
+        self.deferred = False
+        """True when the clock calls :meth:`flush` at every cycle boundary (see :func:`serve`)."""
         original = evaluator.output
 
         def tee(text: str) -> None:
@@ -137,8 +148,18 @@ class LiveView:
                 self._update_rates(server)
                 snapshot = capture(robot, self.wake, drawing, self._info, self.sim)
                 snapshot.extra["display"] = self.display.as_dict()
-                server.publish(snapshot)
+                self._pending = snapshot
+                if not self.deferred:
+                    self.flush()
         return TaskState.RESUME
+
+    def flush(self) -> None:
+        """Hand the captured frame to the server. Called at the cycle boundary when :attr:`deferred`:
+        the server thread then builds and sends the JSON while the control thread waits for its next
+        slot, instead of competing with the rest of the cycle for the interpreter."""
+        snapshot, self._pending = self._pending, None
+        if snapshot is not None and self.server is not None:
+            self.server.publish(snapshot)
 
     def _update_rates(self, server: UiServer) -> None:
         wall, cpu, frames = self._cpu
@@ -265,6 +286,8 @@ def serve(
     view = LiveView(robot, evaluator, sim=sim)
     if isinstance(robot.clock, SteppedClock):
         robot.clock.display = view.display
+        robot.clock.on_boundary = view.flush
+        view.deferred = True
     url = view.start(*address)
     say(f"live view: {url}")
     return view

@@ -55,6 +55,9 @@ class Wake:
             self.points.popleft()
 
 
+_RawBehavior = tuple[BehaviorTask[Any, Any], int, bool, float, float, float, float, tuple[float, ...], tuple[Any, ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class BehaviorRow:
     """One behavior in the Behaviors window (and its detail view)."""
@@ -85,7 +88,7 @@ class Snapshot:
     wake: list[tuple[float, float, float]]
     drawing: list[Primitive]
     tasks: list[tuple[str, str, int, str, bool]]
-    behaviors: list[BehaviorRow]
+    behaviors: list[_RawBehavior]
     summation: tuple[float | None, float | None]
     truth: list[tuple[str, float, float, float]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -119,11 +122,16 @@ class Snapshot:
             "wake": [[round(px), round(py)] for _, px, py in self.wake],
             "drawing": [p.as_list() for p in self.drawing],
             "tasks": [list(t) for t in self.tasks],
-            "behaviors": [_behavior_dict(b) for b in self.behaviors],
+            "behaviors": [_behavior_dict(b) for b in self.behavior_rows()],
             "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
             "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
             **self.extra,
         }
+
+    def behavior_rows(self) -> list[BehaviorRow]:
+        """The Behaviors window in priority order (0, the highest, first)."""
+        vel = float(self.info.get("Tr", 0.0))
+        return sorted((_behavior_row(raw, vel) for raw in self.behaviors), key=lambda b: b.priority)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -175,9 +183,17 @@ def _param_text(value: object) -> str:
     return f"<{type(value).__name__}>"  # a pointer parameter: the manual shows an address
 
 
-def _behavior_row(task: BehaviorTask[Any, Any], vel: float) -> BehaviorRow:
+def _raw_behavior(task: BehaviorTask[Any, Any]) -> _RawBehavior:
+    """What the cycle copies of a behavior (its outputs are replaced, never changed in place)."""
+    return (task, task.priority, task.active, task.activity_turn, task.activity_speed, task.goal, task.progress,
+            task.rule_truths, task.rule_consequents)  # fmt: skip
+
+
+def _behavior_row(raw: _RawBehavior, vel: float) -> BehaviorRow:
+    """The Behaviors window's row, built in the UI thread from a copy made in the cycle."""
+    task, priority, active, a_turn, a_speed, goal, progress, truths, consequents = raw
     rules: list[tuple[str, float, str, float]] = []
-    for name, truth, consequent in zip(task.defn.rule_names, task.rule_truths, task.rule_consequents, strict=False):
+    for name, truth, consequent in zip(task.defn.rule_names, truths, consequents, strict=False):
         value = consequent.value
         if consequent.channel is Channel.TURN:
             direction = "<" if value > 0 else ">" if value < 0 else " "
@@ -185,8 +201,7 @@ def _behavior_row(task: BehaviorTask[Any, Any], vel: float) -> BehaviorRow:
             direction = "+" if value > vel else "-" if value < vel else " "
         rules.append((name, truth, direction, value))
     params = tuple((spec.name, _param_text(getattr(task.params, spec.name, None))) for spec in task.defn.params)
-    return BehaviorRow(task.name, task.priority, task.active, task.activity_turn, task.activity_speed, task.goal,
-                       task.progress, params, tuple(rules))  # fmt: skip
+    return BehaviorRow(task.name, priority, active, a_turn, a_speed, goal, progress, params, tuple(rules))
 
 
 def capture(
@@ -207,10 +222,7 @@ def capture(
         for a in robot.reflector.pointlist
         if a.viewable
     ]
-    behaviors = sorted(
-        (_behavior_row(t, state.vel) for t in robot.executive.behaviors if not t.finished),
-        key=lambda b: b.priority,
-    )
+    behaviors = [_raw_behavior(t) for t in robot.executive.behaviors if not t.finished]
     record = robot.executive.last_record
     summation = (record.result.turn, record.result.speed) if record is not None else (None, None)
     info = {
