@@ -164,7 +164,7 @@ class LiveView:
     def _update_rates(self, server: UiServer) -> None:
         wall, cpu, frames = self._cpu
         now, now_cpu = time.monotonic(), time.process_time()
-        if now - wall >= 1.0:
+        if now - wall >= 0.5:
             self._info = {"CPU": round(100.0 * (now_cpu - cpu) / (now - wall), 1),
                           "Scrn": round((server.frames_published - frames) / (now - wall), 1)}  # fmt: skip
             self._cpu = (now, now_cpu, server.frames_published)

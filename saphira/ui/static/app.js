@@ -282,7 +282,8 @@ function drawArtifact(a, color) {
       line(arrow[1][0], arrow[1][1], arrow[2][0], arrow[2][1], color, 1);
       line(arrow[1][0], arrow[1][1], arrow[3][0], arrow[3][1], color, 1);
     }
-    label(x, y, (dashed ? "corridor" : "lane") + tag, color);
+    const at = type === ART.LANE ? bodyPoints(pose, [[length / 2, width / 2]])[0] : [x, y];
+    label(at[0], at[1], (dashed ? "corridor" : "lane") + tag, color);
   } else if (type === ART.DOOR || type === ART.JUNCTION) {
     const p = bodyPoints(pose, [[0, width / 2], [0, -width / 2], [150, 0]]);
     line(p[0][0], p[0][1], p[1][0], p[1][1], color, 3, type === ART.JUNCTION);
