@@ -6,9 +6,12 @@ tests start real processes and read their output with a deadline.
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -24,6 +27,7 @@ from saphira.sim.embedded import attach_simulator
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
 from saphira.ui.drawing import drawing_for
 from saphira.ui.liveview import LiveView, SteppedClock
+from saphira.ui.server import UiServer
 from saphira.ui.snapshot import capture
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
@@ -147,9 +151,10 @@ def test_single_step_mode_holds_the_cycle_until_stepped() -> None:
     "args",
     [
         ("run", "colbert/demo.act", "--ui", "127.0.0.1:0", "--speed", "2"),
+        ("shell", "--ui", "0"),
         ("sim", "--port", "0", "--ui", "0"),
     ],
-    ids=["run", "sim"],
+    ids=["run", "shell", "sim"],
 )
 def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_without_it(args: tuple[str, ...]) -> None:
     proc, url = start_command(*args)
@@ -161,9 +166,68 @@ def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_witho
         with urllib.request.urlopen(url, timeout=10) as page:
             assert page.status == 200
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        if args[0] == "shell":
+            proc.communicate(b"exit\n", timeout=30)  # the shell ends at 'exit'
+        else:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=30)
     assert proc.returncode in (0, 1), proc.returncode
+
+
+class _Frame:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def to_json(self) -> str:
+        return self.text
+
+
+class _Handler:
+    def hello(self) -> dict[str, object]:
+        return {}
+
+    def handle(self, message: dict[str, object]) -> None:
+        pass
+
+
+def test_a_stalled_page_drops_frames_and_the_publisher_never_waits() -> None:
+    server = UiServer(_Handler())
+    url = server.start()
+    host, port = "127.0.0.1", server.port
+    token = url.split("token=")[1]
+    try:
+        stalled = socket.create_connection((host, port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        stalled.sendall((f"GET /ws?token={token} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                         ).encode())  # fmt: skip
+        assert stalled.recv(12) == b"HTTP/1.1 101"  # upgraded; from now on this page reads nothing
+        loop = server._loop
+        assert loop is not None
+        while server.pages == 0:  # the handshake is done in the server thread: wait for it there
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)
+        frame = _Frame("x" * 200_000)
+        for _ in range(300):  # 60 MB: far more than the socket buffers hold
+            server.publish(frame)
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)  # every frame handed over
+        page = next(iter(server._pages))
+        assert server.frames_published == 300
+        assert page.dropped > 200 and page.sent < 100
+        stalled.close()
+    finally:
+        server.stop()
+
+
+def test_a_python_button_handler_gets_the_page_clicks(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, _, view, _ = lockstep
+    clicks: list[tuple[int, int, int, int]] = []
+    display_for(robot.scheduler).button_handler = lambda x, y, b, m: clicks.append((x, y, b, m)) is None
+    view.handle({"type": "button", "x": 10, "y": 20, "button": 1, "mods": 1})
+    assert clicks == [(10, 20, 1, 1)]
+    with pytest.raises(ValueError, match="unknown request type 'nonsense'"):
+        view.handle({"type": "nonsense"})
 
 
 def test_a_bad_ui_address_is_a_usage_error() -> None:

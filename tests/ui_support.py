@@ -28,9 +28,10 @@ from tests.sim_process import PROJECT
 
 
 def start_command(*args: str) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``python -m saphira ARGS`` and read until it prints the live view's URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=PROJECT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
+    """Start ``python -m saphira ARGS`` (stdin a pipe) and read until it prints the live view's URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=PROJECT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
     assert proc.stdout is not None
     output = b""
     deadline = time.monotonic() + 60.0
