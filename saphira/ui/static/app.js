@@ -461,6 +461,17 @@ $("prompt").addEventListener("submit", (e) => {
   input.value = "";
 });
 
+/* Files: start the command in the prompt; the user types the path and presses Enter */
+for (const button of document.querySelectorAll("#prompt .fill")) {
+  button.addEventListener("click", () => {
+    const input = $("input"), text = button.dataset.text;
+    input.value = text;
+    input.focus();
+    const at = text.length + Number(button.dataset.caret || 0);
+    input.setSelectionRange(at, at);
+  });
+}
+
 $("input").addEventListener("keydown", (e) => {
   if (e.key === "ArrowUp" && historyAt > 0) { historyAt -= 1; e.target.value = history[historyAt]; e.preventDefault(); }
   else if (e.key === "ArrowDown" && historyAt < history.length) { historyAt += 1; e.target.value = history[historyAt] || ""; e.preventDefault(); }
@@ -469,8 +480,8 @@ $("input").addEventListener("keydown", (e) => {
 
 /* ------------------------------------------------------------------ keyboard drive and mouse */
 document.addEventListener("keydown", (e) => {
-  const tag = (e.target.tagName || "").toLowerCase();
-  if (tag === "input" || tag === "select" || tag === "textarea" || e.target.closest(".tasklist")) return;
+  /* the drive keys belong to the map (and the page when nothing has the focus), never to a control */
+  if (e.target !== canvas && e.target !== document.body) return;
   if (e.key === "+" || e.key === "=") { zoom(1.25); return; }
   if (e.key === "-") { zoom(0.8); return; }
   if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim") return;
