@@ -197,14 +197,25 @@ def test_every_request_without_the_token_is_refused(session: LiveSession) -> Non
 
 
 def test_simulator_view_shows_the_robot_and_the_left_button_places_it(browser: Any) -> None:
-    proc, url = start_command("sim", "--port", "0", "--ui", "127.0.0.1:0", "-q")
+    proc, url = start_command("sim", "--port", "0", "--robots", "2", "--ui", "127.0.0.1:0", "-q")
     try:
         page = Page(browser, url)
-        page.wait_text("#simline", " m, y ")
+        page.wait_text("#simline", "P3DX-2: x ")
         x, y = page.page.evaluate("() => toWorld(120, 140)")
         page.page.mouse.click(*_canvas_point(page, 120, 140))
         page.page.wait_for_function(
             "([x, y]) => { const r = window.saphira.frame.robots[0]; return Math.hypot(r[1] - x, r[2] - y) < 5; }",
+            arg=[x, y],
+        )
+        page.page.check('#sim-robots input[value="1"]')  # now the second robot, placed and turned by a drag
+        x, y = page.page.evaluate("() => toWorld(300, 200)")
+        page.page.mouse.move(*_canvas_point(page, 300, 200))
+        page.page.mouse.down()
+        page.page.mouse.move(*_canvas_point(page, 300, 260), steps=4)
+        page.page.mouse.up()
+        page.page.wait_for_function(
+            "([x, y]) => { const r = window.saphira.frame.robots[1];"
+            " return Math.hypot(r[1] - x, r[2] - y) < 5 && Math.abs(r[3] + 90) < 1; }",
             arg=[x, y],
         )
         assert page.errors == []

@@ -344,8 +344,22 @@ function renderPanels(f) {
   if (behKey !== lastBehaviorsKey) { lastBehaviorsKey = behKey; renderBehaviors(f.behaviors, f.summation); }
 }
 
+let simRobot = 0;
+
 function renderSimInfo(f) {
-  $("simline").textContent = f.robots.map((r) => `${r[0]}: x ${(r[1] / 1000).toFixed(2)} m, y ${(r[2] / 1000).toFixed(2)} m, th ${r[3].toFixed(0)}°`).join("   ");
+  const set = $("sim-robots");
+  if (set.querySelectorAll("input").length !== f.robots.length) {
+    set.querySelectorAll("label").forEach((l) => l.remove());
+    f.robots.forEach((r, i) => {
+      const label = document.createElement("label");
+      const radio = document.createElement("input");
+      radio.type = "radio"; radio.name = "sim-robot"; radio.value = String(i); radio.checked = i === simRobot;
+      radio.addEventListener("change", () => { simRobot = i; });
+      label.append(radio, " " + r[0]);
+      set.appendChild(label);
+    });
+  }
+  $("simline").textContent = f.robots.map((r) => `${r[0]}: x ${(r[1] / 1000).toFixed(2)} m, y ${(r[2] / 1000).toFixed(2)} m, th ${r[3].toFixed(0)}°`).join(" \u2014 ");
 }
 
 function renderTasks(tasks) {
@@ -517,7 +531,7 @@ canvas.addEventListener("mouseup", (e) => {
     /* the manual's left button: put the robot here; dragging also turns it towards the release point */
     const [ex, ey] = toWorld(e.offsetX, e.offsetY);
     const th = p.moved ? Math.atan2(ey - wy, ex - wx) * 180 / Math.PI : null;
-    send({ type: "place", robot: 0, x: wx, y: wy, th });
+    send({ type: "place", robot: simRobot, x: wx, y: wy, th });
     return;
   }
   if (!p.moved) send({ type: "button", x: Math.round(p.x), y: Math.round(p.y), button: p.button + 1, mods: (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) });
