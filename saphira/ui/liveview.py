@@ -102,6 +102,7 @@ class LiveView:
         self.wake = Wake(robot.clock.period)
         self.server: UiServer | None = None
         self.history: deque[str] = deque(maxlen=HISTORY)
+        self._history_lock = threading.Lock()
         self._cycles = 0
         self._inputs = 0
         self._cpu = (time.monotonic(), time.process_time(), 0)
@@ -129,7 +130,8 @@ class LiveView:
             self.server.stop()
 
     def _line(self, text: str) -> None:
-        self.history.append(text)
+        with self._history_lock:  # written from the cycle and from requests, read by a page's hello
+            self.history.append(text)
         if self.server is not None:
             self.server.message(text)
 
@@ -183,9 +185,13 @@ class LiveView:
             "palette": self.drawing.palette_css(),
             "colors": {name: value for name, (value, _) in COLORS.items()},
             "display": self.display.as_dict(),
-            "history": list(self.history),
+            "history": self._history(),
             "period": self.robot.clock.period,
         }  # fmt: skip
+
+    def _history(self) -> list[str]:
+        with self._history_lock:
+            return list(self.history)
 
     # ------------------------------------------------------------------ what a page asks for
     def handle(self, message: dict[str, Any]) -> None:
