@@ -7,6 +7,8 @@ terminal a status line is redrawn below them. The run ends when no top-level act
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
 of the cycle: :mod:`saphira.interrupts`), or when the reader of stdout goes away; the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
+With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
+with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
@@ -26,6 +29,9 @@ from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.tasks import TaskState, state_name
 from saphira.trace import RunTrace, status_line
+
+if TYPE_CHECKING:
+    from saphira.ui.liveview import LiveView
 
 EXIT_OK = 0
 EXIT_ACTIVITY_FAILED = 1
@@ -60,6 +66,12 @@ class Session:
         self.wall_start = time.monotonic()
         realtime = bool(args.robot) or bool(getattr(args, "realtime", False))
         clock: Clock = RealTimeClock() if realtime else LockStepClock()
+        self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
+        if self.ui_address is not None:  # a person watches: real time (x --speed with the simulator)
+            from saphira.ui.liveview import SteppedClock
+
+            clock = SteppedClock(speed=1.0 if args.robot else getattr(args, "speed", 1.0))
+        self.live: LiveView | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
         self.trace = RunTrace(self.robot)
@@ -82,6 +94,10 @@ class Session:
             self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
+        if self.ui_address is not None:
+            from saphira.ui.liveview import serve
+
+            self.live = serve(self.robot, self.evaluator, self.ui_address, sim=self.sim, say=self.console.message)
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True
         identity = self.robot.link.identity
@@ -150,7 +166,7 @@ class Session:
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
-                if end is None and not self._anything_running():
+                if end is None and self.live is None and not self._anything_running():  # watched: run on
                     break
                 if self.evaluator.exit_requested:
                     break
@@ -233,3 +249,5 @@ def run_files(args: argparse.Namespace) -> int:
         finally:
             if session.recorder is not None:
                 session.recorder.close()
+            if session.live is not None:
+                session.live.stop()

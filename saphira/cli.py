@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from saphira import __version__
 from saphira.argtypes import plot_file, positive_seconds, seed
+from saphira.ui.options import add_ui_options
 
 COMMANDS_HELP = """\
 commands:
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
                      "'saphira[plot]')")
     run.add_argument("--record", metavar="FILE", help="record every packet, both ways, with cycle stamps")
+    add_ui_options(run)
     _add_logging(run)
 
     from saphira.sim import standalone
@@ -105,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     shell.add_argument("files", nargs="*", metavar="FILE", help="files to load first")
     _add_robot_options(shell)
     shell.add_argument("--no-sim", action="store_true", help="start without a robot or simulator")
+    add_ui_options(shell)
     _add_logging(shell)
 
     check = sub.add_parser(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from saphira.behavior.behavior import BehaviorContext, BehaviorDef, BehaviorError, FuzzyVars, TurnDir
-from saphira.behavior.blend import METHODS, BehaviorOutput, Blender, BlendResult, FiredRule
+from saphira.behavior.blend import METHODS, BehaviorOutput, Blender, BlendResult, Consequent, FiredRule
 from saphira.motion import Channel as MotionChannel
 from saphira.motion import TransMode
 from saphira.reflector import Reflector
@@ -75,7 +75,8 @@ class BehaviorTask(Task, Generic[P, V]):
     """A running behavior instance: a micro-task with a priority and the behavior's outputs.
 
     ``activity_turn``, ``activity_speed``, ``goal``, ``progress`` and ``rule_truths`` are those of the
-    last cycle the behavior ran (the Behaviors window's columns). ``priority`` may be changed at any time.
+    last cycle the behavior ran (the Behaviors window's columns), ``rule_consequents`` what each rule
+    recommended then. ``priority`` may be changed at any time.
     """
 
     def __init__(self, defn: BehaviorDef[P, V], ctx: BehaviorContext[P, V], priority: int, timeout: int | None) -> None:
@@ -88,6 +89,7 @@ class BehaviorTask(Task, Generic[P, V]):
         self.goal = 0.0
         self.progress = 0.0
         self.rule_truths: tuple[float, ...] = ()
+        self.rule_consequents: tuple[Consequent, ...] = ()
 
     @property
     def params(self) -> P:
@@ -301,6 +303,7 @@ class BehaviorExecutive:
                 raise BehaviorError(f"{what} is {value}, not a number in [0, 1]")
         task.activity_turn, task.activity_speed, task.goal, task.progress = a_turn, a_speed, goal, progress
         task.rule_truths = tuple(rule.truth for rule in fired)
+        task.rule_consequents = tuple(rule.consequent for rule in fired)
         return BehaviorOutput(task.name, task.priority, a_turn, a_speed, fired)
 
     def _fail(self, task: BehaviorTask[Any, Any], exc: Exception, where: str) -> None:

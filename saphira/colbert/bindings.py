@@ -19,7 +19,7 @@ Choices the manual leaves open, documented here:
 * ``sfInitBasicProcs``, ``sfInitControlProcs``… are no-ops: a :class:`~saphira.robot.Robot` always
   runs the reflector tasks and the behavior executive. ``sfInitInterpretationProcs``,
   ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` are no-ops until those layers exist;
-  ``sfCurrentEnvironment`` stays NULL until then. ``sfSetDisplayState`` records the value for a UI.
+  ``sfCurrentEnvironment`` stays NULL until then. Display and drawing: :mod:`~saphira.colbert.bindings_display`.
 * ``sObjInFront()`` (used by the manual's ``approach`` example, undocumented there) is the distance
   along x from the robot's front to the nearest current reading of a sonar pointing within
   :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
@@ -103,7 +103,6 @@ class _Session:
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
-        self.display: dict[int, int] = {}
         self.packets: deque[bytes] = deque(maxlen=64)
         self.packet = b""
         self.read_pos = 0
@@ -553,14 +552,23 @@ def install_bindings(ev: Evaluator) -> None:
     Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
     :class:`BindingTable` after this module's tables.
     """
-    from saphira.colbert import bindings_accessories, bindings_robot, bindings_session, bindings_tasks
+    from saphira.colbert import (
+        bindings_accessories,
+        bindings_display,
+        bindings_robot,
+        bindings_session,
+        bindings_tasks,
+    )
 
     s = _Session(ev)
     ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
-        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session, bindings_accessories)),
+        *(
+            module.table(s)
+            for module in (bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display)
+        ),
     ]
     for table in tables:
         for name, slots, factory, text in table.structs:

@@ -32,6 +32,7 @@ from saphira.colbert.compiler import ColbertRuntimeError
 from saphira.colbert.runtime import WaitNextCycle
 from saphira.protocol.commands import Command
 from saphira.tasks import Task
+from saphira.ui.display import DisplayError, display_for
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session
@@ -80,8 +81,12 @@ class _LinkBindings:
         raise WaitNextCycle
 
     def set_display(self, setting: int, value: int) -> None:
+        """The display state of every page (sticky, :mod:`saphira.ui.display`); sfSTEP also reaches the simulator."""
         s = self.s
-        s.display[setting] = value
+        try:
+            display_for(s.ev.scheduler).set(setting, value)
+        except DisplayError as exc:
+            raise ColbertRuntimeError(str(exc)) from None
         if setting == self.step_setting:
             robot = s.robot
             if not robot.connected:

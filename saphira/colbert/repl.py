@@ -132,10 +132,17 @@ def _setup_readline() -> Callable[[], None]:
 
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
-    robot = Robot(RealTimeClock())
+    ui = getattr(args, "ui", None)
+    if ui is not None:
+        from saphira.ui.liveview import SteppedClock
+
+        robot = Robot(SteppedClock(speed=1.0 if args.robot else args.speed))
+    else:
+        robot = Robot(RealTimeClock())
     if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
         robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    sim = None
     if args.robot:
         evaluator.output(f"connecting to {args.robot} ...")
         robot.link.connect(args.robot)
@@ -146,6 +153,11 @@ def run_shell(args: argparse.Namespace) -> int:
         evaluator.settings["local"] = EMBEDDED_URL
         evaluator.connected_url = EMBEDDED_URL
         evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
+    live = None
+    if ui is not None:
+        from saphira.ui.liveview import serve
+
+        live = serve(robot, evaluator, ui, sim=sim, say=evaluator.output)
     robot.scheduler.start_async()
     try:
         if args.robot or not args.no_sim:
@@ -162,6 +174,8 @@ def run_shell(args: argparse.Namespace) -> int:
             save_history()
     finally:
         robot.scheduler.stop()
+        if live is not None:
+            live.stop()
         if robot.connected:
             robot.disconnect()
 

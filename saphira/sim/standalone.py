@@ -11,6 +11,7 @@ Timing: a drift-free 100 ms cycle (:class:`~saphira.clock.RealTimeClock`). The t
 is spent waiting on the sockets with ``select``, so handshake replies and CONFIG go out as soon as the
 client's packet arrives; at each cycle boundary the world advances and every open session gets its
 SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT (unless ``--no-exit``) end the program cleanly.
+``--ui [HOST:]PORT`` also serves the simulator's window as a web page (:mod:`saphira.ui.simview`).
 
 Run it as ``saphira sim …`` or ``python -m saphira.sim.standalone …``.
 """
@@ -43,6 +44,7 @@ from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
 from saphira.transport import SocketTransport, Transport, TransportClosed
+from saphira.ui.options import add_ui_options
 
 log = logging.getLogger("saphira.sim")
 
@@ -308,6 +310,8 @@ class Simulator:
         self.lines = lines
         self.stop_requested = False
         self.clock = RealTimeClock(period, sleep=self._serve_io)
+        self.on_cycle: Callable[[float], None] | None = None
+        """Called after every cycle with the clock time (``--ui``: the live view's frames)."""
 
     def run(self) -> int:
         """Serve until a stop is requested or a client sends an allowed SIM_EXIT; the exit status."""
@@ -321,6 +325,8 @@ class Simulator:
             for line in self.lines:
                 line.poll(now)
             self.host.cycle(now)
+            if self.on_cycle is not None:
+                self.on_cycle(now)
             clock.wait_next()
         code = self.host.exit_code
         return 0 if code is None else code
@@ -421,6 +427,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
+    add_ui_options(parser, speed=False)
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
@@ -518,6 +525,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     simulator = Simulator(host, lines, args.period)
+    view = None
+    if getattr(args, "ui", None) is not None:
+        from saphira.ui.simview import SimView
+
+        view = SimView(simulation)
+        try:
+            print(f"live view: {view.start(*args.ui)}", flush=True)
+        except OSError as exc:
+            simulator.close()
+            print(f"saphira sim: {exc}", file=sys.stderr)
+            return 2
+        simulator.on_cycle = view.cycle
     # Handlers first: a supervisor may signal us as soon as it reads the "listening on" lines.
     previous = _install_signals(simulator.request_stop)
     for k, line in enumerate(lines):
@@ -533,6 +552,8 @@ def run(args: argparse.Namespace) -> int:
         status = 0
     finally:
         simulator.close()
+        if view is not None:
+            view.stop()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     with contextlib.suppress(OSError, ValueError):

@@ -1,0 +1,299 @@
+"""The live view of a robot session: the display task, the page's commands and the keyboard drive.
+
+:class:`LiveView` joins a :class:`~saphira.robot.Robot`, its Colbert :class:`~saphira.colbert.evaluator.Evaluator`
+and (optionally) the embedded simulator to a :class:`~saphira.ui.server.UiServer`:
+
+* a ``display`` micro-task (observe phase, after everything else in the cycle) keeps the wake and,
+  every display period (``sfDISPLAY`` cycles), captures a :class:`~saphira.ui.snapshot.Snapshot` and
+  hands it to the server — only while a page is connected, and never waiting for one;
+* everything the evaluator prints also goes to every page's interaction area;
+* a page's requests (a Colbert line, INT/RES to a task, a key, a display setting, its view) run in a
+  server worker thread and touch the robot only between cycles (``scheduler.lock``), as the shell does.
+
+Keys (the sample client's, §11.9; a key handler set with :attr:`DisplayState.key_handler` that returns
+True overrides them): Up/Down change the velocity setpoint by :data:`SPEED_STEP` mm/s, Left/Right the
+heading setpoint by :data:`TURN_STEP` degrees (direct motion, taking the channels from the behaviors),
+space stops the robot, ``c`` starts or removes a constant-velocity behavior (:data:`CRUISE_SPEED`
+mm/s; the channels go back to the behaviors), ``s`` steps one cycle in single-step mode.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from saphira.clock import DEFAULT_PERIOD, RealTimeClock
+from saphira.tasks import Phase, TaskState
+from saphira.ui.display import DisplayState, View, display_for
+from saphira.ui.drawing import COLORS, drawing_for
+from saphira.ui.server import UiServer
+from saphira.ui.snapshot import Snapshot, Wake, capture
+
+if TYPE_CHECKING:
+    from saphira.colbert.evaluator import Evaluator
+    from saphira.robot import Robot
+    from saphira.sim.embedded import EmbeddedSim
+
+__all__ = ["CRUISE_SPEED", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
+
+SPEED_STEP = 50.0
+TURN_STEP = 10.0
+CRUISE_SPEED = 300.0
+CRUISE_TASK = "keys.cruise"
+HISTORY = 200
+"""Interaction-area lines a newly opened page is shown."""
+
+
+class SteppedClock(RealTimeClock):
+    """Real time scaled by ``speed`` (2.0: twice as fast), held between cycles in single-step mode.
+
+    While ``display.step`` is on, each cycle waits for :meth:`step_once` (the S key) after its slot,
+    then the cadence restarts from now, so the held time is not counted as overruns.
+    """
+
+    def __init__(self, display: DisplayState | None = None, period: float = DEFAULT_PERIOD, speed: float = 1.0) -> None:
+        if not speed > 0:
+            raise ValueError(f"--speed must be positive, got {speed}")
+        origin = time.monotonic()
+        super().__init__(period, monotonic=lambda: (time.monotonic() - origin) * speed,
+                         sleep=lambda seconds: time.sleep(seconds / speed))  # fmt: skip
+        self.display = display
+        self.on_boundary: Callable[[], None] | None = None
+        """Called at every cycle boundary, before the wait (the live view hands its frame over here)."""
+        self._steps = 0
+        self._gate = threading.Condition()
+
+    def wait_next(self) -> None:
+        boundary = self.on_boundary
+        if boundary is not None:
+            boundary()
+        self._wait_slot()
+
+    def step_once(self) -> None:
+        with self._gate:
+            self._steps += 1
+            self._gate.notify_all()
+
+    def _wait_slot(self) -> None:
+        super().wait_next()
+        with self._gate:
+            display = self.display
+            if display is None or not display.step:
+                self._steps = 0
+                return
+            while display.step and self._steps == 0:
+                self._gate.wait(timeout=0.25)
+            self._steps = max(0, self._steps - 1)
+        self._slot = int(self.now() / self.period)
+
+
+class LiveView:
+    """Serves a page that shows and drives one robot session (see the module docstring)."""
+
+    def __init__(self, robot: Robot, evaluator: Evaluator, *, sim: EmbeddedSim | None = None) -> None:
+        self.robot = robot
+        self.evaluator = evaluator
+        self.sim = sim
+        self.display = display_for(robot.scheduler)
+        self.drawing = drawing_for(robot.scheduler)
+        self.wake = Wake(robot.clock.period)
+        self.server: UiServer | None = None
+        self.history: deque[str] = deque(maxlen=HISTORY)
+        self._history_lock = threading.Lock()
+        self._cycles = 0
+        self._inputs = 0
+        self._cpu = (time.monotonic(), time.process_time(), 0)
+        self._info: dict[str, Any] = {"CPU": 0.0, "Scrn": 0.0}
+        self._pending: Snapshot | None = None
+        self.deferred = False
+        """True when the clock calls :meth:`flush` at every cycle boundary (see :func:`serve`)."""
+        original = evaluator.output
+
+        def tee(text: str) -> None:
+            original(text)
+            self._line(text)
+
+        evaluator.output = tee
+        self.task = robot.scheduler.add(self._step, robot.scheduler.unique_name("display"), phase=Phase.OBSERVE)
+
+    # ------------------------------------------------------------------ life
+    def start(self, host: str, port: int) -> str:
+        """Start serving; returns the URL with its token."""
+        self.server = UiServer(self, host, port)
+        return self.server.start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+    def _line(self, text: str) -> None:
+        with self._history_lock:  # written from the cycle and from requests, read by a page's hello
+            self.history.append(text)
+        if self.server is not None:
+            self.server.message(text)
+
+    # ------------------------------------------------------------------ the display task
+    def _step(self, state: int) -> int:
+        robot = self.robot
+        s = robot.state
+        if self.display.wake:
+            self.wake.add(robot.clock.now(), s.ax, s.ay)
+        self._cycles += 1
+        period = self.display.period
+        if period > 0 and self._cycles % period == 0:
+            drawing = self.drawing.take()
+            server = self.server
+            if server is not None and server.pages:
+                self._update_rates(server)
+                snapshot = capture(robot, self.wake, drawing, self._info, self.sim)
+                snapshot.extra["display"] = self.display.as_dict()
+                self._pending = snapshot
+                if not self.deferred:
+                    self.flush()
+        return TaskState.RESUME
+
+    def flush(self) -> None:
+        """Hand the captured frame to the server. Called at the cycle boundary when :attr:`deferred`:
+        the server thread then builds and sends the JSON while the control thread waits for its next
+        slot, instead of competing with the rest of the cycle for the interpreter."""
+        snapshot, self._pending = self._pending, None
+        if snapshot is not None and self.server is not None:
+            self.server.publish(snapshot)
+
+    def _update_rates(self, server: UiServer) -> None:
+        wall, cpu, frames = self._cpu
+        now, now_cpu = time.monotonic(), time.process_time()
+        if now - wall >= 0.5:
+            self._info = {"CPU": round(100.0 * (now_cpu - cpu) / (now - wall), 1),
+                          "Scrn": round((server.frames_published - frames) / (now - wall), 1)}  # fmt: skip
+            self._cpu = (now, now_cpu, server.frames_published)
+
+    # ------------------------------------------------------------------ what a page gets first
+    def hello(self) -> dict[str, Any]:
+        params = self.robot.params
+        world = self.sim.simulation.world if self.sim is not None else None
+        return {
+            "mode": "client",
+            "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
+                      "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
+                      "front": params.robot_length_front, "rear": params.robot_length_rear},
+            "walls": [] if world is None else [[round(v) for v in seg] for seg in world.segments.tolist()],
+            "bounds": None if world is None else [round(v) for v in world.bounds],
+            "palette": self.drawing.palette_css(),
+            "colors": {name: value for name, (value, _) in COLORS.items()},
+            "display": self.display.as_dict(),
+            "history": self._history(),
+            "period": self.robot.clock.period,
+        }  # fmt: skip
+
+    def _history(self) -> list[str]:
+        with self._history_lock:
+            return list(self.history)
+
+    # ------------------------------------------------------------------ what a page asks for
+    def handle(self, message: dict[str, Any]) -> None:
+        """One request from a page (runs in a server worker thread)."""
+        kind = message.get("type")
+        if kind == "eval":
+            self.evaluate(str(message.get("text", "")))
+        elif kind == "signal":
+            self.toggle_task(str(message.get("task", "")))
+        elif kind == "key":
+            self.key(str(message.get("key", "")))
+        elif kind == "display":
+            self.display.set(int(message["menu"]), int(message["state"]))
+        elif kind == "view":
+            self.display.set_view(View(float(message["scale"]), float(message["cx"]), float(message["cy"]),
+                                       float(message.get("rotation", 0.0)), int(message["width"]),
+                                       int(message["height"])))  # fmt: skip
+        elif kind == "button":
+            handler = self.display.button_handler
+            if handler is not None:
+                handler(int(message["x"]), int(message["y"]), int(message["button"]), int(message.get("mods", 0)))
+        elif kind == "clear_sonar":
+            with self.robot.scheduler.lock:
+                self.robot.sonar.clear()
+        else:
+            raise ValueError(f"unknown request type {kind!r}")
+
+    def evaluate(self, text: str) -> None:
+        """Run a line of Colbert as ``saphira shell`` does; the result and errors go to the pages."""
+        if not text.strip():
+            return
+        self._inputs += 1
+        self._line(f"colbert> {text}")
+        try:
+            self.evaluator.eval_text(text, f"<page {self._inputs}>", interactive=True)
+        except Exception as exc:  # the page, like the shell, survives anything a line can do
+            self.evaluator.output(f"error: {type(exc).__name__}: {exc}")
+
+    def toggle_task(self, name: str) -> None:
+        """The Processes/Activities windows' Enter or double-click: INT a running task, RES an interrupted one."""
+        scheduler = self.robot.scheduler
+        with scheduler.lock:
+            task = scheduler.find(name)
+            if task is None:
+                self.evaluator.output(f"no task named {name!r}")
+            elif task.suspended or task.state == TaskState.INTERRUPT:
+                scheduler.resume(task)
+            elif task.active:
+                scheduler.interrupt(task)
+
+    def key(self, key: str) -> None:
+        """A key pressed on the page (see the module docstring)."""
+        handler = self.display.key_handler
+        if handler is not None and handler(key):
+            return
+        clock = self.robot.clock
+        if key in ("s", "S"):
+            if isinstance(clock, SteppedClock):
+                clock.step_once()
+            return
+        motion = self.robot.motion
+        with self.robot.scheduler.lock:
+            if key == "ArrowUp":
+                motion.set_velocity(motion.target_vel() + SPEED_STEP)
+            elif key == "ArrowDown":
+                motion.set_velocity(motion.target_vel() - SPEED_STEP)
+            elif key == "ArrowLeft":
+                motion.set_dheading(TURN_STEP)
+            elif key == "ArrowRight":
+                motion.set_dheading(-TURN_STEP)
+            elif key == " ":
+                motion.halt()
+            elif key in ("c", "C"):
+                self._toggle_cruise()
+
+    def _toggle_cruise(self) -> None:
+        scheduler = self.robot.scheduler
+        if CRUISE_TASK in scheduler:
+            scheduler.remove(CRUISE_TASK)
+            self.evaluator.output("constant velocity off")
+            return
+        from saphira.behavior.library import find_behavior
+
+        self.robot.motion.release()
+        self.robot.start_behavior(find_behavior("constant_velocity"), CRUISE_SPEED, name=CRUISE_TASK, priority=2)
+        self.evaluator.output(f"constant velocity on ({CRUISE_SPEED:.0f} mm/s)")
+
+
+def serve(
+    robot: Robot,
+    evaluator: Evaluator,
+    address: tuple[str, int],
+    *,
+    sim: EmbeddedSim | None = None,
+    say: Callable[[str], None] = print,
+) -> LiveView:
+    """Start the live view of a session on ``address`` and ``say`` its URL (with the token)."""
+    view = LiveView(robot, evaluator, sim=sim)
+    if isinstance(robot.clock, SteppedClock):
+        robot.clock.display = view.display
+        robot.clock.on_boundary = view.flush
+        view.deferred = True
+    url = view.start(*address)
+    say(f"live view: {url}")
+    return view

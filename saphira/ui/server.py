@@ -1,0 +1,251 @@
+"""The live view's web server: the page, its static files and a WebSocket, behind a secret token.
+
+aiohttp runs in its own thread with its own asyncio loop. The control cycle hands it frames with
+:meth:`UiServer.publish` (a thread-safe call that returns at once); the loop turns each frame into JSON
+once and gives it to every page. Each page has a one-frame mailbox: a page that reads slowly gets the
+newest frame when it is ready and skips the ones in between, so a stalled browser costs frames, never
+cycles. Interaction-area lines are queued per page (bounded) so none is skipped.
+
+Security (the page runs Colbert and can load Python plugins, i.e. run code): like Jupyter, every HTTP
+and WebSocket request must carry the run's random token, as ``?token=`` (the printed URL), the
+``X-Saphira-Token`` header, or the cookie the page gets on its first authorised load; anything else is
+answered 403. The default address is 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import secrets
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import WSMsgType, web
+
+from saphira.ui.options import DEFAULT_HOST
+
+__all__ = ["PageHandler", "UiServer"]
+
+log = logging.getLogger("saphira.ui")
+
+STATIC_DIR = Path(__file__).parent / "static"
+COOKIE = "saphira_token"
+MESSAGE_BACKLOG = 500
+"""Interaction-area lines kept for a page that reads slowly (older ones are dropped)."""
+
+
+class Frame(Protocol):
+    """Anything :meth:`UiServer.publish` takes: it knows its JSON (built in the UI thread)."""
+
+    def to_json(self) -> str: ...
+
+
+class PageHandler(Protocol):
+    """The live view behind the server: the first message a page gets, and what a page asks for."""
+
+    def hello(self) -> dict[str, Any]: ...
+
+    def handle(self, message: dict[str, Any]) -> None: ...
+
+
+class _Page:
+    """One connected WebSocket: a one-frame mailbox and a queue of message lines."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+        self.frame: str | None = None
+        self.lines: deque[str] = deque(maxlen=MESSAGE_BACKLOG)
+        self.wake = asyncio.Event()
+        self.sent = 0
+        self.dropped = 0
+
+
+class UiServer:
+    """Serves the live view for one :class:`PageHandler` on ``host:port`` (see the module docstring)."""
+
+    def __init__(self, handler: PageHandler, host: str = DEFAULT_HOST, port: int = 0) -> None:
+        self.handler = handler
+        self.host = host
+        self.port = port
+        self.token = secrets.token_urlsafe(24)
+        self.frames_published = 0
+        self._pages: set[_Page] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._runner: web.AppRunner | None = None
+
+    # ------------------------------------------------------------------ life
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/?token={self.token}"
+
+    @property
+    def pages(self) -> int:
+        """How many pages are connected now."""
+        return len(self._pages)
+
+    def start(self) -> str:
+        """Start the server thread; returns the URL (with the token) once it is listening."""
+        self._thread = threading.Thread(target=self._run, name="saphira-ui", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise OSError(f"cannot serve the live view on {self.host}:{self.port}: {self._error}")
+        return self.url
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop already closed
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=5)
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        self._thread = None
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._listen())
+        except OSError as exc:
+            self._error = exc
+            self._ready.set()
+            loop.close()
+            return
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    async def _listen(self) -> None:
+        app = web.Application(middlewares=[self._require_token])
+        app.router.add_get("/", self._index)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/ws", self._websocket)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+
+    async def _shutdown(self) -> None:
+        for page in list(self._pages):
+            await page.ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ------------------------------------------------------------------ from the control thread
+    def publish(self, frame: Frame) -> None:
+        """Hand a frame to every page (returns at once; JSON is built in the UI thread)."""
+        loop = self._loop
+        if loop is not None and self._pages:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._deliver_frame, frame)
+
+    def message(self, line: str) -> None:
+        """A line for every page's interaction area."""
+        loop = self._loop
+        if loop is not None and self._pages:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._deliver_line, line)
+
+    def _deliver_frame(self, frame: Frame) -> None:
+        text = frame.to_json()
+        self.frames_published += 1
+        for page in self._pages:
+            if page.frame is not None:
+                page.dropped += 1
+            page.frame = text
+            page.wake.set()
+
+    def _deliver_line(self, line: str) -> None:
+        for page in self._pages:
+            page.lines.append(line)
+            page.wake.set()
+
+    # ------------------------------------------------------------------ HTTP
+    def _authorised(self, request: web.Request) -> bool:
+        for given in (request.query.get("token"), request.headers.get("X-Saphira-Token"), request.cookies.get(COOKIE)):
+            if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
+                return True
+        return False
+
+    @web.middleware
+    async def _require_token(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if not self._authorised(request):
+            return web.Response(status=403, text="403: this page needs the token printed when saphira started\n")
+        response = await handler(request)
+        if request.query.get("token") is not None:
+            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict")
+        return response
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        path = STATIC_DIR / name
+        if "/" in name or name.startswith(".") or not path.is_file():
+            raise web.HTTPNotFound()
+        return web.FileResponse(path, headers={"Cache-Control": "no-store"})
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=20.0)
+        await ws.prepare(request)
+        page = _Page(ws)
+        await ws.send_str(json.dumps({"type": "hello", **self.handler.hello()}))
+        self._pages.add(page)
+        writer = asyncio.ensure_future(self._write(page))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    message = json.loads(msg.data)
+                    if not isinstance(message, dict):
+                        raise ValueError("not an object")
+                except ValueError as exc:
+                    await ws.send_str(json.dumps({"type": "error", "text": f"bad message: {exc}"}))
+                    continue
+                loop = asyncio.get_running_loop()
+                try:
+                    await loop.run_in_executor(None, self.handler.handle, message)
+                except Exception as exc:  # the page must survive anything a request can do
+                    log.exception("live view request %r failed", message.get("type"))
+                    await ws.send_str(json.dumps({"type": "error", "text": f"{type(exc).__name__}: {exc}"}))
+        finally:
+            self._pages.discard(page)
+            writer.cancel()
+        return ws
+
+    async def _write(self, page: _Page) -> None:
+        """Send a page its lines and its newest frame whenever there is something new."""
+        with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+            while not page.ws.closed:
+                await page.wake.wait()
+                page.wake.clear()
+                if page.lines:
+                    lines = list(page.lines)
+                    page.lines.clear()
+                    await page.ws.send_str(json.dumps({"type": "messages", "lines": lines}))
+                frame, page.frame = page.frame, None
+                if frame is not None:
+                    await page.ws.send_str(frame)
+                    page.sent += 1

@@ -1,0 +1,260 @@
+"""What a page gets per display period: a snapshot of the robot, its LPS, tasks and behaviors.
+
+:func:`capture` runs in the control cycle, at its end, and only copies: numbers, tuples, the sonar
+buffers' arrays. Everything slower — moving LPS points into the global frame, rounding, building the
+JSON — is :meth:`Snapshot.to_json`, run in the UI thread, so the cycle pays as little as possible.
+
+A frame is in global mm and degrees; the page turns it into local mode (robot centred, pointing up)
+itself. The information area's fields follow the manual (§11.3): St, Tr, Rot, X, Y, Th (registered
+global pose), MPac, SPac, VPac (0: no vision), Bat, CPU (this process, percent of one core) and Scrn
+(frames per second sent to the pages).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from saphira.behavior.blend import Channel
+from saphira.behavior.executive import BehaviorTask
+from saphira.colbert.runtime import Activity
+from saphira.sonar import NO_ECHO
+from saphira.tasks import Task, state_name
+from saphira.ui.drawing import Primitive
+
+if TYPE_CHECKING:
+    from saphira.robot import Robot
+    from saphira.sim.embedded import EmbeddedSim
+
+__all__ = ["WAKE_SECONDS", "Snapshot", "Wake", "capture"]
+
+WAKE_SECONDS = 10.0
+"""The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
+WAKE_SPACING = 20.0
+"""A new wake point is kept once the robot has moved this many mm (a standing robot adds none)."""
+
+
+class Wake:
+    """The robot's global positions over the last :data:`WAKE_SECONDS`, one point per cycle at most."""
+
+    def __init__(self, period: float) -> None:
+        self.points: deque[tuple[float, float, float]] = deque()
+        self.period = period
+
+    def add(self, now: float, x: float, y: float) -> None:
+        last = self.points[-1] if self.points else None
+        if last is None or math.hypot(x - last[1], y - last[2]) >= WAKE_SPACING:
+            self.points.append((now, x, y))
+        while self.points and self.points[0][0] < now - WAKE_SECONDS:
+            self.points.popleft()
+
+
+_RawBehavior = tuple[BehaviorTask[Any, Any], int, bool, float, float, float, float, tuple[float, ...], tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class BehaviorRow:
+    """One behavior in the Behaviors window (and its detail view)."""
+
+    name: str
+    priority: int
+    running: bool
+    activity_turn: float
+    activity_speed: float
+    goal: float
+    progress: float
+    params: tuple[tuple[str, str], ...]
+    rules: tuple[tuple[str, float, str, float], ...]
+    """(name, antecedent truth, direction ``< > + -``, value)."""
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """One frame, captured at a cycle boundary (see the module docstring)."""
+
+    cycle: int
+    time: float
+    pose: tuple[float, float, float]
+    info: dict[str, Any]
+    sonar: list[tuple[float, float, bool]]
+    buffers: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+    artifacts: list[tuple[int, int, float, float, float, float, float]]
+    wake: list[tuple[float, float, float]]
+    drawing: list[Primitive]
+    tasks: list[tuple[str, str, int, str, bool]]
+    behaviors: list[_RawBehavior]
+    summation: tuple[float | None, float | None]
+    truth: list[tuple[str, float, float, float]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        x, y, th = self.pose
+        rad = math.radians(th)
+        c, s = math.cos(rad), math.sin(rad)
+
+        def to_global(lx: npt.NDArray[np.float64], ly: npt.NDArray[np.float64]) -> list[list[int]]:
+            gx = np.rint(x + c * lx - s * ly).astype(np.int64)
+            gy = np.rint(y + s * lx + c * ly).astype(np.int64)
+            return np.stack([gx, gy], axis=1).tolist()  # type: ignore[no-any-return]
+
+        if self.sonar:
+            sx = np.array([p[0] for p in self.sonar])
+            sy = np.array([p[1] for p in self.sonar])
+            sonar = [[*xy, int(new)] for xy, (_, _, new) in zip(to_global(sx, sy), self.sonar, strict=True)]
+        else:
+            sonar = []
+        return {
+            "type": "frame",
+            "cycle": self.cycle,
+            "time": round(self.time, 2),
+            "pose": [round(x), round(y), round(th, 1)],
+            "info": self.info,
+            "sonar": sonar,
+            "buffers": to_global(*self.buffers),
+            "artifacts": [[t, i, round(ax), round(ay), round(ath, 1), round(w), round(ln)]
+                          for t, i, ax, ay, ath, w, ln in self.artifacts],
+            "wake": [[round(px), round(py)] for _, px, py in self.wake],
+            "drawing": [p.as_list() for p in self.drawing],
+            "tasks": [list(t) for t in self.tasks],
+            "behaviors": [_behavior_dict(b) for b in self.behavior_rows()],
+            "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
+            "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
+            **self.extra,
+        }
+
+    def behavior_rows(self) -> list[BehaviorRow]:
+        """The Behaviors window in priority order (0, the highest, first)."""
+        vel = float(self.info.get("Tr", 0.0))
+        return sorted((_behavior_row(raw, vel) for raw in self.behaviors), key=lambda b: b.priority)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _behavior_dict(b: BehaviorRow) -> dict[str, Any]:
+    return {
+        "name": b.name, "priority": b.priority, "running": b.running,
+        "turn": round(b.activity_turn, 2), "speed": round(b.activity_speed, 2),
+        "goal": round(b.goal, 2), "progress": round(b.progress, 2),
+        "params": [list(p) for p in b.params],
+        "rules": [[n, round(t, 2), d, round(v, 1)] for n, t, d, v in b.rules],
+    }  # fmt: skip
+
+
+def _task_kind(task: Task) -> str:
+    if isinstance(task, BehaviorTask):
+        return "behavior"
+    return "activity" if isinstance(task, Activity) else "task"
+
+
+def _task_rows(tasks: list[Task]) -> list[tuple[str, str, int, str, bool]]:
+    """(name, state, depth, kind, running) in tree order: every top-level task, then its children.
+
+    A task that is stepped shows as "running" (its state number is then a statement position)."""
+    rows: list[tuple[str, str, int, str, bool]] = []
+
+    def walk(task: Task, depth: int) -> None:
+        state = "running" if task.active else state_name(task.state)
+        rows.append((task.name, state, depth, _task_kind(task), task.active))
+        for child in task.children:
+            walk(child, depth + 1)
+
+    for task in tasks:
+        if task.parent is None:
+            walk(task, 0)
+    return rows
+
+
+def _param_text(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int | str) or value is None:
+        return str(value)
+    return f"<{type(value).__name__}>"  # a pointer parameter: the manual shows an address
+
+
+def _raw_behavior(task: BehaviorTask[Any, Any]) -> _RawBehavior:
+    """What the cycle copies of a behavior (its outputs are replaced, never changed in place)."""
+    return (task, task.priority, task.active, task.activity_turn, task.activity_speed, task.goal, task.progress,
+            task.rule_truths, task.rule_consequents)  # fmt: skip
+
+
+def _behavior_row(raw: _RawBehavior, vel: float) -> BehaviorRow:
+    """The Behaviors window's row, built in the UI thread from a copy made in the cycle."""
+    task, priority, active, a_turn, a_speed, goal, progress, truths, consequents = raw
+    rules: list[tuple[str, float, str, float]] = []
+    for name, truth, consequent in zip(task.defn.rule_names, truths, consequents, strict=False):
+        value = consequent.value
+        if consequent.channel is Channel.TURN:
+            direction = "<" if value > 0 else ">" if value < 0 else " "
+        else:
+            direction = "+" if value > vel else "-" if value < vel else " "
+        rules.append((name, truth, direction, value))
+    params = tuple((spec.name, _param_text(getattr(task.params, spec.name, None))) for spec in task.defn.params)
+    return BehaviorRow(task.name, priority, active, a_turn, a_speed, goal, progress, params, tuple(rules))
+
+
+def capture(
+    robot: Robot,
+    wake: Wake,
+    drawing: list[Primitive],
+    info: dict[str, Any],
+    sim: EmbeddedSim | None = None,
+) -> Snapshot:
+    """Copy what a frame shows; called in the control thread at the end of a cycle (cheap)."""
+    state = robot.state
+    motion = robot.motion
+    sonar = robot.sonar
+    current = [(b.x, b.y, b.new) for b in sonar.buckets if b.range < NO_ECHO and b.count > 0]
+    lx, ly = sonar.points()
+    artifacts = [
+        (int(a.type), a.id, a.ax, a.ay, a.ath, float(getattr(a, "width", 0.0)), float(getattr(a, "length", 0.0)))
+        for a in robot.reflector.pointlist
+        if a.viewable
+    ]
+    behaviors = [_raw_behavior(t) for t in robot.executive.behaviors if not t.finished]
+    record = robot.executive.last_record
+    summation = (record.result.turn, record.result.speed) if record is not None else (None, None)
+    info = {
+        **info,
+        "St": state.status.value,
+        "Tr": round(state.vel),
+        "Rot": round(state.rvel, 1),
+        "X": round(state.ax),
+        "Y": round(state.ay),
+        "Th": round(state.ath, 1),
+        "MPac": state.motor_packet_count,
+        "SPac": state.sonar_packet_count,
+        "VPac": 0,
+        "Bat": round(state.battery, 1),
+        "Vset": round(motion.target_vel()),
+        "Hset": round(motion.target_head(), 1),
+        "Ctrl": round(state.control, 1),
+        "connected": robot.connected,
+    }
+    truth = [(r.name, r.x, r.y, r.th) for r in sim.simulation.robots] if sim is not None else []
+    return Snapshot(
+        cycle=robot.scheduler.cycle,
+        time=robot.clock.now(),
+        pose=(state.ax, state.ay, state.ath),
+        info=info,
+        sonar=current,
+        buffers=(lx.copy(), ly.copy()),
+        artifacts=artifacts,
+        wake=list(wake.points),
+        drawing=drawing,
+        tasks=_task_rows(robot.scheduler.tasks),
+        behaviors=behaviors,
+        summation=summation,
+        truth=truth,
+    )

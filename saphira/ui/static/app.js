@@ -1,0 +1,542 @@
+/* Saphira live view: the client window (digest section 11) drawn from the frames the server sends.
+ * No build step, no external code. Coordinates in frames are global mm and degrees. */
+"use strict";
+
+const ART = { POS: 1, WALL: 2, CORRIDOR: 3, LANE: 4, DOOR: 5, JUNCTION: 6 };
+const INFO_FIELDS = ["St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn", "Vset", "Hset"];
+const DRIVE_KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", " ", "c", "C", "s", "S"]);
+
+const $ = (id) => document.getElementById(id);
+const canvas = $("lps");
+const ctx = canvas.getContext("2d");
+
+/* state visible to tests and to the console: frames received, the last frame, the connection */
+const saphira = window.saphira = {
+  hello: null, frame: null, frames: 0, connected: false,
+  view: { scale: 0.08, cx: 0, cy: 0, rotation: 0, follow: true, local: false },
+};
+let socket = null;
+let selectedBehavior = null;
+let history = [];
+let historyAt = 0;
+let lastTasksKey = "";
+let lastBehaviorsKey = "";
+
+/* ------------------------------------------------------------------ connection */
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const token = new URLSearchParams(location.search).get("token") || "";
+  socket = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(token)}`);
+  socket.onopen = () => setConnected(true);
+  socket.onclose = () => { setConnected(false); setTimeout(connect, 2000); };
+  socket.onerror = () => {};
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+}
+
+function setConnected(on) {
+  saphira.connected = on;
+  const el = $("conn");
+  el.textContent = on ? "live" : "disconnected";
+  el.className = "conn " + (on ? "on" : "off");
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function receive(msg) {
+  if (msg.type === "hello") {
+    saphira.hello = msg;
+    document.body.classList.toggle("sim", msg.mode === "sim");
+    applyDisplay(msg.display);
+    $("output").textContent = "";
+    appendLines(msg.history || []);
+    if (msg.bounds) {
+      saphira.view.cx = (msg.bounds[0] + msg.bounds[2]) / 2;
+      saphira.view.cy = (msg.bounds[1] + msg.bounds[3]) / 2;
+    }
+  } else if (msg.type === "frame") {
+    saphira.frame = msg;
+    saphira.frames += 1;
+    if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
+      saphira.hello.display = msg.display;
+      applyDisplay(msg.display);
+    }
+    if (saphira.hello.mode === "sim") renderSimInfo(msg); else renderPanels(msg);
+    draw();
+  } else if (msg.type === "messages") {
+    appendLines(msg.lines);
+  } else if (msg.type === "error") {
+    appendLines(["error: " + msg.text]);
+  }
+}
+
+/* ------------------------------------------------------------------ display state (menus) */
+function applyDisplay(d) {
+  if (!d) return;
+  $("period").value = String(d.period);
+  if ($("period").value !== String(d.period)) {
+    const opt = document.createElement("option");
+    opt.value = opt.textContent = String(d.period);
+    $("period").appendChild(opt);
+    $("period").value = String(d.period);
+  }
+  $("local").checked = !d.global;
+  $("wake").checked = d.wake;
+  $("step").checked = d.step;
+  $("occgrid").checked = d.occgrid;
+  saphira.view.local = !d.global && saphira.hello.mode !== "sim";
+}
+
+function setDisplay(menu, state) { send({ type: "display", menu, state }); }
+
+$("period").addEventListener("change", (e) => setDisplay(0, Number(e.target.value)));
+$("local").addEventListener("change", (e) => { setDisplay(1, e.target.checked ? 0 : 1); saphira.view.local = e.target.checked; draw(); });
+$("wake").addEventListener("change", (e) => setDisplay(2, e.target.checked ? 1 : 0));
+$("step").addEventListener("change", (e) => setDisplay(3, e.target.checked ? 1 : 0));
+$("clear-sonar").addEventListener("click", () => send({ type: "clear_sonar" }));
+$("grow").addEventListener("click", () => zoom(1.25));
+$("shrink").addEventListener("click", () => zoom(0.8));
+$("recenter").addEventListener("click", () => { recenter(); draw(); });
+$("follow").addEventListener("change", (e) => { saphira.view.follow = e.target.checked; if (e.target.checked) recenter(); draw(); });
+for (const name of ["behaviors", "processes", "activities"]) {
+  $("show-" + name).addEventListener("change", (e) => { $(name + "-window").hidden = !e.target.checked; });
+}
+
+/* ------------------------------------------------------------------ the view transform */
+function viewAngle() {
+  const f = saphira.frame;
+  return saphira.view.local && f && f.pose ? (90 - f.pose[2]) * Math.PI / 180 : 0;
+}
+
+function centre() {
+  const f = saphira.frame;
+  if (saphira.view.local && f && f.pose) return [f.pose[0], f.pose[1]];
+  return [saphira.view.cx, saphira.view.cy];
+}
+
+function toScreen(x, y) {
+  const v = saphira.view, a = viewAngle(), [cx, cy] = centre();
+  const c = Math.cos(a), s = Math.sin(a), dx = x - cx, dy = y - cy;
+  return [canvas.width / 2 + v.scale * (c * dx - s * dy), canvas.height / 2 - v.scale * (s * dx + c * dy)];
+}
+
+function toWorld(px, py) {
+  const v = saphira.view, a = viewAngle(), [cx, cy] = centre();
+  const dx = (px - canvas.width / 2) / v.scale, dy = -(py - canvas.height / 2) / v.scale;
+  const c = Math.cos(-a), s = Math.sin(-a);
+  return [cx + c * dx - s * dy, cy + s * dx + c * dy];
+}
+
+function robotPose() {
+  const f = saphira.frame;
+  if (!f) return null;
+  if (f.pose) return f.pose;
+  return f.robots && f.robots.length ? f.robots[0].slice(1, 4) : null;
+}
+
+function recenter() {
+  const p = robotPose();
+  if (p) { saphira.view.cx = p[0]; saphira.view.cy = p[1]; }
+}
+
+function followRobot() {
+  const p = robotPose();
+  if (!p || !saphira.view.follow || saphira.view.local) return;
+  const [sx, sy] = toScreen(p[0], p[1]);
+  const mx = canvas.width * 0.2, my = canvas.height * 0.2;
+  if (sx < mx || sx > canvas.width - mx || sy < my || sy > canvas.height - my) recenter();
+}
+
+function zoom(factor) {
+  saphira.view.scale = Math.min(2, Math.max(0.005, saphira.view.scale * factor));
+  reportView();
+  draw();
+}
+
+function reportView() {
+  send({ type: "view", scale: saphira.view.scale, cx: centre()[0], cy: centre()[1],
+         rotation: -viewAngle() * 180 / Math.PI, width: canvas.width, height: canvas.height });
+}
+
+/* ------------------------------------------------------------------ drawing primitives (screen space) */
+function line(x1, y1, x2, y2, color, width = 1, dashed = false) {
+  const [a, b] = toScreen(x1, y1), [c, d] = toScreen(x2, y2);
+  ctx.strokeStyle = color; ctx.lineWidth = width; ctx.setLineDash(dashed ? [6, 4] : []);
+  ctx.beginPath(); ctx.moveTo(a, b); ctx.lineTo(c, d); ctx.stroke();
+}
+
+function polygon(points, stroke, fill = null, width = 1) {
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  points.forEach(([x, y], i) => { const [sx, sy] = toScreen(x, y); if (i) ctx.lineTo(sx, sy); else ctx.moveTo(sx, sy); });
+  ctx.closePath();
+  if (fill) { ctx.fillStyle = fill; ctx.fill(); }
+  ctx.strokeStyle = stroke; ctx.lineWidth = width; ctx.stroke();
+}
+
+function square(x, y, size, color) {
+  const [sx, sy] = toScreen(x, y);
+  ctx.strokeStyle = color; ctx.lineWidth = 1; ctx.setLineDash([]);
+  ctx.strokeRect(sx - size / 2, sy - size / 2, size, size);
+}
+
+function label(x, y, text, color) {
+  const [sx, sy] = toScreen(x, y);
+  ctx.fillStyle = color; ctx.font = "11px system-ui, sans-serif"; ctx.fillText(text, sx + 4, sy - 4);
+}
+
+/* points of a body frame (forward, left in mm) at pose (x, y, th deg) */
+function bodyPoints(pose, pts) {
+  const r = pose[2] * Math.PI / 180, c = Math.cos(r), s = Math.sin(r);
+  return pts.map(([f, l]) => [pose[0] + c * f - s * l, pose[1] + s * f + c * l]);
+}
+
+/* ------------------------------------------------------------------ the LPS */
+function draw() {
+  const rect = canvas.getBoundingClientRect();
+  if (canvas.width !== Math.round(rect.width) || canvas.height !== Math.round(rect.height)) {
+    canvas.width = Math.round(rect.width); canvas.height = Math.round(rect.height);
+    reportView();
+  }
+  followRobot();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
+  const hello = saphira.hello, f = saphira.frame;
+  if (!hello) return;
+  drawGrid();
+  for (const w of hello.walls) line(w[0], w[1], w[2], w[3], "#222", 2);
+  if (!f) return;
+  const pal = hello.palette || {};
+  if (hello.mode === "sim") { drawSim(f, pal); return; }
+  if ($("wake").checked && f.wake.length > 1) {
+    for (let i = 1; i < f.wake.length; i++) line(f.wake[i - 1][0], f.wake[i - 1][1], f.wake[i][0], f.wake[i][1], pal.wake, 2);
+  }
+  for (const a of f.artifacts) drawArtifact(a, pal.artifact);
+  for (const p of f.buffers) square(p[0], p[1], 3, pal.sonar);
+  for (const s of f.sonar) square(s[0], s[1], s[2] ? 7 : 6, pal.sonar);
+  for (const t of f.truth) drawTruth(t);
+  drawRobot(f, pal.robot);
+  for (const d of f.drawing) drawPrimitive(d);
+}
+
+function drawGrid() {
+  /* a light 1 m grid, so scale and motion are readable */
+  const step = saphira.view.scale > 0.02 ? 1000 : 5000;
+  const corners = [toWorld(0, 0), toWorld(canvas.width, 0), toWorld(0, canvas.height), toWorld(canvas.width, canvas.height)];
+  const xs = corners.map((p) => p[0]), ys = corners.map((p) => p[1]);
+  const x0 = Math.floor(Math.min(...xs) / step) * step, x1 = Math.max(...xs);
+  const y0 = Math.floor(Math.min(...ys) / step) * step, y1 = Math.max(...ys);
+  if ((x1 - x0) / step > 400 || (y1 - y0) / step > 400) return;
+  for (let x = x0; x <= x1; x += step) line(x, y0, x, y1, "#eeeeee");
+  for (let y = y0; y <= y1; y += step) line(x0, y, x1, y, "#eeeeee");
+}
+
+function drawRobot(f, color) {
+  const r = saphira.hello.robot, pose = f.pose, rad = r.radius;
+  let body;
+  if (r.holonomic) {
+    const d = Math.max(0, Math.min(r.diagonal || rad * 0.4, rad));
+    body = [[rad, d], [d, rad], [-d, rad], [-rad, d], [-rad, -d], [-d, -rad], [d, -rad], [rad, -d]];
+  } else {
+    const w = r.width / 2;
+    body = [[r.front, w], [-r.rear, w], [-r.rear, -w], [r.front, -w]];
+  }
+  polygon(bodyPoints(pose, body), "#102030", color, 1.5);
+  const nose = bodyPoints(pose, [[0, 0], [rad, 0]]);
+  line(nose[0][0], nose[0][1], nose[1][0], nose[1][1], "#ffffff", 2);
+  /* control point: where the server steers, an elongated box ahead of the robot */
+  const ctrl = f.info.Ctrl * Math.PI / 180, reach = rad + 250;
+  const cp = [pose[0] + reach * Math.cos(pose[2] * Math.PI / 180 + ctrl), pose[1] + reach * Math.sin(pose[2] * Math.PI / 180 + ctrl), pose[2] + f.info.Ctrl];
+  polygon(bodyPoints(cp, [[60, 15], [-60, 15], [-60, -15], [60, -15]]), "#555");
+  /* velocity vectors: translational along the heading, rotational to the side (1 s of motion) */
+  const v = bodyPoints(pose, [[0, 0], [f.info.Tr, 0], [0, f.info.Rot * 10]]);
+  line(v[0][0], v[0][1], v[1][0], v[1][1], "#2ca02c", 2);
+  line(v[0][0], v[0][1], v[2][0], v[2][1], "#ff4500", 2);
+}
+
+function drawTruth(t) {
+  /* the simulator's true pose, dashed: the gap to the icon is the odometry error */
+  const rad = saphira.hello.robot ? saphira.hello.robot.radius : 250;
+  const [sx, sy] = toScreen(t[1], t[2]);
+  ctx.setLineDash([3, 3]); ctx.strokeStyle = "#888"; ctx.lineWidth = 1;
+  ctx.beginPath(); ctx.arc(sx, sy, rad * saphira.view.scale, 0, 2 * Math.PI); ctx.stroke(); ctx.setLineDash([]);
+}
+
+function drawArtifact(a, color) {
+  const [type, id, x, y, th, width, length] = a;
+  const pose = [x, y, th];
+  const tag = id ? ` ${id}` : "";
+  if (type === ART.WALL) {
+    const p = bodyPoints(pose, [[-length / 2, 0], [length / 2, 0]]);
+    line(p[0][0], p[0][1], p[1][0], p[1][1], color, 3);
+    label(x, y, "wall" + tag, color);
+  } else if (type === ART.CORRIDOR || type === ART.LANE) {
+    const p = bodyPoints(pose, [[-length / 2, width / 2], [length / 2, width / 2], [-length / 2, -width / 2], [length / 2, -width / 2]]);
+    const dashed = type === ART.CORRIDOR;
+    line(p[0][0], p[0][1], p[1][0], p[1][1], color, 2, dashed);
+    line(p[2][0], p[2][1], p[3][0], p[3][1], color, 2, dashed);
+    if (type === ART.LANE) {
+      const arrow = bodyPoints(pose, [[0, 0], [200, 0], [150, 40], [150, -40]]);
+      line(arrow[0][0], arrow[0][1], arrow[1][0], arrow[1][1], color, 1);
+      line(arrow[1][0], arrow[1][1], arrow[2][0], arrow[2][1], color, 1);
+      line(arrow[1][0], arrow[1][1], arrow[3][0], arrow[3][1], color, 1);
+    }
+    const at = type === ART.LANE ? bodyPoints(pose, [[length / 2, width / 2]])[0] : [x, y];
+    label(at[0], at[1], (dashed ? "corridor" : "lane") + tag, color);
+  } else if (type === ART.DOOR || type === ART.JUNCTION) {
+    const p = bodyPoints(pose, [[0, width / 2], [0, -width / 2], [150, 0]]);
+    line(p[0][0], p[0][1], p[1][0], p[1][1], color, 3, type === ART.JUNCTION);
+    square(p[0][0], p[0][1], 6, color); square(p[1][0], p[1][1], 6, color);
+    line(x, y, p[2][0], p[2][1], color, 1);
+    label(x, y, (type === ART.DOOR ? "door" : "junction") + tag, color);
+  } else if (type === ART.POS) {
+    const p = bodyPoints(pose, [[-80, 0], [80, 0], [0, -80], [0, 80], [200, 0]]);
+    line(p[0][0], p[0][1], p[1][0], p[1][1], color, 2);
+    line(p[2][0], p[2][1], p[3][0], p[3][1], color, 2);
+    line(x, y, p[4][0], p[4][1], color, 1, true);
+    label(x, y, "goal" + tag, color);
+  } else {
+    const w = Math.max(width, 100) / 2, l = Math.max(length, 100) / 2;
+    polygon(bodyPoints(pose, [[l, w], [-l, w], [-l, -w], [l, -w]]), color);
+    label(x, y, `type ${type}${tag}`, color);
+  }
+}
+
+function drawPrimitive(d) {
+  const [kind, x1, y1, x2, y2, color, width, dashed] = d;
+  if (kind === "v") { line(x1, y1, x2, y2, color, width, !!dashed); return; }
+  const pts = [[x1, y1], [x2, y1], [x2, y2], [x1, y2]];
+  ctx.setLineDash(dashed ? [6, 4] : []);
+  ctx.beginPath();
+  pts.forEach(([x, y], i) => { const [sx, sy] = toScreen(x, y); if (i) ctx.lineTo(sx, sy); else ctx.moveTo(sx, sy); });
+  ctx.closePath(); ctx.strokeStyle = color; ctx.lineWidth = width; ctx.stroke(); ctx.setLineDash([]);
+}
+
+function drawSim(f, pal) {
+  for (const r of f.robots) {
+    const [name, x, y, th, radius] = r;
+    const d = radius * 0.4;
+    const body = [[radius, d], [d, radius], [-d, radius], [-radius, d], [-radius, -d], [-d, -radius], [d, -radius], [radius, -d]];
+    polygon(bodyPoints([x, y, th], body), "#102030", pal.robot || "#4682b4", 1.5);
+    const nose = bodyPoints([x, y, th], [[0, 0], [radius, 0]]);
+    line(nose[0][0], nose[0][1], nose[1][0], nose[1][1], "#ffffff", 2);
+    label(x + radius, y, name, "#102030");
+  }
+}
+
+/* ------------------------------------------------------------------ information area and windows */
+function renderPanels(f) {
+  const dl = $("info-fields");
+  if (!dl.childElementCount) {
+    for (const name of [...INFO_FIELDS, "cycle"]) {
+      const dt = document.createElement("dt"); dt.textContent = name;
+      const dd = document.createElement("dd"); dd.id = "info-" + name;
+      dl.append(dt, dd);
+    }
+  }
+  for (const name of INFO_FIELDS) $("info-" + name).textContent = f.info[name] === undefined ? "" : String(f.info[name]);
+  $("info-cycle").textContent = String(f.cycle);
+  $("simline").textContent = f.info.connected ? "" : "not connected";
+  const tasksKey = JSON.stringify(f.tasks);
+  if (tasksKey !== lastTasksKey) { lastTasksKey = tasksKey; renderTasks(f.tasks); }
+  const behKey = JSON.stringify([f.behaviors, f.summation, selectedBehavior]);
+  if (behKey !== lastBehaviorsKey) { lastBehaviorsKey = behKey; renderBehaviors(f.behaviors, f.summation); }
+}
+
+let simRobot = 0;
+
+function renderSimInfo(f) {
+  const set = $("sim-robots");
+  if (set.querySelectorAll("input").length !== f.robots.length) {
+    set.querySelectorAll("label").forEach((l) => l.remove());
+    f.robots.forEach((r, i) => {
+      const label = document.createElement("label");
+      const radio = document.createElement("input");
+      radio.type = "radio"; radio.name = "sim-robot"; radio.value = String(i); radio.checked = i === simRobot;
+      radio.addEventListener("change", () => { simRobot = i; });
+      label.append(radio, " " + r[0]);
+      set.appendChild(label);
+    });
+  }
+  $("simline").textContent = f.robots.map((r) => `${r[0]}: x ${(r[1] / 1000).toFixed(2)} m, y ${(r[2] / 1000).toFixed(2)} m, th ${r[3].toFixed(0)}°`).join(" \u2014 ");
+}
+
+function renderTasks(tasks) {
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.task : null;
+  const fill = (list, rows) => {
+    list.textContent = "";
+    for (const [name, state, depth, kind] of rows) {
+      const li = document.createElement("li");
+      li.tabIndex = 0;
+      li.dataset.task = name;
+      li.dataset.state = state;
+      li.className = state === "SUSPEND" || state.startsWith("suspended") ? "suspended" : state === "INTERRUPT" ? "interrupted" : "";
+      const n = document.createElement("span"); n.textContent = "\u00a0".repeat(depth * 3) + name + (kind === "behavior" ? " (b)" : "");
+      const s = document.createElement("span"); s.className = "state"; s.textContent = state;
+      li.append(n, s);
+      list.appendChild(li);
+      if (name === focused) li.focus();
+    }
+  };
+  fill($("processes"), tasks);
+  fill($("activities"), tasks.filter((t) => t[3] !== "task"));
+}
+
+function taskAction(event) {
+  const li = event.target.closest("li[data-task]");
+  if (li) send({ type: "signal", task: li.dataset.task });
+}
+for (const id of ["processes", "activities"]) {
+  $(id).addEventListener("dblclick", taskAction);
+  $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); taskAction(e); } });
+}
+
+function bar(activity, value, channel) {
+  /* a horizontal activity bar across a vertical axis; the direction bar shows the sign */
+  const el = document.createElement("div"); el.className = "bar";
+  const axis = document.createElement("div"); axis.className = "axis";
+  const act = document.createElement("div"); act.className = "act"; act.style.width = `${Math.round(90 * activity)}px`;
+  el.append(axis, act);
+  if (value !== null && value !== undefined && value !== 0) {
+    const dir = document.createElement("div"); dir.className = "dir";
+    const scale = channel === "turn" ? Math.min(1, Math.abs(value) / 30) : Math.min(1, Math.abs(value) / 600);
+    const w = Math.max(2, Math.round(45 * scale));
+    const toLeft = channel === "turn" ? value > 0 : value < 0;
+    dir.style.width = `${w}px`;
+    dir.style.left = toLeft ? `${45 - w}px` : "45px";
+    el.appendChild(dir);
+  }
+  return el;
+}
+
+function renderBehaviors(behaviors, summation) {
+  const body = $("behaviors").tBodies[0];
+  body.textContent = "";
+  const head = body.insertRow();
+  for (const h of ["", "behavior", "p", "turn", "speed"]) { const c = head.insertCell(); c.textContent = h; }
+  for (const b of behaviors) {
+    const row = body.insertRow();
+    const onoff = document.createElement("span"); onoff.className = "onoff" + (b.running ? " on" : "");
+    row.insertCell().appendChild(onoff);
+    const name = row.insertCell(); name.className = "name"; name.textContent = b.name; name.tabIndex = 0;
+    name.addEventListener("click", () => { selectedBehavior = selectedBehavior === b.name ? null : b.name; lastBehaviorsKey = ""; });
+    name.addEventListener("keydown", (e) => { if (e.key === "Enter") name.click(); });
+    row.insertCell().textContent = String(b.priority);
+    const turn = b.rules.filter((r) => r[2] === "<" || r[2] === ">");
+    const speed = b.rules.filter((r) => r[2] === "+" || r[2] === "-");
+    row.insertCell().appendChild(bar(b.turn, weighted(turn), "turn"));
+    row.insertCell().appendChild(bar(b.speed, weighted(speed), "speed"));
+  }
+  const sum = body.insertRow(); sum.className = "summation";
+  sum.insertCell(); sum.insertCell().textContent = "Summation"; sum.insertCell();
+  sum.insertCell().textContent = summation[0] === null ? "-" : `${summation[0]}°`;
+  sum.insertCell().textContent = summation[1] === null ? "-" : `${summation[1]} mm/s`;
+  const detail = $("behavior-detail");
+  const b = behaviors.find((x) => x.name === selectedBehavior);
+  detail.textContent = b ? behaviorDetail(b) : "";
+}
+
+function weighted(rules) {
+  let num = 0, den = 0;
+  for (const r of rules) { num += r[1] * r[3]; den += r[1]; }
+  return den > 0 ? num / den : 0;
+}
+
+function behaviorDetail(b) {
+  const lines = [b.name, ...b.params.map(([k, v]) => `  ${k} = ${v}`),
+    `Running ${b.running ? "yes" : "no"}   Priority ${b.priority}`,
+    `Act Turn ${b.turn.toFixed(2)}   Act Vel ${b.speed.toFixed(2)}`,
+    `Goal ${b.goal.toFixed(2)}   Progress ${b.progress.toFixed(2)}`];
+  for (const [name, truth, dir, value] of b.rules) lines.push(`  ${name.padEnd(18)} ${truth.toFixed(2)} ${dir} ${value}`);
+  return lines.join("\n");
+}
+
+/* ------------------------------------------------------------------ interaction area */
+function appendLines(lines) {
+  const out = $("output");
+  for (const text of lines) {
+    const span = document.createElement("span");
+    span.textContent = text + "\n";
+    if (text.startsWith("colbert> ")) span.className = "in";
+    else if (/^(error|<page \d+>:\d+:\d+|.*:\d+:\d+: )/.test(text)) span.className = "err";
+    out.appendChild(span);
+  }
+  while (out.childNodes.length > 1000) out.removeChild(out.firstChild);
+  out.scrollTop = out.scrollHeight;
+}
+
+$("prompt").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("input"), text = input.value;
+  if (!text.trim()) return;
+  history.push(text); historyAt = history.length;
+  send({ type: "eval", text });
+  input.value = "";
+});
+
+/* Files: start the command in the prompt; the user types the path and presses Enter */
+for (const button of document.querySelectorAll("#prompt .fill")) {
+  button.addEventListener("click", () => {
+    const input = $("input"), text = button.dataset.text;
+    input.value = text;
+    input.focus();
+    const at = text.length + Number(button.dataset.caret || 0);
+    input.setSelectionRange(at, at);
+  });
+}
+
+$("input").addEventListener("keydown", (e) => {
+  if (e.key === "ArrowUp" && historyAt > 0) { historyAt -= 1; e.target.value = history[historyAt]; e.preventDefault(); }
+  else if (e.key === "ArrowDown" && historyAt < history.length) { historyAt += 1; e.target.value = history[historyAt] || ""; e.preventDefault(); }
+  e.stopPropagation();
+});
+
+/* ------------------------------------------------------------------ keyboard drive and mouse */
+document.addEventListener("keydown", (e) => {
+  /* the drive keys belong to the map (and the page when nothing has the focus), never to a control */
+  if (e.target !== canvas && e.target !== document.body) return;
+  if (e.key === "+" || e.key === "=") { zoom(1.25); return; }
+  if (e.key === "-") { zoom(0.8); return; }
+  if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim") return;
+  e.preventDefault();
+  send({ type: "key", key: e.key });
+});
+
+canvas.addEventListener("wheel", (e) => { e.preventDefault(); zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15); }, { passive: false });
+
+let press = null;
+canvas.addEventListener("mousedown", (e) => {
+  canvas.focus();
+  press = { x: e.offsetX, y: e.offsetY, button: e.button, shift: e.shiftKey, cx: saphira.view.cx, cy: saphira.view.cy, moved: false };
+});
+canvas.addEventListener("mousemove", (e) => {
+  if (!press) return;
+  const dx = e.offsetX - press.x, dy = e.offsetY - press.y;
+  if (Math.abs(dx) + Math.abs(dy) > 4) press.moved = true;
+  const panning = saphira.hello && (saphira.hello.mode !== "sim" || press.shift) && press.button === 0;
+  if (press.moved && panning && !saphira.view.local) {
+    saphira.view.follow = false; $("follow").checked = false;
+    saphira.view.cx = press.cx - dx / saphira.view.scale;
+    saphira.view.cy = press.cy + dy / saphira.view.scale;
+    draw();
+  }
+});
+canvas.addEventListener("mouseup", (e) => {
+  if (!press) return;
+  const p = press; press = null;
+  const [wx, wy] = toWorld(p.x, p.y);
+  if (p.button === 1) { saphira.view.cx = wx; saphira.view.cy = wy; saphira.view.follow = false; $("follow").checked = false; draw(); return; }
+  if (saphira.hello && saphira.hello.mode === "sim" && p.button === 0 && !p.shift) {
+    /* the manual's left button: put the robot here; dragging also turns it towards the release point */
+    const [ex, ey] = toWorld(e.offsetX, e.offsetY);
+    const th = p.moved ? Math.atan2(ey - wy, ex - wx) * 180 / Math.PI : null;
+    send({ type: "place", robot: simRobot, x: wx, y: wy, th });
+    return;
+  }
+  if (!p.moved) send({ type: "button", x: Math.round(p.x), y: Math.round(p.y), button: p.button + 1, mods: (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) });
+});
+window.addEventListener("resize", draw);
+
+setConnected(false);
+connect();

@@ -1,0 +1,237 @@
+"""The live view without a browser: snapshots, display state, drawing, keys, single step, the CLI's --ui.
+
+Robots run on the embedded simulator in lock-step where the test drives the cycles itself; the CLI
+tests start real processes and read their output with a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from saphira.artifacts import ArtifactType
+from saphira.colbert.evaluator import Evaluator
+from saphira.robot import Robot
+from saphira.sim.embedded import attach_simulator
+from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
+from saphira.ui.drawing import drawing_for
+from saphira.ui.liveview import LiveView, SteppedClock
+from saphira.ui.server import UiServer
+from saphira.ui.snapshot import capture
+from tests.sim_process import PROJECT
+from tests.ui_support import start_command
+
+
+@pytest.fixture
+def lockstep() -> Iterator[tuple[Robot, Evaluator, LiveView, list[str]]]:
+    robot = Robot()
+    sim = attach_simulator(robot, "simple", "p3dx")
+    lines: list[str] = []
+    evaluator = Evaluator(robot, read_init=False, output=lines.append)
+    yield robot, evaluator, LiveView(robot, evaluator, sim=sim), lines
+    robot.disconnect()
+
+
+def test_a_frame_holds_sonar_artifacts_with_ids_tasks_and_behavior_rules(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, ev, view, _ = lockstep
+    ev.eval_text("sfAddPoint(sfCreateLocalArtifact(sfCORRIDOR, 7, 1000.0, 0.0, 0.0, 2000.0, 6000.0))")
+    ev.eval_text("sfAddPoint(sfCreateLocalArtifact(sfDOOR, 8, 2000.0, 800.0, 90.0, 900.0, 0.0))")
+    ev.eval_text("start sfAvoidCollision(1.0, 1.0, 8.0, 300.0) priority 0")
+    ev.eval_text("start sfConstantVelocity(250) priority 1")
+    robot.run(cycles=30)
+    drawing_for(robot.scheduler).draw_centered_rect(0.0, 0.0, 400.0, 300.0)  # drawn in this cycle
+    frame = json.loads(capture(robot, view.wake, drawing_for(robot.scheduler).take(), {}, view.sim).to_json())
+    assert {(a[0], a[1]) for a in frame["artifacts"]} == {(ArtifactType.CORRIDOR, 7), (ArtifactType.DOOR, 8)}
+    assert frame["sonar"] and frame["buffers"], "current readings and accumulated buffers"
+    assert frame["drawing"][0][0] == "r"
+    names = [t[0] for t in frame["tasks"]]
+    assert "sfAvoidCollision" in names and "display" in names
+    avoid = next(b for b in frame["behaviors"] if b["name"] == "sfAvoidCollision")
+    assert [r[0] for r in avoid["rules"]] == ["Obstacle left", "Obstacle right", "Front blocked", "Stop", "Slow"]
+    cruise = next(b for b in frame["behaviors"] if b["name"] == "sfConstantVelocity")
+    name, truth, _, value = cruise["rules"][0]
+    assert (name, truth, value) == ("Cruise", 1.0, 250.0)
+    assert frame["summation"][1] is not None
+    assert frame["info"]["Vset"] == round(robot.motion.target_vel())
+    assert len(frame["truth"]) == 1 and frame["pose"][0] == round(robot.state.ax)
+
+
+def test_display_state_checks_its_values_and_the_occupancy_grid_forces_the_global_view(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, ev, _, lines = lockstep
+    ev.eval_text("sfSetDisplayState(7, 1)")
+    assert "no display menu 7" in lines[0]
+    ev.eval_text("sfSetDisplayState(sfDISPLAY, 11)")
+    assert "0 (off) to 10 cycles" in lines[-2]
+    ev.eval_text("sfSetDisplayState(sfOCCGRID, 1)")
+    display = display_for(robot.scheduler)
+    assert display.occgrid and display.global_view
+    ev.eval_text("sfSetLineType(3)")
+    assert "sfLINESOLID" in lines[-2]
+
+
+def test_the_wake_keeps_the_last_ten_seconds_of_travel(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, _, view, _ = lockstep
+    robot.motion.set_velocity(400)
+    robot.run(seconds=15.0)
+    times = [t for t, _, _ in view.wake.points]
+    assert max(times) - min(times) == pytest.approx(10.0) and max(times) > 15.0 - robot.clock.period
+    assert len(times) > 50
+
+
+def test_screen_to_world_inverts_the_page_view() -> None:
+    view = View(scale=0.1, cx=1000.0, cy=2000.0, rotation=90.0, width=800, height=600)
+    assert view.screen_to_world(400, 300) == pytest.approx((1000.0, 2000.0))
+    x, y = view.screen_to_world(500, 300)  # 100 px right of the centre = 1 m; rotated 90 deg
+    assert (x, y) == pytest.approx((1000.0, 3000.0))
+
+
+def test_keys_drive_and_a_python_key_handler_overrides_them(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, _, view, lines = lockstep
+    view.key("ArrowUp")
+    assert robot.motion.target_vel() == 50.0
+    heading = robot.motion.target_head()
+    view.key("ArrowLeft")
+    assert robot.motion.target_head() == pytest.approx(heading + 10.0)
+    seen: list[str] = []
+    display_for(robot.scheduler).key_handler = lambda key: seen.append(key) or key == "ArrowUp"
+    view.key("ArrowUp")
+    assert robot.motion.target_vel() == 50.0 and seen == ["ArrowUp"]
+    view.key("ArrowDown")  # not handled: the built-in meaning
+    assert robot.motion.target_vel() == 0.0
+    view.key("c")
+    assert "keys.cruise" in robot.scheduler and lines[-1].startswith("constant velocity on")
+    robot.run(cycles=20)
+    assert robot.state.vel > 100.0
+    view.key("c")
+    assert lines[-1] == "constant velocity off"
+
+
+def test_single_step_mode_holds_the_cycle_until_stepped() -> None:
+    display = DisplayState()
+    clock = SteppedClock(display, speed=20.0)
+    robot = Robot(clock)
+    robot.scheduler.start_async()
+    try:
+        robot.scheduler.pause(0)
+        display.set(DisplayMenu.STEP, 1)
+        robot.scheduler.pause(0)  # the cycle running when step mode came on ends, and holds
+        held = robot.clock.cycle
+        clock.step_once()
+        robot.scheduler.pause(0)
+        assert robot.clock.cycle == held + 1
+        display.set(DisplayMenu.STEP, 0)
+        clock.step_once()
+        robot.scheduler.pause(300)
+        assert robot.clock.cycle >= held + 4
+    finally:
+        display.set(DisplayMenu.STEP, 0)
+        robot.scheduler.stop()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "colbert/demo.act", "--ui", "127.0.0.1:0", "--speed", "2"),
+        ("shell", "--ui", "0"),
+        ("sim", "--port", "0", "--ui", "0"),
+    ],
+    ids=["run", "shell", "sim"],
+)
+def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_without_it(args: tuple[str, ...]) -> None:
+    proc, url = start_command(*args)
+    try:
+        assert url.startswith("http://127.0.0.1:") and "token=" in url
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0], timeout=10)
+        assert refused.value.code == 403
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200
+    finally:
+        if args[0] == "shell":
+            proc.communicate(b"exit\n", timeout=30)  # the shell ends at 'exit'
+        else:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=30)
+    assert proc.returncode in (0, 1), proc.returncode
+
+
+class _Frame:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def to_json(self) -> str:
+        return self.text
+
+
+class _Handler:
+    def hello(self) -> dict[str, object]:
+        return {}
+
+    def handle(self, message: dict[str, object]) -> None:
+        pass
+
+
+def test_a_stalled_page_drops_frames_and_the_publisher_never_waits() -> None:
+    server = UiServer(_Handler())
+    url = server.start()
+    host, port = "127.0.0.1", server.port
+    token = url.split("token=")[1]
+    try:
+        stalled = socket.create_connection((host, port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        stalled.sendall((f"GET /ws?token={token} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                         ).encode())  # fmt: skip
+        assert stalled.recv(12) == b"HTTP/1.1 101"  # upgraded; from now on this page reads nothing
+        loop = server._loop
+        assert loop is not None
+        while server.pages == 0:  # the handshake is done in the server thread: wait for it there
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)
+        frame = _Frame("x" * 200_000)
+        for _ in range(300):  # 60 MB: far more than the socket buffers hold
+            server.publish(frame)
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)  # every frame handed over
+        page = next(iter(server._pages))
+        assert server.frames_published == 300
+        assert page.dropped > 200 and page.sent < 100
+        stalled.close()
+    finally:
+        server.stop()
+
+
+def test_a_python_button_handler_gets_the_page_clicks(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, _, view, _ = lockstep
+    clicks: list[tuple[int, int, int, int]] = []
+    display_for(robot.scheduler).button_handler = lambda x, y, b, m: clicks.append((x, y, b, m)) is None
+    view.handle({"type": "button", "x": 10, "y": 20, "button": 1, "mods": 1})
+    assert clicks == [(10, 20, 1, 1)]
+    with pytest.raises(ValueError, match="unknown request type 'nonsense'"):
+        view.handle({"type": "nonsense"})
+
+
+def test_a_bad_ui_address_is_a_usage_error() -> None:
+    env = dict(os.environ, PYTHONPATH=str(PROJECT))
+    command = [sys.executable, "-m", "saphira", "run", "x.act", "--ui", "host:port"]
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 2 and "expected [HOST:]PORT" in done.stderr

@@ -1,0 +1,230 @@
+"""The live view in a real headless Chromium (issue 12): the page against a robot on the embedded simulator.
+
+Every wait is on a page condition (a frame number, a DOM text) or on the WebSocket's effect; nothing
+sleeps. Pixels are compared between screenshots of the LPS canvas.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright import sync_api as playwright_api
+
+from saphira.tasks import TaskState
+from saphira.ui.display import display_for
+from tests.ui_support import LiveSession, chromium_path, colour_centroid, live_session, start_command
+
+DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
+ROBOT_RGB = (0x46, 0x82, 0xB4)  # sfColorSteelBlue: the robot icon's fill
+MAGENTA_RGB = (0xC8, 0x00, 0xC8)  # sfColorMagenta
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def session() -> Iterator[LiveSession]:
+    with live_session() as s:
+        yield s
+
+
+class Page:
+    """A page of the live view with its console errors collected."""
+
+    def __init__(self, browser: Any, url: str) -> None:
+        self.errors: list[str] = []
+        self.page = browser.new_page(viewport={"width": 1280, "height": 800})
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+        self.wait_frames(3)
+
+    def frame_cycle(self) -> int:
+        return int(self.page.evaluate("() => window.saphira.frame.cycle"))
+
+    def wait_frames(self, n: int) -> None:
+        self.page.wait_for_function("(n) => window.saphira && window.saphira.frames >= n", arg=n)
+
+    def wait_cycle(self, cycle: int) -> None:
+        self.page.wait_for_function("(c) => window.saphira.frame && window.saphira.frame.cycle >= c", arg=cycle)
+
+    def wait_text(self, selector: str, text: str) -> None:
+        self.page.wait_for_function(
+            "([s, t]) => { const e = document.querySelector(s); return e !== null && e.textContent.includes(t); }",
+            arg=[selector, text],
+        )
+
+    def canvas(self) -> bytes:
+        return bytes(self.page.locator("#lps").screenshot())
+
+    def evaluate_colbert(self, text: str) -> None:
+        self.page.fill("#input", text)
+        self.page.press("#input", "Enter")
+
+
+def test_page_loads_without_console_errors_and_fills_the_information_area(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    page.wait_frames(6)
+    for field in ("St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn"):
+        assert page.page.text_content(f"#info-{field}") != "", field
+    page.wait_text("#conn", "live")
+    assert page.errors == []
+
+
+def test_robot_icon_moves_on_the_canvas_while_the_demo_runs(browser: Any, session: LiveSession) -> None:
+    assert session.evaluator.load(DEMO)
+    page = Page(browser, session.url)
+    page.page.uncheck("#local")  # global view: the world stays, the robot moves
+    page.page.uncheck("#follow")
+    page.wait_cycle(page.frame_cycle() + 4)
+    x0, y0, n0 = colour_centroid(page.canvas(), ROBOT_RGB)
+    page.wait_cycle(page.frame_cycle() + 30)
+    x1, y1, n1 = colour_centroid(page.canvas(), ROBOT_RGB)
+    assert n0 > 50 and n1 > 50, "the robot icon is drawn"
+    assert math.hypot(x1 - x0, y1 - y0) > 5.0, f"icon at ({x0:.0f}, {y0:.0f}) then ({x1:.0f}, {y1:.0f})"
+    assert page.errors == []
+
+
+def test_arrow_keys_change_the_reflected_velocity_setpoint_and_space_stops(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    page.wait_text("#info-Vset", "0")
+    page.page.focus("#lps")
+    page.page.keyboard.press("ArrowUp")
+    page.page.keyboard.press("ArrowUp")
+    page.page.wait_for_function("() => document.getElementById('info-Vset').textContent === '100'")
+    assert session.robot.motion.target_vel() == 100.0
+    page.page.keyboard.press("ArrowDown")
+    page.page.wait_for_function("() => document.getElementById('info-Vset').textContent === '50'")
+    page.page.keyboard.press(" ")
+    page.page.wait_for_function("() => document.getElementById('info-Vset').textContent === '0'")
+    assert page.errors == []
+
+
+def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_caret(
+    browser: Any, session: LiveSession
+) -> None:
+    page = Page(browser, session.url)
+    page.evaluate_colbert("6 * 7")
+    page.wait_text("#output", "42 (int)")
+    page.evaluate_colbert("sfMessage(\"hello from %s\", \"the page\")")
+    page.wait_text("#output", "hello from the page")
+    page.evaluate_colbert("1 +* 2")
+    page.wait_text("#output", "^")
+    assert "<page 3>:1:" in page.page.text_content("#output")
+    assert "42 (int)" in session.lines  # the same evaluator as the console's
+
+
+def test_double_clicking_an_activity_interrupts_it_and_again_resumes_it(browser: Any, session: LiveSession) -> None:
+    session.evaluator.eval_text("act idle { waitfor 0; }", "<test>", interactive=False)
+    session.evaluator.eval_text("start idle noblock;")
+    page = Page(browser, session.url)
+    row = '#activities li[data-task="idle"]'
+    page.page.wait_for_selector(f'{row}[data-state="running"]')
+    page.page.dblclick(row)
+    page.page.wait_for_selector(f'{row}[data-state="INTERRUPT"]')
+    assert session.robot.scheduler.get_task_state("idle") == TaskState.INTERRUPT
+    page.page.dblclick(row)
+    page.page.wait_for_selector(f'{row}[data-state="running"]')
+    page.page.focus(row)
+    page.page.keyboard.press("Enter")  # Enter does the same as a double-click
+    page.page.wait_for_selector(f'{row}[data-state="INTERRUPT"]')
+    assert page.errors == []
+
+
+def test_a_vector_drawn_by_an_act_appears_on_the_canvas(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    _, _, before = colour_centroid(page.canvas(), MAGENTA_RGB)
+    page.evaluate_colbert(
+        "act drawer { update { sfSetLineColor(sfColorMagenta); sfSetLineWidth(4); "
+        "sfDrawVector(sfRobot.ax, sfRobot.ay, sfRobot.ax + 1500.0, sfRobot.ay + 1000.0); } waitfor 0; }"
+    )
+    page.evaluate_colbert("start drawer noblock;")
+    page.page.wait_for_function("() => window.saphira.frame.drawing.length > 0")
+    page.wait_cycle(page.frame_cycle() + 2)
+    _, _, after = colour_centroid(page.canvas(), MAGENTA_RGB)
+    assert before == 0 and after > 40, f"{after} magenta pixels"
+    assert page.errors == []
+
+
+def test_display_menu_sets_the_sticky_display_state(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    page.page.select_option("#period", "5")
+    page.page.wait_for_function("() => window.saphira.hello.display.period === 5")
+    display = display_for(session.robot.scheduler)
+    assert display.period == 5
+    session.evaluator.eval_text("sfGetDisplayState(sfDISPLAY)")
+    assert session.lines[-1] == "5 (int)"
+    session.evaluator.eval_text("sfSetDisplayState(sfGLOBAL, 1)")
+    again = Page(browser, session.url)  # a new connection gets the same settings
+    assert again.page.input_value("#period") == "5"
+    again.page.wait_for_function("() => document.getElementById('local').checked === false")
+
+
+def test_behaviors_window_shows_rules_of_a_running_behavior(browser: Any, session: LiveSession) -> None:
+    assert session.evaluator.load(DEMO)
+    page = Page(browser, session.url)
+    page.wait_text("#behaviors", "sfAvoidCollision")
+    page.wait_text("#behaviors", "Summation")
+    page.page.click("#behaviors .name >> text=sfKeepOff")
+    page.wait_text("#behavior-detail", "Priority 1")
+    detail = page.page.text_content("#behavior-detail") or ""
+    assert "Act Turn" in detail and "Goal" in detail
+
+
+def test_every_request_without_the_token_is_refused(session: LiveSession) -> None:
+    token = session.url.split("token=")[1]
+    for path in ("", "static/app.js", "ws", f"?token={token[:-1]}x"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(session.base + path, timeout=10)
+        assert refused.value.code == 403, path
+    with urllib.request.urlopen(session.url, timeout=10) as ok:
+        assert ok.status == 200 and b"Saphira" in ok.read()
+    request = urllib.request.Request(session.base + "static/app.js", headers={"X-Saphira-Token": token})
+    with urllib.request.urlopen(request, timeout=10) as ok:
+        assert ok.status == 200
+
+
+def test_simulator_view_shows_the_robot_and_the_left_button_places_it(browser: Any) -> None:
+    proc, url = start_command("sim", "--port", "0", "--robots", "2", "--ui", "127.0.0.1:0", "-q")
+    try:
+        page = Page(browser, url)
+        page.wait_text("#simline", "P3DX-2: x ")
+        x, y = page.page.evaluate("() => toWorld(120, 140)")
+        page.page.mouse.click(*_canvas_point(page, 120, 140))
+        page.page.wait_for_function(
+            "([x, y]) => { const r = window.saphira.frame.robots[0]; return Math.hypot(r[1] - x, r[2] - y) < 5; }",
+            arg=[x, y],
+        )
+        page.page.check('#sim-robots input[value="1"]')  # now the second robot, placed and turned by a drag
+        x, y = page.page.evaluate("() => toWorld(300, 200)")
+        page.page.mouse.move(*_canvas_point(page, 300, 200))
+        page.page.mouse.down()
+        page.page.mouse.move(*_canvas_point(page, 300, 260), steps=4)
+        page.page.mouse.up()
+        page.page.wait_for_function(
+            "([x, y]) => { const r = window.saphira.frame.robots[1];"
+            " return Math.hypot(r[1] - x, r[2] - y) < 5 && Math.abs(r[3] + 90) < 1; }",
+            arg=[x, y],
+        )
+        assert page.errors == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+
+
+def _canvas_point(page: Page, x: float, y: float) -> tuple[float, float]:
+    box = page.page.locator("#lps").bounding_box()
+    assert box is not None
+    return box["x"] + x, box["y"] + y

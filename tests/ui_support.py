@@ -1,0 +1,91 @@
+"""Helpers for the live-view tests: a robot session served on loopback, and a headless Chromium.
+
+The browser is Debian's ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it) driven
+through Playwright's Python client; ``SAPHIRA_CHROMIUM`` names another binary.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.typing as npt
+
+from saphira.colbert.evaluator import Evaluator
+from saphira.robot import Robot
+from saphira.sim.embedded import attach_simulator
+from saphira.ui.liveview import LiveView, SteppedClock, serve
+from tests.sim_process import PROJECT
+
+
+def start_command(*args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``python -m saphira ARGS`` (stdin a pipe) and read until it prints the live view's URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=PROJECT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
+    assert proc.stdout is not None
+    output = b""
+    deadline = time.monotonic() + 60.0
+    while (match := re.search(rb"live view: (http://\S+)", output)) is None:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0 and proc.poll() is None, output.decode(errors="replace")
+        ready, _, _ = select.select([proc.stdout], [], [], remaining)
+        if ready:
+            output += os.read(proc.stdout.fileno(), 4096)
+    return proc, match[1].decode()
+
+
+def chromium_path() -> str:
+    path = os.environ.get("SAPHIRA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "the browser tests need Chromium: apt-get install chromium (or set SAPHIRA_CHROMIUM)"
+    return path
+
+
+class LiveSession:
+    """A robot on the embedded simulator, paced at ``speed`` x real time, with its live view served."""
+
+    def __init__(self, speed: float = 4.0, world: str = "simple") -> None:
+        self.lines: list[str] = []
+        self.robot = Robot(SteppedClock(speed=speed))
+        self.sim = attach_simulator(self.robot, world, "p3dx", wait=False)
+        self.evaluator = Evaluator(self.robot, read_init=False, output=self.lines.append)
+        self.view: LiveView = serve(self.robot, self.evaluator, ("127.0.0.1", 0), sim=self.sim, say=self.lines.append)
+        assert self.view.server is not None
+        self.url = self.view.server.url
+        self.base = self.url.split("?")[0]
+        self.robot.scheduler.start_async()
+        self.robot.wait_connected(20.0)
+
+    def close(self) -> None:
+        self.robot.scheduler.stop()
+        self.view.stop()
+
+
+@contextmanager
+def live_session(speed: float = 4.0, world: str = "simple") -> Iterator[LiveSession]:
+    session = LiveSession(speed, world)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def colour_centroid(png: bytes, rgb: tuple[int, int, int], tolerance: int = 12) -> tuple[float, float, int]:
+    """Mean (x, y) of the pixels of colour ``rgb`` in a PNG, and how many there are."""
+    from matplotlib import image
+
+    pixels: npt.NDArray[np.float64] = image.imread(io.BytesIO(png), format="png")[:, :, :3] * 255.0
+    close = np.all(np.abs(pixels - np.array(rgb)) <= tolerance, axis=2)
+    ys, xs = np.nonzero(close)
+    if len(xs) == 0:
+        return (float("nan"), float("nan"), 0)
+    return float(xs.mean()), float(ys.mean()), len(xs)
