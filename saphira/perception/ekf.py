@@ -1,0 +1,142 @@
+"""An extended Kalman filter over the robot's global pose (x mm, y mm, heading) for registration.
+
+State ``(x, y, θ)`` with θ in radians inside the filter; its mean is the reflector's global pose
+``sfRobot.ax, ay, ath``, which odometry moves every cycle (the prediction's mean), so the filter only
+carries the covariance forward and corrects the mean when a sensed feature matches a map feature.
+
+* **Prediction** (:meth:`PoseFilter.predict`): a move of ``forward``/``left`` mm and ``dth`` deg in the
+  robot's previous frame. ``F = ∂f/∂pose`` carries the covariance; the process noise is a random walk
+  whose variance grows with the distance driven and the angle turned (see :class:`MotionNoise`).
+* **Measurements** are lines and points. A line (a wall, a corridor's centre line) measures the robot's
+  lateral coordinate in the line's frame and the line's direction relative to the robot; a point (a
+  door, a junction) its position in the robot's frame. Their Jacobians are analytic (below).
+* **Gating**: an innovation ν with covariance S = H P Hᵀ + R is accepted only if its squared
+  Mahalanobis distance νᵀ S⁻¹ ν is below :data:`GATE` (χ², 2 dof, 99 %), so one wrong match cannot
+  throw the pose away; the caller also drops matches that are ambiguous.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from saphira.geometry import Pose, norm2_angle
+
+Matrix = npt.NDArray[np.float64]
+
+GATE = 9.21
+"""χ² 99 % quantile for 2 degrees of freedom: the largest squared Mahalanobis distance accepted."""
+
+REFERENCE_DISTANCE = 1000.0
+"""mm: the distance over which the odometry's systematic heading drift is modelled as noise."""
+
+
+@dataclass(frozen=True)
+class MotionNoise:
+    """How fast odometry error grows, from the robot's parameter file (``AngleDrift``, ``DistJitter``…).
+
+    Variances per mm driven: heading ``angle_drift² × REFERENCE_DISTANCE`` (a systematic drift
+    becomes a random walk with the same spread after a metre), along-track ``dist² ×
+    REFERENCE_DISTANCE``, across-track a quarter of that; per degree turned ``angle_jitter²`` of
+    heading variance per degree. Floors keep a robot with a perfect parameter file honest.
+    """
+
+    angle_drift: float = 0.001
+    angle_jitter: float = 0.01
+    dist: float = 0.01
+
+    @classmethod
+    def from_params(cls, angle_drift: float, angle_jitter: float, dist_jitter: float) -> MotionNoise:
+        return cls(max(abs(angle_drift), 0.0005), max(abs(angle_jitter), 0.005), max(abs(dist_jitter), 0.01))
+
+
+class PoseFilter:
+    """Covariance and corrections of the global pose (see the module docstring)."""
+
+    def __init__(self, pose: Pose, sigma_xy: float, sigma_th: float, noise: MotionNoise | None = None) -> None:
+        self.noise = noise or MotionNoise()
+        self.pose = pose
+        self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2])
+
+    def reset(self, pose: Pose, sigma_xy: float, sigma_th: float) -> None:
+        """Forget everything: the pose is ``pose`` give or take the given standard deviations."""
+        self.pose = pose
+        self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2])
+
+    @property
+    def sigma(self) -> tuple[float, float, float]:
+        """Standard deviations of x, y (mm) and heading (deg)."""
+        d = np.sqrt(np.maximum(np.diag(self.P), 0.0))
+        return float(d[0]), float(d[1]), math.degrees(float(d[2]))
+
+    def predict(self, new_pose: Pose) -> None:
+        """Odometry moved the pose from :attr:`pose` to ``new_pose``: grow the covariance accordingly."""
+        old = self.pose
+        gx, gy = new_pose.x - old.x, new_pose.y - old.y
+        dth = norm2_angle(new_pose.th - old.th)
+        c, s = math.cos(math.radians(old.th)), math.sin(math.radians(old.th))
+        forward, left = c * gx + s * gy, -s * gx + c * gy
+        n = self.noise
+        travel = math.hypot(forward, left)
+        var_f = n.dist**2 * REFERENCE_DISTANCE * travel
+        var_l = 0.25 * var_f
+        var_th = math.radians(1.0) ** 2 * (n.angle_drift**2 * REFERENCE_DISTANCE * travel + n.angle_jitter**2 * abs(dth))
+        F = np.array([[1.0, 0.0, -gy], [0.0, 1.0, gx], [0.0, 0.0, 1.0]])
+        rot = np.array([[c, -s], [s, c]])
+        Q = np.zeros((3, 3))
+        Q[:2, :2] = rot @ np.diag([var_f, var_l]) @ rot.T
+        Q[2, 2] = var_th
+        self.P = F @ self.P @ F.T + Q
+        self.pose = new_pose
+
+    # ------------------------------------------------------------------ measurement models
+    def line_model(self, mx: float, my: float, mth: float) -> tuple[Matrix, Matrix]:
+        """Predicted (lateral mm, relative direction rad) of the map line and its Jacobian."""
+        x, y, th = self.pose
+        a = math.radians(mth)
+        ca, sa = math.cos(a), math.sin(a)
+        lateral = -sa * (x - mx) + ca * (y - my)
+        rel = math.radians(norm2_angle(mth - th))
+        H = np.array([[-sa, ca, 0.0], [0.0, 0.0, -1.0]])
+        return np.array([lateral, rel]), H
+
+    def point_model(self, mx: float, my: float) -> tuple[Matrix, Matrix]:
+        """Predicted position (mm) of a map point in the robot's frame and its Jacobian."""
+        x, y, th = self.pose
+        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+        dx, dy = mx - x, my - y
+        hx, hy = c * dx + s * dy, -s * dx + c * dy
+        H = np.array([[-c, -s, hy], [s, -c, -hx]])
+        return np.array([hx, hy]), H
+
+    def mahalanobis(self, innovation: Matrix, H: Matrix, R: Matrix) -> float:
+        S = H @ self.P @ H.T + R
+        return float(innovation @ np.linalg.solve(S, innovation))
+
+    def update(self, innovation: Matrix, H: Matrix, R: Matrix) -> Pose:
+        """Apply one accepted measurement; returns (and keeps) the corrected pose."""
+        S = H @ self.P @ H.T + R
+        K = self.P @ H.T @ np.linalg.inv(S)
+        dx = K @ innovation
+        identity = np.eye(3)
+        IKH = identity - K @ H
+        self.P = IKH @ self.P @ IKH.T + K @ R @ K.T  # Joseph form: stays symmetric positive definite
+        x, y, th = self.pose
+        self.pose = Pose(x + float(dx[0]), y + float(dx[1]), norm2_angle(th + math.degrees(float(dx[2]))))
+        return self.pose
+
+
+def line_noise(sigma_lateral: float, sigma_angle: float) -> Matrix:
+    """R for a line measurement: lateral mm and direction deg standard deviations."""
+    return np.diag([sigma_lateral**2, math.radians(sigma_angle) ** 2])
+
+
+def point_noise(sigma_x: float, sigma_y: float, th: float) -> Matrix:
+    """R for a point measurement with σ ``sigma_x`` along ``th`` (deg, robot frame) and ``sigma_y`` across."""
+    c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+    rot = np.array([[c, -s], [s, c]])
+    out: Matrix = rot @ np.diag([sigma_x**2, sigma_y**2]) @ rot.T
+    return out
