@@ -23,6 +23,7 @@ Every hypothesis is a ``PERCEPT`` artifact on the pointlist, so its local coordi
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
@@ -33,6 +34,12 @@ from saphira.sonar import Region
 
 MAX_SIDE_RANGE = 3000.0
 """mm: side readings farther than this from the robot's axis are not used for walls."""
+
+MAX_BEND = 8.0
+"""deg: side readings taken before the heading last differed this much from now are not fitted."""
+
+HISTORY = 600
+"""Cycles of heading history kept for :data:`MAX_BEND` (a minute at 10 Hz)."""
 
 MAX_WALL_ANGLE = 45.0
 """deg: a side wall runs within this angle of the robot's heading."""
@@ -112,6 +119,7 @@ class Interpretation:
     _corridor_seen: float = 0.0
     _odo_total: float = 0.0
     _odo_last: tuple[float, float] | None = None
+    _history: deque[tuple[float, int, int]] = field(default_factory=lambda: deque(maxlen=HISTORY))
 
     def __post_init__(self) -> None:
         self.left = SideState(Region.LEFT, _percept_wall())
@@ -133,11 +141,29 @@ class Interpretation:
         artifact.set_global_coords(self.reflector.state.global_pose)
 
     # ------------------------------------------------------------------ side segment
+    def _usable(self) -> tuple[int, int]:
+        """How many of the newest left and right buffer entries were taken since the robot's heading
+        last differed from the current one by more than :data:`MAX_BEND` (older ones describe walls
+        seen before a turn, moved through the turn by odometry)."""
+        sonar, state = self.reflector.sonar, self.reflector.state
+        left, right = sonar.buffers[Region.LEFT].added, sonar.buffers[Region.RIGHT].added
+        history = self._history
+        history.append((state.odo_th, left, right))
+        usable = (left, right)
+        for th, n_left, n_right in reversed(history):
+            if n_left > left or n_right > right:
+                break
+            if abs(norm2_angle(th - state.odo_th)) > MAX_BEND:
+                usable = (left - n_left, right - n_right)
+                break
+        return usable
+
     def side_segment(self) -> None:
-        """Fit a segment to each side buffer."""
+        """Fit a segment to each side buffer (entries taken since the last turn)."""
         sonar = self.reflector.sonar
-        for side, sign in ((self.left, 1.0), (self.right, -1.0)):
-            xs, ys = sonar.buffers[side.region].points()
+        usable = self._usable()
+        for side, sign, n in ((self.left, 1.0, usable[0]), (self.right, -1.0, usable[1])):
+            xs, ys = sonar.buffers[side.region].recent(n)
             keep = (sign * ys > 100.0) & (sign * ys < MAX_SIDE_RANGE)
             side.segment = fit_segment(xs[keep], ys[keep])
             offsets = [abs(b.pose.y) for b, r in zip(sonar.buckets, sonar.regions, strict=True) if r == side.region]

@@ -43,7 +43,7 @@ JUMP_XY = 300.0
 JUMP_TH = 45.0
 """A pose change larger than this in one cycle is not odometry: the filter restarts from the prior."""
 
-LINE_SPACING = 300.0
+LINE_SPACING = 150.0
 """mm of travel between two line measurements."""
 
 ANGLE_WINDOW = 20.0
