@@ -135,8 +135,9 @@ def test_doors_of_the_corridor_world_are_found() -> None:
     robot, sim = start("corridor", (2600.0, 6000.0, 0.0))
     per = perception_for(robot.reflector, robot.scheduler)
     per.start_awareness()
-    seen: dict[int, tuple[float, float, int]] = {}  # hypothesis -> world position when last refined
+    seen: dict[int, tuple[float, float, int]] = {}  # id(hypothesis) -> world position when last refined
     counts: dict[int, int] = {}
+    held: list[object] = []  # every hypothesis stays alive, so no id is reused
     robot.run(cycles=1)
     x0 = sim.true_pose.x
 
@@ -144,6 +145,8 @@ def test_doors_of_the_corridor_world_are_found() -> None:
         for hyp in per.interpretation.breaks:
             key = id(hyp)
             if counts.get(key) != hyp.detections:
+                if key not in counts:
+                    held.append(hyp)
                 counts[key] = hyp.detections
                 where = to_global(sim.true_pose, hyp.artifact.x, hyp.artifact.y)
                 seen[key] = (where.x, where.y, hyp.artifact.type)

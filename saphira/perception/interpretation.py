@@ -35,11 +35,16 @@ from saphira.sonar import Region
 MAX_SIDE_RANGE = 3000.0
 """mm: side readings farther than this from the robot's axis are not used for walls."""
 
-MAX_BEND = 8.0
+MAX_BEND = 25.0
 """deg: side readings taken before the heading last differed this much from now are not fitted."""
 
 HISTORY = 600
 """Cycles of heading history kept for :data:`MAX_BEND` (a minute at 10 Hz)."""
+
+RECENT = 24
+"""The wall hypotheses are fitted to this many newest side readings (about a metre of wall at the
+default sonar rate and 300 mm/s): odometry's heading drift bends the older readings of the LPS, and a
+short window keeps that bias small. Break detection uses the whole buffer."""
 
 MAX_WALL_ANGLE = 45.0
 """deg: a side wall runs within this angle of the robot's heading."""
@@ -98,6 +103,7 @@ class SideState:
     region: Region
     wall: Wall
     segment: Segment | None = None
+    recent: Segment | None = None
     sonar_offset: float = 0.0
 
 
@@ -165,7 +171,9 @@ class Interpretation:
         for side, sign, n in ((self.left, 1.0, usable[0]), (self.right, -1.0, usable[1])):
             xs, ys = sonar.buffers[side.region].recent(n)
             keep = (sign * ys > 100.0) & (sign * ys < MAX_SIDE_RANGE)
-            side.segment = fit_segment(xs[keep], ys[keep])
+            xs, ys = xs[keep], ys[keep]
+            side.segment = fit_segment(xs, ys)
+            side.recent = fit_segment(xs[-RECENT:], ys[-RECENT:]) if xs.size > RECENT else side.segment
             offsets = [abs(b.pose.y) for b, r in zip(sonar.buckets, sonar.regions, strict=True) if r == side.region]
             side.sonar_offset = min(offsets) if offsets else 0.0
 
@@ -173,7 +181,7 @@ class Interpretation:
     def test_wall(self) -> None:
         """Update the wall hypotheses from the segments, then the corridor hypothesis from the walls."""
         for side, sign in ((self.left, 1.0), (self.right, -1.0)):
-            seg, wall = side.segment, side.wall
+            seg, wall = side.recent, side.wall
             ok = (
                 seg is not None
                 and seg.length >= MIN_WALL_LENGTH

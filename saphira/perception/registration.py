@@ -67,7 +67,7 @@ DOOR_CONFIRM = 4
 DOOR_PASSED = 1500.0
 """mm from the robot at which a confirmed door hypothesis is final and matched."""
 
-CORRIDOR_SIGMA = (40.0, 1.5)
+CORRIDOR_SIGMA = (40.0, 1.0)
 WALL_SIGMA = (50.0, 1.5)
 DOOR_SIGMA = (150.0, 100.0)
 """Measurement standard deviations: lines (lateral mm, direction deg), doors (along mm, across mm)."""
