@@ -75,8 +75,8 @@ def start(world: str, pose: tuple[float, float, float] | None = None, seed: int 
 
 def offset(a: object) -> float:
     """Signed distance from the robot to the line of a local artifact (left positive)."""
-    th = math.radians(getattr(a, "th"))
-    return -math.sin(th) * getattr(a, "x") + math.cos(th) * getattr(a, "y")
+    th = math.radians(a.th)
+    return -math.sin(th) * a.x + math.cos(th) * a.y
 
 
 # ------------------------------------------------------------------------------ walls

@@ -42,12 +42,20 @@ SOUTH_DOORS = (5500.0, 10500.0, 16000.0, 20500.0)
 def corridor_world_map(pointlist: PointList, segments: np.ndarray, *, shift: float = 0.0) -> list[Artifact]:
     """The corridor world's map: corridor (id 1), doors (normals into the corridor), walls."""
     pose = pointlist.robot
-    made: list[Artifact] = [create_corridor(pose, 12000.0, 6000.0 + shift, 0.0, 2000.0, 20000.0, global_coords=True, id=1)]
-    made += [create_door(pose, x, 7000.0, 270.0, 1000.0, global_coords=True, id=10 + i) for i, x in enumerate(NORTH_DOORS)]
-    made += [create_door(pose, x, 5000.0, 90.0, 1000.0, global_coords=True, id=20 + i) for i, x in enumerate(SOUTH_DOORS)]
+    made: list[Artifact] = [
+        create_corridor(pose, 12000.0, 6000.0 + shift, 0.0, 2000.0, 20000.0, global_coords=True, id=1)
+    ]
+    made += [
+        create_door(pose, x, 7000.0, 270.0, 1000.0, global_coords=True, id=10 + i) for i, x in enumerate(NORTH_DOORS)
+    ]
+    made += [
+        create_door(pose, x, 5000.0, 90.0, 1000.0, global_coords=True, id=20 + i) for i, x in enumerate(SOUTH_DOORS)
+    ]
     for x1, y1, x2, y2 in segments:
         th = math.degrees(math.atan2(y2 - y1, x2 - x1))
-        made.append(create_wall(pose, (x1 + x2) / 2, (y1 + y2) / 2, th, math.hypot(x2 - x1, y2 - y1), global_coords=True))
+        made.append(
+            create_wall(pose, (x1 + x2) / 2, (y1 + y2) / 2, th, math.hypot(x2 - x1, y2 - y1), global_coords=True)
+        )
     for a in made:
         pointlist.add(a)
     return made
@@ -84,7 +92,9 @@ class Patrol:
 
     def _leg(self) -> BehaviorTask[object, object]:
         goal = self.goals[self.legs % 2]
-        return self.robot.start_behavior(find_behavior("follow_corridor"), self.corridor, goal, priority=1, name=f"leg {self.legs}")
+        return self.robot.start_behavior(
+            find_behavior("follow_corridor"), self.corridor, goal, priority=1, name=f"leg {self.legs}"
+        )
 
     def step(self, sim: EmbeddedSim) -> tuple[float, float]:
         error = step(self.robot, sim)
@@ -146,8 +156,10 @@ def test_a_wrong_initial_pose_converges_in_a_corridor() -> None:
         trace.append(step(robot, sim))
     settled = trace[-robot.clock.cycles_for(10.0) :]
     converged_at = next(i for i, (e, _) in enumerate(trace) if all(x <= 150.0 for x, _ in trace[i:]))
-    print(f"wrong pose 400 mm / 10 deg: within 150 mm after {converged_at * robot.clock.period:.1f} s; "
-          f"last 10 s max {max(e for e, _ in settled):.0f} mm / {max(a for _, a in settled):.2f} deg")
+    print(
+        f"wrong pose 400 mm / 10 deg: within 150 mm after {converged_at * robot.clock.period:.1f} s; "
+        f"last 10 s max {max(e for e, _ in settled):.0f} mm / {max(a for _, a in settled):.2f} deg"
+    )
     assert max(e for e, _ in settled) <= 150.0 and max(a for _, a in settled) <= 3.0
     assert per.registration.matches["door"] >= 1 and per.registration.matches["corridor"] >= 10
 

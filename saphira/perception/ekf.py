@@ -83,7 +83,9 @@ class PoseFilter:
         travel = math.hypot(forward, left)
         var_f = n.dist**2 * REFERENCE_DISTANCE * travel
         var_l = 0.25 * var_f
-        var_th = math.radians(1.0) ** 2 * (n.angle_drift**2 * REFERENCE_DISTANCE * travel + n.angle_jitter**2 * abs(dth))
+        var_th = math.radians(1.0) ** 2 * (
+            n.angle_drift**2 * REFERENCE_DISTANCE * travel + n.angle_jitter**2 * abs(dth)
+        )
         F = np.array([[1.0, 0.0, -gy], [0.0, 1.0, gx], [0.0, 0.0, 1.0]])
         rot = np.array([[c, -s], [s, c]])
         Q = np.zeros((3, 3))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from saphira.artifacts import Artifact, ArtifactType, Category, Corridor
+from saphira.artifacts import Artifact, Category, Corridor
 from saphira.geometry import ORIGIN, change_vp
 from saphira.perception.interpretation import Interpretation
 from saphira.reflector import Reflector
@@ -43,9 +43,8 @@ class EnvironmentTracker:
     def update(self) -> Artifact | None:
         """Decide the current environment for this cycle and return it."""
         current = self.current
-        if isinstance(current, Corridor) and current.cat == Category.ARTIFACT:
-            if current in self.reflector.pointlist and contains(current, HYSTERESIS):
-                return current
+        if isinstance(current, Corridor) and self._still_in(current):
+            return current
         for artifact in self.reflector.pointlist:
             if isinstance(artifact, Corridor) and artifact.cat == Category.ARTIFACT and contains(artifact):
                 self.current = artifact
@@ -54,6 +53,7 @@ class EnvironmentTracker:
         self.current = sensed if sensed is not None and sensed.viewable else None
         return self.current
 
-    @staticmethod
-    def is_corridor(artifact: Artifact | None) -> bool:
-        return artifact is not None and artifact.type == ArtifactType.CORRIDOR
+    def _still_in(self, corridor: Corridor) -> bool:
+        """The current map corridor stays current while the robot is within its bounds plus slack."""
+        in_map = corridor.cat == Category.ARTIFACT and corridor in self.reflector.pointlist
+        return in_map and contains(corridor, HYSTERESIS)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.geometry import cos_sin, norm2_angle, norm_angle
-from saphira.perception.lines import Segment, find_gaps, fit_segment
+from saphira.perception.lines import Segment, find_gaps, fit_segment, line_through
 from saphira.reflector import Reflector
 from saphira.sonar import Region
 
@@ -45,6 +45,9 @@ RECENT = 24
 """The wall hypotheses are fitted to this many newest side readings (about a metre of wall at the
 default sonar rate and 300 mm/s): odometry's heading drift bends the older readings of the LPS, and a
 short window keeps that bias small. Break detection uses the whole buffer."""
+
+MIN_RECENT = 8
+"""Inliers among the newest readings needed for a wall hypothesis."""
 
 MAX_WALL_ANGLE = 45.0
 """deg: a side wall runs within this angle of the robot's heading."""
@@ -98,7 +101,8 @@ class BreakHypothesis:
 
 @dataclass
 class SideState:
-    """Per side: the latest segment and the wall hypothesis made from it."""
+    """Per side: the segments fitted to the usable buffer (``segment``) and to its newest readings
+    (``recent``), and the wall hypothesis made from them."""
 
     region: Region
     wall: Wall
@@ -156,8 +160,9 @@ class Interpretation:
         history = self._history
         history.append((state.odo_th, left, right))
         usable = (left, right)
+        limit = max(sonar.buffers[Region.LEFT].limit, sonar.buffers[Region.RIGHT].limit)
         for th, n_left, n_right in reversed(history):
-            if n_left > left or n_right > right:
+            if n_left > left or n_right > right or min(left - n_left, right - n_right) >= limit:
                 break
             if abs(norm2_angle(th - state.odo_th)) > MAX_BEND:
                 usable = (left - n_left, right - n_right)
@@ -172,10 +177,19 @@ class Interpretation:
             xs, ys = sonar.buffers[side.region].recent(n)
             keep = (sign * ys > 100.0) & (sign * ys < MAX_SIDE_RANGE)
             xs, ys = xs[keep], ys[keep]
-            side.segment = fit_segment(xs, ys)
-            side.recent = fit_segment(xs[-RECENT:], ys[-RECENT:]) if xs.size > RECENT else side.segment
-            offsets = [abs(b.pose.y) for b, r in zip(sonar.buckets, sonar.regions, strict=True) if r == side.region]
-            side.sonar_offset = min(offsets) if offsets else 0.0
+            seg = side.segment = fit_segment(xs, ys)
+            side.recent = seg
+            if seg is not None and xs.size > RECENT:
+                mask = seg.mask[-RECENT:]
+                enough = int(mask.sum()) >= MIN_RECENT
+                side.recent = line_through(xs[-RECENT:][mask], ys[-RECENT:][mask], RECENT) if enough else None
+            side.sonar_offset = self._sonar_offset(side.region)
+
+    def _sonar_offset(self, region: Region) -> float:
+        """How far the side sonars of ``region`` sit from the robot's axis (the nearest one)."""
+        sonar = self.reflector.sonar
+        offsets = [abs(b.pose.y) for b, r in zip(sonar.buckets, sonar.regions, strict=True) if r == region]
+        return min(offsets) if offsets else 0.0
 
     # ------------------------------------------------------------------ test wall
     def test_wall(self) -> None:
@@ -191,8 +205,8 @@ class Interpretation:
             if seg is not None and ok:
                 wall.snew = not wall.viewable
                 wall.viewable = True
-                wall.length = seg.length
-                self._place(wall, seg.x, seg.y, seg.th)
+                x, y, wall.length = _span(seg, side.segment)
+                self._place(wall, x, y, seg.th)
             else:
                 wall.snew = False
                 wall.viewable = False
@@ -298,8 +312,8 @@ class Interpretation:
                 self._place(a, a.x + (x - a.x) / n, a.y + (y - a.y) / n, a.th)
                 a.snew = False
                 return
-        artifact: Door | Junction = Door(cat=Category.PERCEPT) if kind == ArtifactType.DOOR else Junction(
-            cat=Category.PERCEPT
+        artifact: Door | Junction = (
+            Door(cat=Category.PERCEPT) if kind == ArtifactType.DOOR else Junction(cat=Category.PERCEPT)
         )
         artifact.width, artifact.snew = width, True
         self._place(artifact, x, y, th)
@@ -320,6 +334,25 @@ class Interpretation:
     def doors(self) -> list[Door | Junction]:
         """The door and junction hypotheses currently held (nearest first)."""
         return sorted((h.artifact for h in self.breaks), key=lambda a: math.hypot(a.x, a.y))
+
+
+def _span(line: Segment, whole: Segment | None) -> tuple[float, float, float]:
+    """Centre and length of a wall on ``line``: the whole buffer's extent when its fit agrees."""
+    if whole is None or whole is line:
+        return line.x, line.y, line.length
+    agree = abs(norm2_angle(whole.th - line.th)) <= 5.0 and abs(whole.normal_distance - line.normal_distance) <= 60.0
+    if not agree:
+        return line.x, line.y, line.length
+    c, s = cos_sin(line.th)
+    ends = [
+        c * (whole.x - line.x)
+        + s * (whole.y - line.y)
+        + d * 0.5 * whole.length * math.cos(math.radians(whole.th - line.th))
+        for d in (-1.0, 1.0)
+    ]
+    lo, hi = min(ends[0], ends[1], -0.5 * line.length), max(ends[0], ends[1], 0.5 * line.length)
+    mid = 0.5 * (lo + hi)
+    return line.x + c * mid, line.y + s * mid, hi - lo
 
 
 def _offset(a: Artifact) -> float:

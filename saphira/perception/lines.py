@@ -11,6 +11,7 @@ junctions.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 INLIER_BAND = 60.0
 """mm: how far from a candidate line a point may lie and still count for it (RANSAC stage)."""
@@ -45,6 +47,8 @@ class Segment:
     inliers: int
     total: int
     ts: FloatArray
+    mask: BoolArray
+    """Which of the points offered are inliers."""
 
     @property
     def normal_distance(self) -> float:
@@ -60,11 +64,18 @@ class Segment:
 
 def _tls(xs: FloatArray, ys: FloatArray) -> tuple[float, float, float, float]:
     """Centroid and unit direction of the principal axis (total least squares line)."""
-    cx, cy = float(xs.mean()), float(ys.mean())
+    n = xs.size
+    cx, cy = float(xs.sum()) / n, float(ys.sum()) / n
     dx, dy = xs - cx, ys - cy
     sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
     angle = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
     return cx, cy, math.cos(angle), math.sin(angle)
+
+
+@functools.cache
+def _pairs(n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    i, j = np.triu_indices(n, 1)
+    return i, j
 
 
 def fit_segment(xs: FloatArray, ys: FloatArray, *, min_points: int = 8) -> Segment | None:
@@ -72,46 +83,55 @@ def fit_segment(xs: FloatArray, ys: FloatArray, *, min_points: int = 8) -> Segme
     n = xs.size
     if n < min_points:
         return None
+    cx, cy, ux, uy = _tls(xs, ys)
+    if float(np.abs(-uy * (xs - cx) + ux * (ys - cy)).max()) <= MIN_BAND:
+        return line_through(xs, ys, n)  # one clean line: nothing for the search to find
     step = max(1, n // SUBSAMPLE)
     sx, sy = xs[::step], ys[::step]
-    i, j = np.triu_indices(sx.size, 1)
+    i, j = _pairs(sx.size)
     dx, dy = sx[j] - sx[i], sy[j] - sy[i]
     norm = np.hypot(dx, dy)
     keep = norm > 100.0
     if not keep.any():
         return None
     i, dx, dy, norm = i[keep], dx[keep], dy[keep], norm[keep]
-    nx, ny = -dy / norm, dx / norm
+    normals = np.column_stack((-dy / norm, dx / norm))
+    offsets = normals[:, 0] * sx[i] + normals[:, 1] * sy[i]
     # distance of every point from every candidate line: (candidates, points)
-    dist = np.abs(np.outer(nx, xs) + np.outer(ny, ys) - (nx * sx[i] + ny * sy[i])[:, None])
+    dist = np.abs(normals @ np.vstack((xs, ys)) - offsets[:, None])
     inside = dist <= INLIER_BAND
-    score = inside.sum(axis=1) - 1e-4 * np.where(inside, dist, 0.0).sum(axis=1)
-    mask = inside[int(np.argmax(score))]
+    mask = inside[int(np.argmax(inside.sum(axis=1)))]
     for _ in range(2):
         if int(mask.sum()) < min_points:
             return None
         cx, cy, ux, uy = _tls(xs[mask], ys[mask])
         residual = np.abs(-uy * (xs - cx) + ux * (ys - cy))
-        rms = float(np.sqrt(np.mean(residual[mask] ** 2)))
+        inl = residual[mask]
+        rms = math.sqrt(float(inl @ inl) / inl.size)
         mask = residual <= max(3.0 * rms, MIN_BAND)
-    count = int(mask.sum())
-    if count < min_points:
+    if int(mask.sum()) < min_points:
         return None
-    cx, cy, ux, uy = _tls(xs[mask], ys[mask])
+    return line_through(xs[mask], ys[mask], n, mask)
+
+
+def line_through(xs: FloatArray, ys: FloatArray, total: int, mask: BoolArray | None = None) -> Segment:
+    """The total least squares segment of points that are all inliers (``total``: points offered)."""
+    cx, cy, ux, uy = _tls(xs, ys)
     if ux < 0.0 or (ux == 0.0 and uy < 0.0):
         ux, uy = -ux, -uy
-    ts = np.sort(ux * (xs[mask] - cx) + uy * (ys[mask] - cy))
+    ts = np.sort(ux * (xs - cx) + uy * (ys - cy))
     mid = 0.5 * float(ts[0] + ts[-1])
-    residual = -uy * (xs[mask] - cx) + ux * (ys[mask] - cy)
+    residual = -uy * (xs - cx) + ux * (ys - cy)
     return Segment(
         x=cx + ux * mid,
         y=cy + uy * mid,
         th=math.degrees(math.atan2(uy, ux)),
         length=float(ts[-1] - ts[0]),
-        rms=float(np.sqrt(np.mean(residual**2))),
-        inliers=count,
-        total=n,
+        rms=math.sqrt(float(residual @ residual) / xs.size),
+        inliers=xs.size,
+        total=total,
         ts=ts - mid,
+        mask=mask if mask is not None else np.ones(xs.size, dtype=bool),
     )
 
 

@@ -77,9 +77,9 @@ class MapBuilder:
         """A map door for a confirmed door hypothesis unless a map door or junction is near it."""
         where = to_global(pose, sensed.x, sensed.y, sensed.th)
         for a in self.pointlist:
-            if isinstance(a, Door | Junction) and a.cat == Category.ARTIFACT:
-                if math.hypot(a.ax - where.x, a.ay - where.y) < DOOR_CLEARANCE:
-                    return None
+            mapped = isinstance(a, Door | Junction) and a.cat == Category.ARTIFACT
+            if mapped and math.hypot(a.ax - where.x, a.ay - where.y) < DOOR_CLEARANCE:
+                return None
         door = create_door(pose, where.x, where.y, where.th, sensed.width, global_coords=True, id=self._next_id())
         self.pointlist.add(door)
         self.built.append(door)

@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
-from saphira.geometry import Pose, cos_sin, norm2_angle
+from saphira.geometry import cos_sin, norm2_angle
 from saphira.perception.ekf import GATE, MotionNoise, PoseFilter, line_noise, point_noise
 from saphira.perception.interpretation import BreakHypothesis, Interpretation
 from saphira.perception.mapping import MapBuilder
 from saphira.reflector import Reflector
+
+A = TypeVar("A", bound=Artifact)
 
 PRIOR_XY = 500.0
 PRIOR_TH = 10.0
@@ -152,7 +155,7 @@ class Registration:
         corridor = interp.corridor
         matched_corridor = False
         if corridor is not None and corridor.viewable and interp.corridor_support >= MIN_CORRIDOR_SUPPORT:
-            best = self._match_line(f, corridor, self._corridor_lines(corridor), CORRIDOR_SIGMA, width=corridor.width)
+            best = self._match_line(f, corridor, self._corridor_lines(), CORRIDOR_SIGMA, width=corridor.width)
             if best is not None:
                 matched_corridor = True
                 if line_due:
@@ -175,21 +178,25 @@ class Registration:
                     self.matches["wall"] += 1
                     self._last_line = odo
         for hyp in interp.breaks:
-            if not hyp.used and hyp.detections >= DOOR_CONFIRM and math.hypot(hyp.artifact.x, hyp.artifact.y) >= DOOR_PASSED:
+            if (
+                not hyp.used
+                and hyp.detections >= DOOR_CONFIRM
+                and math.hypot(hyp.artifact.x, hyp.artifact.y) >= DOOR_PASSED
+            ):
                 hyp.used = True
                 self._match_break(f, hyp)
 
     # ------------------------------------------------------------------ lines
-    def _map(self, kind: type[Artifact]) -> list[Artifact]:
+    def _map(self, kind: type[A]) -> list[A]:
+        """The map artifacts (category ``ARTIFACT``) of one class."""
         return [a for a in self.reflector.pointlist if a.cat == Category.ARTIFACT and isinstance(a, kind)]
 
-    def _corridor_lines(self, sensed: Corridor) -> list[MapLine]:
+    def _corridor_lines(self) -> list[MapLine]:
         return [MapLine(c.ax, c.ay, c.ath, 0.5 * c.length if c.length > 0 else 1e9, c) for c in self._map(Corridor)]
 
     def _wall_lines(self) -> list[MapLine]:
         lines = [MapLine(w.ax, w.ay, w.ath, 0.5 * w.length, w) for w in self._map(Wall)]
         for c in self._map(Corridor):
-            assert isinstance(c, Corridor)
             cth, sth = cos_sin(c.ath)
             half = 0.5 * c.length if c.length > 0 else 1e9
             for sign in (1.0, -1.0):
@@ -208,9 +215,9 @@ class Registration:
         R = line_noise(*sigma)
         found: list[Candidate] = []
         for line in lines:
-            if width and isinstance(line.source, Corridor):
-                if abs(line.source.width - width) > max(400.0, 0.3 * line.source.width):
-                    continue
+            source = line.source
+            if width and isinstance(source, Corridor) and abs(source.width - width) > max(400.0, 0.3 * source.width):
+                continue
             predicted, H = f.line_model(line.x, line.y, line.th)
             rel = math.degrees(predicted[1])
             direction = sensed.th if abs(norm2_angle(sensed.th - rel)) <= 90.0 else sensed.th + 180.0
@@ -272,7 +279,3 @@ class Registration:
             self.rejected += 1
             return None
         return gated[0]
-
-    @property
-    def pose(self) -> Pose:
-        return self.reflector.state.global_pose
