@@ -212,3 +212,30 @@ def test_find_and_follow_of_demo_act_follows_the_corridor() -> None:
     assert max(xs) - min(xs) >= 5000.0
     assert worst <= 300.0
     assert sim.wall_contacts == 0
+
+
+def test_task_sets_start_once_under_the_manuals_names_and_suspend() -> None:
+    robot, sim = start("corridor", (2600.0, 6000.0, 0.0))
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.eval_text("sfInitAwareProcs(); sfInitInterpretationProcs(); sfInitInterpretationProcs();"), lines
+    names = [t.name for t in robot.scheduler.tasks]
+    assert [n for n in names if n in ("side segment", "test wall", "test wall break", "test where")] == [
+        "side segment",
+        "test wall",
+        "test wall break",
+        "test where",
+    ]
+    assert "test matching" not in names
+    assert ev.value("sfCurrentEnvironment") is None and ev.value("sfLeftWallHyp").viewable is False
+    assert ev.eval_text('sfSuspendTask("test wall", 0);'), lines
+    robot.motion.set_velocity(250)
+    robot.run(cycles=40)
+    per = perception_for(robot.reflector, robot.scheduler)
+    assert not per.left_wall.viewable and per.corridor is None and ev.value("sfCurrentEnvironment") is None
+    assert ev.eval_text('sfResumeTask("test wall");'), lines
+    robot.run(cycles=3)
+    assert per.left_wall.viewable and per.right_wall.viewable
+    assert ev.value("sfCurrentEnvironment") is per.corridor is not None
+    assert ev.eval_text("int t; t = sfCurrentEnvironment->type;"), lines
+    assert ev.value("t") == ArtifactType.CORRIDOR

@@ -3,12 +3,14 @@
 Three steps, run by three micro-tasks under the manual's instance names (see :mod:`saphira.perception`):
 
 * ``side segment`` fits a segment (:func:`~saphira.perception.lines.fit_segment`) to each side sonar
-  buffer as the robot moves.
+  buffer as the robot moves. Only readings taken since the robot's heading last differed from now by :data:`MAX_BEND` count
+  (older ones describe walls seen before a turn), and the wall's line is refitted to the inliers
+  among the :data:`RECENT` newest readings (odometry's heading drift bends older ones).
 * ``test wall`` turns a segment on the correct side of the robot, running within
   :data:`MAX_WALL_ANGLE` of its heading and at least :data:`MIN_WALL_LENGTH` long into the wall
-  hypothesis of that side (``sfLeftWallHyp`` / ``sfRightWallHyp``: ``viewable`` while found, centre,
-  direction and length fitted to the readings). Two parallel walls :data:`MIN_CORRIDOR_WIDTH` ..
-  :data:`MAX_CORRIDOR_WIDTH` apart make a corridor hypothesis. The corridor hypothesis is one object
+  hypothesis of that side (``sfLeftWallHyp`` / ``sfRightWallHyp``: ``viewable`` while found; line
+  from the newest readings, centre and length over the whole agreeing buffer). Two parallel walls
+  :data:`MIN_CORRIDOR_WIDTH` .. :data:`MAX_CORRIDOR_WIDTH` apart make a corridor hypothesis. The corridor hypothesis is one object
   for as long as the robot stays in that corridor (updated in place, from one wall and the known width
   when the other is not seen, kept for :data:`CORRIDOR_GRACE` mm of travel without any wall), so
   whoever holds it — ``sfCurrentEnvironment``, a FindAndFollow activity — keeps a stable pointer.
@@ -225,18 +227,13 @@ class Interpretation:
                 lo, hi = _extent(th, (left, right))
                 reading = (0.5 * (dl + dr), th, width, lo, hi)
         corridor = self.corridor
-        if corridor is not None:
-            if reading is not None:
-                reading = _align(corridor, reading)
-            if reading is not None and not _same(corridor, reading):
-                reading_is_new = True
-            else:
-                reading_is_new = False
-                if reading is None:
-                    reading = self._one_wall_reading(corridor)
-            if reading_is_new:
+        if corridor is not None and reading is not None:
+            reading = _align(corridor, reading)
+            if not _same(corridor, reading):  # another corridor: a new hypothesis
                 self._drop_corridor()
                 corridor = None
+        elif corridor is not None:
+            reading = self._one_wall_reading(corridor)
         if reading is None:
             if corridor is not None:
                 too_far = odo - self._unsupported_since > CORRIDOR_GRACE

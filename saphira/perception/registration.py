@@ -14,8 +14,8 @@ also fits nearly as well (:data:`AMBIGUITY`), nothing is corrected. Line measure
 per :data:`LINE_SPACING` mm of travel, since successive fits share most of their readings and the filter
 assumes independent measurements. A correction moves the robot in the global frame: map artifacts keep
 their global coordinates (so their local ones follow), while percepts keep their local ones (they were
-sensed relative to the robot). A pose jump larger than odometry can make in a cycle (the user placed
-the robot) resets the filter to the prior uncertainty.
+sensed relative to the robot). A global pose that moved otherwise than odometry says (the user placed
+the robot, ``sfMoveRobot``, a reconnection) resets the filter to the prior uncertainty.
 
 Map building (§8.8) lives in :mod:`saphira.perception.mapping` and is called from here with what did
 not match.
@@ -30,7 +30,7 @@ from typing import TypeVar
 import numpy as np
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
-from saphira.geometry import cos_sin, norm2_angle
+from saphira.geometry import Pose, cos_sin, move_pose, norm2_angle
 from saphira.perception.ekf import GATE, MotionNoise, PoseFilter, line_noise, point_noise
 from saphira.perception.interpretation import BreakHypothesis, Interpretation
 from saphira.perception.mapping import MapBuilder
@@ -42,9 +42,10 @@ PRIOR_XY = 500.0
 PRIOR_TH = 10.0
 """Standard deviations (mm, deg) of the pose when registration starts or the pose is set by hand."""
 
-JUMP_XY = 300.0
-JUMP_TH = 45.0
-"""A pose change larger than this in one cycle is not odometry: the filter restarts from the prior."""
+EXTERNAL_XY = 5.0
+EXTERNAL_TH = 0.5
+"""A global pose this far (mm, deg) from where odometry moved it was set from outside (the user, a
+reconnection): the filter restarts from the prior."""
 
 LINE_SPACING = 150.0
 """mm of travel between two line measurements."""
@@ -110,6 +111,7 @@ class Registration:
     rejected: int = 0
     builder: MapBuilder = field(init=False)
     _last_line: float | None = None
+    _last_odo: Pose | None = None
 
     def __post_init__(self) -> None:
         self.builder = MapBuilder(self.reflector.pointlist)
@@ -127,10 +129,19 @@ class Registration:
         return self.filter
 
     def _predict(self) -> PoseFilter:
+        """Carry the filter to the current pose: odometric motion predicts; any other change of the
+        global pose (the user placed the robot, a reconnection) restarts from the prior."""
         f = self._filter()
-        pose = self.reflector.state.global_pose
-        jumped = math.hypot(pose.x - f.pose.x, pose.y - f.pose.y) > JUMP_XY
-        if jumped or abs(norm2_angle(pose.th - f.pose.th)) > JUMP_TH:
+        state = self.reflector.state
+        pose, odo = state.global_pose, Pose(state.odo_x, state.odo_y, state.odo_th)
+        last, self._last_odo = self._last_odo, odo
+        if last is None:
+            return f
+        c, s = cos_sin(last.th)
+        dx, dy = odo.x - last.x, odo.y - last.y
+        expected = move_pose(f.pose, c * dx + s * dy, -s * dx + c * dy, norm2_angle(odo.th - last.th))
+        moved_by_hand = math.hypot(pose.x - expected.x, pose.y - expected.y) > EXTERNAL_XY
+        if moved_by_hand or abs(norm2_angle(pose.th - expected.th)) > EXTERNAL_TH:
             f.reset(pose, PRIOR_XY, PRIOR_TH)
         else:
             f.predict(pose)
@@ -171,7 +182,7 @@ class Registration:
             for side in (interp.left, interp.right):
                 if not side.wall.viewable:
                     continue
-                sigma = (WALL_SIGMA[0] + (side.segment.rms if side.segment else 0.0), WALL_SIGMA[1])
+                sigma = (WALL_SIGMA[0] + (side.recent.rms if side.recent else 0.0), WALL_SIGMA[1])
                 best = self._match_line(f, side.wall, lines, sigma)
                 if best is not None:
                     self._apply(f, best)
