@@ -215,7 +215,7 @@ def test_find_and_follow_of_demo_act_follows_the_corridor() -> None:
 
 
 def test_task_sets_start_once_under_the_manuals_names_and_suspend() -> None:
-    robot, sim = start("corridor", (2600.0, 6000.0, 0.0))
+    robot, _ = start("corridor", (2600.0, 6000.0, 0.0))
     lines: list[str] = []
     ev = Evaluator(robot, output=lines.append, read_init=False)
     assert ev.eval_text("sfInitAwareProcs(); sfInitInterpretationProcs(); sfInitInterpretationProcs();"), lines

@@ -3,17 +3,18 @@
 Three steps, run by three micro-tasks under the manual's instance names (see :mod:`saphira.perception`):
 
 * ``side segment`` fits a segment (:func:`~saphira.perception.lines.fit_segment`) to each side sonar
-  buffer as the robot moves. Only readings taken since the robot's heading last differed from now by :data:`MAX_BEND` count
-  (older ones describe walls seen before a turn), and the wall's line is refitted to the inliers
-  among the :data:`RECENT` newest readings (odometry's heading drift bends older ones).
+  buffer as the robot moves. Only readings taken since the robot's heading last differed from now by
+  :data:`MAX_BEND` count (older ones describe walls seen before a turn), and the wall's line is
+  refitted to the inliers among the :data:`RECENT` newest readings (odometry's heading drift bends
+  older ones).
 * ``test wall`` turns a segment on the correct side of the robot, running within
   :data:`MAX_WALL_ANGLE` of its heading and at least :data:`MIN_WALL_LENGTH` long into the wall
   hypothesis of that side (``sfLeftWallHyp`` / ``sfRightWallHyp``: ``viewable`` while found; line
   from the newest readings, centre and length over the whole agreeing buffer). Two parallel walls
-  :data:`MIN_CORRIDOR_WIDTH` .. :data:`MAX_CORRIDOR_WIDTH` apart make a corridor hypothesis. The corridor hypothesis is one object
-  for as long as the robot stays in that corridor (updated in place, from one wall and the known width
-  when the other is not seen, kept for :data:`CORRIDOR_GRACE` mm of travel without any wall), so
-  whoever holds it — ``sfCurrentEnvironment``, a FindAndFollow activity — keeps a stable pointer.
+  :data:`MIN_CORRIDOR_WIDTH` .. :data:`MAX_CORRIDOR_WIDTH` apart make a corridor hypothesis. The
+  corridor hypothesis is one object for as long as the robot stays in that corridor (updated in
+  place, from one wall and the known width when the other is not seen, kept for
+  :data:`CORRIDOR_GRACE` mm of travel without any wall), so whoever holds it — ``sfCurrentEnvironment``, a FindAndFollow activity — keeps a stable pointer.
 * ``test wall break`` looks for breaks in the walls (:func:`~saphira.perception.lines.find_gaps`):
   a break :data:`DOOR_WIDTHS` wide is a door, one up to :data:`MAX_JUNCTION_WIDTH` a junction. The
   sonar cone makes an opening look narrower by ``2 d tan(half angle)`` at distance ``d``, which is
