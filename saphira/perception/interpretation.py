@@ -14,7 +14,8 @@ Three steps, run by three micro-tasks under the manual's instance names (see :mo
   :data:`MIN_CORRIDOR_WIDTH` .. :data:`MAX_CORRIDOR_WIDTH` apart make a corridor hypothesis. The
   corridor hypothesis is one object for as long as the robot stays in that corridor (updated in
   place, from one wall and the known width when the other is not seen, kept for
-  :data:`CORRIDOR_GRACE` mm of travel without any wall), so whoever holds it — ``sfCurrentEnvironment``, a FindAndFollow activity — keeps a stable pointer.
+  :data:`CORRIDOR_GRACE` mm of travel without any wall), so whoever holds it —
+  ``sfCurrentEnvironment``, a FindAndFollow activity — keeps a stable pointer.
 * ``test wall break`` looks for breaks in the walls (:func:`~saphira.perception.lines.find_gaps`):
   a break :data:`DOOR_WIDTHS` wide is a door, one up to :data:`MAX_JUNCTION_WIDTH` a junction. The
   sonar cone makes an opening look narrower by ``2 d tan(half angle)`` at distance ``d``, which is
