@@ -22,16 +22,18 @@ from saphira.artifacts import (
     create_corridor,
     create_door,
     create_global_point,
+    create_junction,
     create_wall,
 )
 from saphira.behavior.executive import BehaviorTask
 from saphira.behavior.library import find_behavior
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import Pose, norm2_angle
+from saphira.geometry import Pose, norm2_angle, to_global
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
+from saphira.sim.wldfile import parse_wld
 from saphira.tasks import TaskState
 
 NORTH_DOORS = (3500.0, 9500.0, 14500.0, 19500.0)
@@ -274,3 +276,47 @@ def test_pose_filter_corrects_and_gates() -> None:
     assert f.mahalanobis(far, H, R) > 9.21
     f.predict(Pose(1000.0, -95.0, 0.0))
     assert f.sigma[2] > 5.0 * 0.0 and f.sigma[1] > 20.0
+
+
+T_JUNCTION = """width 20000
+height 14000
+0 0 20000 0
+20000 0 20000 14000
+20000 14000 0 14000
+0 14000 0 0
+1000 5000 17000 5000
+1000 7000 8000 7000
+10000 7000 17000 7000
+8000 7000 8000 13000
+10000 7000 10000 13000
+8000 13000 10000 13000
+1000 5000 1000 7000
+17000 5000 17000 7000
+"""
+"""A corridor along x (y 5000..7000) with a 2 m side corridor leaving north at x 8000..10000."""
+
+
+def test_a_junction_is_found_and_registers_the_along_track_position() -> None:
+    robot = Robot()
+    sim = attach_simulator(robot, parse_wld(T_JUNCTION, "<T>"), "p3dx", pose=(2500.0, 6000.0, 0.0), seed=0)
+    pose, pointlist = robot.state.global_pose, robot.reflector.pointlist
+    pointlist.add(create_corridor(pose, 9000.0, 6000.0, 0.0, 2000.0, 16000.0, global_coords=True, id=1))
+    junction = create_junction(pose, 9000.0, 7000.0, 270.0, 2000.0, global_coords=True, id=2)
+    pointlist.add(junction)
+    per = perception_for(robot.reflector, robot.scheduler)
+    per.start_registration()
+    robot.reflector.move_robot(300.0, 0.0, 0.0)  # 300 mm ahead of the truth: only the junction can tell
+    robot.motion.set_velocity(300)
+    sensed: dict[int, tuple[int, float, float]] = {}  # hypotheses stay alive in the interpretation
+    while sim.true_pose.x < 14000.0:
+        true = sim.true_pose
+        robot.step()
+        for hyp in per.interpretation.breaks:
+            where = to_global(true, hyp.artifact.x, hyp.artifact.y)
+            sensed[id(hyp)] = (hyp.artifact.type, where.x, where.y)
+    kinds = list(sensed.values())
+    assert len(kinds) == 1 and kinds[0][0] == ArtifactType.JUNCTION
+    assert math.hypot(kinds[0][1] - 9000.0, kinds[0][2] - 7000.0) <= 300.0
+    assert per.registration.matches["junction"] == 1 and junction.matched > 0
+    along = robot.state.ax - sim.true_pose.x
+    assert abs(along) <= 150.0, along
