@@ -11,7 +11,8 @@ run:
   ``test matching`` and ``test where`` spent, per cycle (the scheduler's per-task accounting).
 
 Target (issue 11): perception < 1 ms per cycle. Run from the project root:
-``python bench/bench_perception.py [cycles]``.
+``python bench/bench_perception.py [cycles]``; ``--accuracy`` prints instead the registered pose error
+of 3-minute patrols over 5 seeds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import math
 import sys
 import time
+
+import numpy as np
 
 from saphira.artifacts import create_corridor, create_door, create_global_point, create_wall
 from saphira.behavior.library import find_behavior
@@ -32,9 +35,9 @@ TASKS = ("side segment", "test wall", "test wall break", "test matching", "test 
 WARMUP = 50
 
 
-def setup(with_perception: bool) -> tuple[Robot, EmbeddedSim]:
+def setup(with_perception: bool, seed: int = 0) -> tuple[Robot, EmbeddedSim]:
     robot = Robot()
-    sim = attach_simulator(robot, "corridor", "p3dx", pose=(4000.0, 6000.0, 0.0), seed=0)
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(4000.0, 6000.0, 0.0), seed=seed)
     pose = robot.state.global_pose
     pointlist = robot.reflector.pointlist
     corridor = create_corridor(pose, 12000.0, 6000.0, 0.0, 2000.0, 20000.0, global_coords=True, id=1)
@@ -96,7 +99,27 @@ def measure(with_perception: bool, cycles: int) -> tuple[float, float]:
     return (total - sim_ns) / cycles / 1e6, perception / cycles / 1e6
 
 
+def accuracy(seed: int, minutes: float) -> tuple[float, float, float]:
+    """Registered pose error on the patrol: p95 mm, p95 deg, max mm (against the truth the SIP reported)."""
+    robot, sim = setup(True, seed)
+    position, heading = [], []
+    for _ in range(robot.clock.cycles_for(minutes * 60.0)):
+        true = sim.true_pose
+        robot.step()
+        pose = robot.state.global_pose
+        position.append(math.hypot(true.x - pose.x, true.y - pose.y))
+        heading.append(abs((true.th - pose.th + 180.0) % 360.0 - 180.0))
+    return float(np.percentile(position, 95)), float(np.percentile(heading, 95)), max(position)
+
+
 def main() -> None:
+    if "--accuracy" in sys.argv:
+        print("registration accuracy, 3-minute patrols, odometry error on")
+        print("seed  p95 mm  p95 deg  max mm")
+        for seed in range(5):
+            p95, p95_th, worst = accuracy(seed, 3.0)
+            print(f"{seed:4d}  {p95:6.0f}  {p95_th:7.2f}  {worst:6.0f}")
+        return
     cycles = int(sys.argv[1]) if len(sys.argv) > 1 else 1500
     base, _ = measure(False, cycles)
     full, perception = measure(True, cycles)
