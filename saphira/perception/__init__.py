@@ -23,14 +23,24 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 
-from saphira.artifacts import Artifact, Corridor, Wall
+from saphira.artifacts import Artifact, Corridor, Door, Junction, Wall
+from saphira.perception.ekf import PoseFilter
 from saphira.perception.environment import EnvironmentTracker
 from saphira.perception.interpretation import Interpretation
+from saphira.perception.mapping import MapBuilder
 from saphira.perception.registration import Registration
 from saphira.reflector import Reflector
 from saphira.tasks import Phase, Scheduler, TaskState
 
-__all__ = ["Perception", "perception_for"]
+__all__ = [
+    "EnvironmentTracker",
+    "Interpretation",
+    "MapBuilder",
+    "Perception",
+    "PoseFilter",
+    "Registration",
+    "perception_for",
+]
 
 SIDE_SEGMENT = "side segment"
 TEST_WALL = "test wall"
@@ -64,6 +74,16 @@ class Perception:
     def corridor(self) -> Corridor | None:
         """The sensed corridor hypothesis, or None."""
         return self.interpretation.corridor
+
+    @property
+    def doors(self) -> list[Door | Junction]:
+        """The door and junction hypotheses held (nearest first)."""
+        return self.interpretation.doors()
+
+    @property
+    def map_built(self) -> list[Artifact]:
+        """The map artifacts map building has added, oldest first."""
+        return self.registration.builder.built
 
     @property
     def current_environment(self) -> Artifact | None:
