@@ -274,8 +274,11 @@ def test_pose_filter_corrects_and_gates() -> None:
     assert f.sigma[1] < 30.0 and abs(f.sigma[0] - 200.0) < 1e-6  # lateral learnt, along-track not
     far = np.array([-2000.0 - predicted[0], 0.0])
     assert f.mahalanobis(far, H, R) > 9.21
-    f.predict(Pose(1000.0, -95.0, 0.0))
-    assert f.sigma[2] > 5.0 * 0.0 and f.sigma[1] > 20.0
+    before = f.sigma
+    f.predict(Pose(1000.0, pose.y, 0.0))  # 1 m forward: heading and lateral uncertainty grow
+    after = f.sigma
+    assert after[2] > before[2] and after[1] > before[1] + 5.0  # heading error swings the lateral
+    assert abs(after[2] ** 2 - before[2] ** 2 - 1.0) < 1e-6  # default drift: 1 deg^2 per metre
 
 
 T_JUNCTION = """width 20000
