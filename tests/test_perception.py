@@ -214,6 +214,24 @@ def test_find_and_follow_of_demo_act_follows_the_corridor() -> None:
     assert sim.wall_contacts == 0
 
 
+def test_find_and_follow_from_off_the_centre_line_and_askew() -> None:
+    robot, sim = start("corridor", (3000.0, 5500.0, 20.0))
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.load("colbert/demo.act") and ev.eval_text("resume FindAndFollow;"), lines
+    x0, worst = None, 0.0
+    while sim.true_pose.x < 19000.0 and robot.clock.cycle < 800:
+        robot.step()
+        follow = robot.scheduler.find("follow")
+        if follow is None or follow.state != TaskState.RESUME:
+            continue
+        x0 = sim.true_pose.x if x0 is None else x0
+        if sim.true_pose.x - x0 >= 2000.0:  # converged after 2 m
+            worst = max(worst, abs(sim.true_pose.y - 6000.0))
+    assert x0 is not None and sim.true_pose.x - x0 >= 12000.0
+    assert worst <= 300.0 and sim.wall_contacts == 0
+
+
 def test_task_sets_start_once_under_the_manuals_names_and_suspend() -> None:
     robot, _ = start("corridor", (2600.0, 6000.0, 0.0))
     lines: list[str] = []
