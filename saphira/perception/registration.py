@@ -112,6 +112,7 @@ class Registration:
     builder: MapBuilder = field(init=False)
     _last_line: float | None = None
     _last_odo: Pose | None = None
+    _last_wall: float | None = None
 
     def __post_init__(self) -> None:
         self.builder = MapBuilder(self.reflector.pointlist)
@@ -175,7 +176,7 @@ class Registration:
                     self._last_line = odo
                 if isinstance(best.source, Corridor):
                     self.builder.extend(best.source, corridor, f.pose)
-            elif self.add_new_features and interp.corridor_support >= BUILD_SUPPORT:
+            elif self.add_new_features and self._unexplained(interp, odo):
                 self.builder.add_corridor(corridor, f.pose, self.snap_to_right_angle_grid)
         if not matched_corridor and line_due:
             lines = self._wall_lines()
@@ -187,7 +188,7 @@ class Registration:
                 if best is not None:
                     self._apply(f, best)
                     self.matches["wall"] += 1
-                    self._last_line = odo
+                    self._last_line = self._last_wall = odo
         for hyp in interp.breaks:
             if (
                 not hyp.used
@@ -196,6 +197,12 @@ class Registration:
             ):
                 hyp.used = True
                 self._match_break(f, hyp)
+
+    def _unexplained(self, interp: Interpretation, odo: float) -> bool:
+        """A sensed corridor is new to the map once seen over :data:`BUILD_SUPPORT` mm while no map
+        wall matched its walls for as long (walls that match explain it already)."""
+        walls_quiet = self._last_wall is None or odo - self._last_wall >= BUILD_SUPPORT
+        return interp.corridor_support >= BUILD_SUPPORT and walls_quiet
 
     # ------------------------------------------------------------------ lines
     def _map(self, kind: type[A]) -> list[A]:
