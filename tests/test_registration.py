@@ -278,7 +278,24 @@ def test_pose_filter_corrects_and_gates() -> None:
     f.predict(Pose(1000.0, pose.y, 0.0))  # 1 m forward: heading and lateral uncertainty grow
     after = f.sigma
     assert after[2] > before[2] and after[1] > before[1] + 5.0  # heading error swings the lateral
-    assert abs(after[2] ** 2 - before[2] ** 2 - 1.0) < 1e-6  # default drift: 1 deg^2 per metre
+    # default noise: 1 deg^2 per metre of random walk, plus the unknown drift rate (sigma 2 deg/m) over 1 m
+    assert abs(after[2] ** 2 - before[2] ** 2 - 5.0) < 1e-6
+
+
+def test_pose_filter_learns_the_odometry_drift() -> None:
+    """Odometry that turns 1 deg per metre while the robot drives straight along a wall."""
+    f = PoseFilter(Pose(0.0, 0.0, 0.0), 50.0, 2.0)
+    R = line_noise(30.0, 1.0)
+    for k in range(100):  # 20 m in 200 mm steps
+        believed = f.pose.th + 0.2  # odometry turns 0.2 deg over 200 mm; the truth stays at 0
+        c, s = math.cos(math.radians(f.pose.th)), math.sin(math.radians(f.pose.th))
+        f.predict(Pose(f.pose.x + 200.0 * c, f.pose.y + 200.0 * s, believed))
+        predicted, H = f.line_model(0.0, 1000.0, 0.0)  # the wall y = 1000, seen from y = 0 heading 0
+        innovation = np.array([-1000.0 - predicted[0], 0.0 - predicted[1]])
+        assert f.mahalanobis(innovation, H, R) < 9.21, k
+        f.update(innovation, H, R)
+    assert abs(f.drift_deg_per_m + 1.0) < 0.1
+    assert abs(f.pose.th) < 0.5 or abs(f.pose.th - 360.0) < 0.5
 
 
 T_JUNCTION = """width 20000

@@ -1,12 +1,16 @@
 """An extended Kalman filter over the robot's global pose (x mm, y mm, heading) for registration.
 
-State ``(x, y, θ)`` with θ in radians inside the filter; its mean is the reflector's global pose
-``sfRobot.ax, ay, ath``, which odometry moves every cycle (the prediction's mean), so the filter only
-carries the covariance forward and corrects the mean when a sensed feature matches a map feature.
+State ``(x, y, θ, b)`` with θ in radians inside the filter and ``b`` the odometry's heading drift in
+radians per mm driven forward (wheels of slightly different size make odometry turn steadily; a
+random walk alone would underrate that over a long stretch without landmarks and then gate the true
+match out). The pose mean is the reflector's global pose ``sfRobot.ax, ay, ath``, which odometry moves
+every cycle; the filter adds ``b × forward`` to the heading and corrects the mean when a sensed feature
+matches a map feature, and a heading that keeps needing the same correction teaches it ``b``.
 
 * **Prediction** (:meth:`PoseFilter.predict`): a move of ``forward``/``left`` mm and ``dth`` deg in the
-  robot's previous frame. ``F = ∂f/∂pose`` carries the covariance; the process noise is a random walk
-  whose variance grows with the distance driven and the angle turned (see :class:`MotionNoise`).
+  robot's previous frame. ``F = ∂f/∂state`` carries the covariance; the process noise is a random walk
+  whose variance grows with the distance driven and the angle turned (see :class:`MotionNoise`), and
+  ``b`` itself may wander slowly (:data:`DRIFT_CHANGE`).
 * **Measurements** are lines and points. A line (a wall, a corridor's centre line) measures the robot's
   lateral coordinate in the line's frame and the line's direction relative to the robot; a point (a
   door, a junction) its position in the robot's frame. Their Jacobians are analytic (below).
@@ -31,7 +35,14 @@ GATE = 9.21
 """χ² 99 % quantile for 2 degrees of freedom: the largest squared Mahalanobis distance accepted."""
 
 REFERENCE_DISTANCE = 1000.0
-"""mm: the distance over which the odometry's systematic heading drift is modelled as noise."""
+"""mm: the distance over which the odometry's heading drift is also modelled as noise."""
+
+DRIFT_PRIOR = 2.0
+"""The drift rate starts at 0 with a standard deviation of this many times the parameter file's."""
+
+DRIFT_CHANGE = 0.1
+DRIFT_CHANGE_DISTANCE = 10000.0
+"""The drift rate may wander by DRIFT_CHANGE of the parameter file's over DRIFT_CHANGE_DISTANCE mm."""
 
 
 @dataclass(frozen=True)
@@ -54,17 +65,24 @@ class MotionNoise:
 
 
 class PoseFilter:
-    """Covariance and corrections of the global pose (see the module docstring)."""
+    """Covariance and corrections of the global pose and the heading drift (see the module docstring)."""
 
     def __init__(self, pose: Pose, sigma_xy: float, sigma_th: float, noise: MotionNoise | None = None) -> None:
         self.noise = noise or MotionNoise()
         self.pose = pose
-        self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2])
+        self.drift = 0.0
+        """Estimated heading drift of odometry: radians per mm driven forward (positive: odometry turns
+        clockwise of the truth, so the estimate adds this)."""
+        self.P = np.zeros((4, 4))
+        self.P[3, 3] = math.radians(DRIFT_PRIOR * self.noise.angle_drift) ** 2
+        self.reset(pose, sigma_xy, sigma_th)
 
     def reset(self, pose: Pose, sigma_xy: float, sigma_th: float) -> None:
-        """Forget everything: the pose is ``pose`` give or take the given standard deviations."""
+        """Forget the pose: it is ``pose`` give or take the given standard deviations. The drift estimate,
+        a property of the odometry, is kept."""
         self.pose = pose
-        self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2])
+        var_drift = self.P[3, 3]
+        self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2, var_drift])
 
     @property
     def sigma(self) -> tuple[float, float, float]:
@@ -72,8 +90,14 @@ class PoseFilter:
         d = np.sqrt(np.maximum(np.diag(self.P), 0.0))
         return float(d[0]), float(d[1]), math.degrees(float(d[2]))
 
-    def predict(self, new_pose: Pose) -> None:
-        """Odometry moved the pose from :attr:`pose` to ``new_pose``: grow the covariance accordingly."""
+    @property
+    def drift_deg_per_m(self) -> float:
+        """The estimated heading drift correction, degrees per metre driven."""
+        return math.degrees(self.drift) * 1000.0
+
+    def predict(self, new_pose: Pose) -> Pose:
+        """Odometry moved the pose from :attr:`pose` to ``new_pose``: add the estimated drift over the
+        forward distance, grow the covariance, and return the corrected pose."""
         old = self.pose
         gx, gy = new_pose.x - old.x, new_pose.y - old.y
         dth = norm2_angle(new_pose.th - old.th)
@@ -86,13 +110,16 @@ class PoseFilter:
         var_th = math.radians(1.0) ** 2 * (
             n.angle_drift**2 * REFERENCE_DISTANCE * travel + n.angle_jitter**2 * abs(dth)
         )
-        F = np.array([[1.0, 0.0, -gy], [0.0, 1.0, gx], [0.0, 0.0, 1.0]])
+        F = np.eye(4)
+        F[0, 2], F[1, 2], F[2, 3] = -gy, gx, forward
         rot = np.array([[c, -s], [s, c]])
-        Q = np.zeros((3, 3))
+        Q = np.zeros((4, 4))
         Q[:2, :2] = rot @ np.diag([var_f, var_l]) @ rot.T
         Q[2, 2] = var_th
+        Q[3, 3] = math.radians(DRIFT_CHANGE * n.angle_drift) ** 2 * travel / DRIFT_CHANGE_DISTANCE
         self.P = F @ self.P @ F.T + Q
-        self.pose = new_pose
+        self.pose = Pose(new_pose.x, new_pose.y, norm2_angle(new_pose.th + math.degrees(self.drift * forward)))
+        return self.pose
 
     # ------------------------------------------------------------------ measurement models
     def line_model(self, mx: float, my: float, mth: float) -> tuple[Matrix, Matrix]:
@@ -102,7 +129,7 @@ class PoseFilter:
         ca, sa = math.cos(a), math.sin(a)
         lateral = -sa * (x - mx) + ca * (y - my)
         rel = math.radians(norm2_angle(mth - th))
-        H = np.array([[-sa, ca, 0.0], [0.0, 0.0, -1.0]])
+        H = np.array([[-sa, ca, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]])
         return np.array([lateral, rel]), H
 
     def point_model(self, mx: float, my: float) -> tuple[Matrix, Matrix]:
@@ -111,7 +138,7 @@ class PoseFilter:
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
         dx, dy = mx - x, my - y
         hx, hy = c * dx + s * dy, -s * dx + c * dy
-        H = np.array([[-c, -s, hy], [s, -c, -hx]])
+        H = np.array([[-c, -s, hy, 0.0], [s, -c, -hx, 0.0]])
         return np.array([hx, hy]), H
 
     def mahalanobis(self, innovation: Matrix, H: Matrix, R: Matrix) -> float:
@@ -123,11 +150,11 @@ class PoseFilter:
         S = H @ self.P @ H.T + R
         K = self.P @ H.T @ np.linalg.inv(S)
         dx = K @ innovation
-        identity = np.eye(3)
-        IKH = identity - K @ H
+        IKH = np.eye(4) - K @ H
         self.P = IKH @ self.P @ IKH.T + K @ R @ K.T  # Joseph form: stays symmetric positive definite
         x, y, th = self.pose
         self.pose = Pose(x + float(dx[0]), y + float(dx[1]), norm2_angle(th + math.degrees(float(dx[2]))))
+        self.drift += float(dx[3])
         return self.pose
 
 

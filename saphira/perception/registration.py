@@ -144,18 +144,21 @@ class Registration:
         moved_by_hand = math.hypot(pose.x - expected.x, pose.y - expected.y) > EXTERNAL_XY
         if moved_by_hand or abs(norm2_angle(pose.th - expected.th)) > EXTERNAL_TH:
             f.reset(pose, PRIOR_XY, PRIOR_TH)
-        else:
-            f.predict(pose)
+        elif abs(norm2_angle(f.predict(pose).th - pose.th)) > 1e-6:
+            self._set_pose(f.pose)  # the estimated drift over this cycle's travel
         return f
 
     def _apply(self, f: PoseFilter, c: Candidate) -> None:
-        f.update(c.innovation, c.H, c.R)
+        self._set_pose(f.update(c.innovation, c.H, c.R))
+        c.source.matched = self.reflector.state.sips
+
+    def _set_pose(self, pose: Pose) -> None:
+        """Move the robot in the global frame: map artifacts stay put, percepts stay where sensed."""
         percepts = [(a, a.x, a.y, a.th) for a in self.reflector.pointlist if a.cat == Category.PERCEPT]
-        self.reflector.set_global_pose(*f.pose)
+        self.reflector.set_global_pose(*pose)
         for a, x, y, th in percepts:
             a.x, a.y, a.th = x, y, th
-            a.set_global_coords(f.pose)
-        c.source.matched = self.reflector.state.sips
+            a.set_global_coords(pose)
 
     # ------------------------------------------------------------------ the task's work
     def step(self) -> None:
