@@ -112,9 +112,10 @@ class PoseFilter:
         )
         F = np.eye(4)
         F[0, 2], F[1, 2], F[2, 3] = -gy, gx, forward
-        rot = np.array([[c, -s], [s, c]])
-        Q = np.zeros((4, 4))
-        Q[:2, :2] = rot @ np.diag([var_f, var_l]) @ rot.T
+        Q = np.zeros((4, 4))  # along/across-track variances rotated into the global frame
+        Q[0, 0] = c * c * var_f + s * s * var_l
+        Q[1, 1] = s * s * var_f + c * c * var_l
+        Q[0, 1] = Q[1, 0] = c * s * (var_f - var_l)
         Q[2, 2] = var_th
         Q[3, 3] = math.radians(DRIFT_CHANGE * n.angle_drift) ** 2 * travel / DRIFT_CHANGE_DISTANCE
         self.P = F @ self.P @ F.T + Q
@@ -142,13 +143,13 @@ class PoseFilter:
         return np.array([hx, hy]), H
 
     def mahalanobis(self, innovation: Matrix, H: Matrix, R: Matrix) -> float:
-        S = H @ self.P @ H.T + R
-        return float(innovation @ np.linalg.solve(S, innovation))
+        """νᵀ S⁻¹ ν for a two-dimensional measurement."""
+        S_inv = _inverse2(H @ self.P @ H.T + R)
+        return float(innovation @ S_inv @ innovation)
 
     def update(self, innovation: Matrix, H: Matrix, R: Matrix) -> Pose:
         """Apply one accepted measurement; returns (and keeps) the corrected pose."""
-        S = H @ self.P @ H.T + R
-        K = self.P @ H.T @ np.linalg.inv(S)
+        K = self.P @ H.T @ _inverse2(H @ self.P @ H.T + R)
         dx = K @ innovation
         IKH = np.eye(4) - K @ H
         self.P = IKH @ self.P @ IKH.T + K @ R @ K.T  # Joseph form: stays symmetric positive definite
@@ -156,6 +157,13 @@ class PoseFilter:
         self.pose = Pose(x + float(dx[0]), y + float(dx[1]), norm2_angle(th + math.degrees(float(dx[2]))))
         self.drift += float(dx[3])
         return self.pose
+
+
+def _inverse2(S: Matrix) -> Matrix:
+    """The inverse of a 2 x 2 covariance (closed form: cheaper than a general solver)."""
+    a, b, c, d = float(S[0, 0]), float(S[0, 1]), float(S[1, 0]), float(S[1, 1])
+    det = a * d - b * c
+    return np.array([[d, -b], [-c, a]]) / det
 
 
 def line_noise(sigma_lateral: float, sigma_angle: float) -> Matrix:

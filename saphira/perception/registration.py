@@ -47,6 +47,9 @@ EXTERNAL_TH = 0.5
 """A global pose this far (mm, deg) from where odometry moved it was set from outside (the user, a
 reconnection): the filter restarts from the prior."""
 
+DRIFT_PUSH = 0.1
+"""deg of estimated drift correction gathered before it is applied to the global pose."""
+
 LINE_SPACING = 150.0
 """mm of travel between two line measurements."""
 
@@ -113,6 +116,7 @@ class Registration:
     _last_line: float | None = None
     _last_odo: Pose | None = None
     _last_wall: float | None = None
+    _unpushed: float = 0.0
 
     def __post_init__(self) -> None:
         self.builder = MapBuilder(self.reflector.pointlist)
@@ -131,21 +135,27 @@ class Registration:
 
     def _predict(self) -> PoseFilter:
         """Carry the filter to the current pose: odometric motion predicts; any other change of the
-        global pose (the user placed the robot, a reconnection) restarts from the prior."""
+        global pose (the user placed the robot, a reconnection) restarts from the prior. The estimated
+        drift reaches ``sfRobot`` once it amounts to :data:`DRIFT_PUSH` (moving every artifact's local
+        coordinates each cycle for a few hundredths of a degree would cost more than it is worth)."""
         f = self._filter()
         state = self.reflector.state
         pose, odo = state.global_pose, Pose(state.odo_x, state.odo_y, state.odo_th)
+        believed = Pose(pose.x, pose.y, norm2_angle(pose.th + self._unpushed))
         last, self._last_odo = self._last_odo, odo
         if last is None:
             return f
         c, s = cos_sin(last.th)
         dx, dy = odo.x - last.x, odo.y - last.y
         expected = move_pose(f.pose, c * dx + s * dy, -s * dx + c * dy, norm2_angle(odo.th - last.th))
-        moved_by_hand = math.hypot(pose.x - expected.x, pose.y - expected.y) > EXTERNAL_XY
-        if moved_by_hand or abs(norm2_angle(pose.th - expected.th)) > EXTERNAL_TH:
+        moved_by_hand = math.hypot(believed.x - expected.x, believed.y - expected.y) > EXTERNAL_XY
+        if moved_by_hand or abs(norm2_angle(believed.th - expected.th)) > EXTERNAL_TH:
             f.reset(pose, PRIOR_XY, PRIOR_TH)
-        elif abs(norm2_angle(f.predict(pose).th - pose.th)) > 1e-6:
-            self._set_pose(f.pose)  # the estimated drift over this cycle's travel
+            self._unpushed = 0.0
+            return f
+        self._unpushed = norm2_angle(f.predict(believed).th - pose.th)
+        if abs(self._unpushed) >= DRIFT_PUSH:
+            self._set_pose(f.pose)
         return f
 
     def _apply(self, f: PoseFilter, c: Candidate) -> None:
@@ -154,6 +164,7 @@ class Registration:
 
     def _set_pose(self, pose: Pose) -> None:
         """Move the robot in the global frame: map artifacts stay put, percepts stay where sensed."""
+        self._unpushed = 0.0
         percepts = [(a, a.x, a.y, a.th) for a in self.reflector.pointlist if a.cat == Category.PERCEPT]
         self.reflector.set_global_pose(*pose)
         for a, x, y, th in percepts:
