@@ -1,7 +1,8 @@
 """Registration (digest §8.7, task ``test matching``): keeping the global pose on the map.
 
-Each cycle the pose filter (:class:`~saphira.perception.ekf.PoseFilter`) takes the odometric motion
-since the last cycle as its prediction, then sensed features are matched to nearby map artifacts
+Each cycle the pose filter (:class:`~saphira.perception.ekf.PoseFilter`, an EKF over the pose and
+odometry's heading drift rate) takes the odometric motion since the last cycle as its prediction, then
+sensed features are matched to nearby map artifacts
 (category ``ARTIFACT``) and each accepted match corrects ``sfRobot.ax, ay, ath``:
 
 1. the sensed corridor hypothesis against map corridors (its centre line: heading and lateral offset);
@@ -93,6 +94,9 @@ class MapLine:
 
 @dataclass
 class Candidate:
+    """One possible match: its squared Mahalanobis distance, what the filter update needs, the map
+    artifact, and ``key`` (the predicted measurement) to tell different map features apart."""
+
     distance2: float
     innovation: np.ndarray
     H: np.ndarray
