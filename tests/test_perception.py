@@ -21,6 +21,7 @@ from saphira.perception.lines import find_gaps, fit_segment
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.wldfile import parse_wld
+from saphira.sonar import RingBuffer
 from saphira.tasks import TaskState
 
 ROOM = """width 10000
@@ -59,6 +60,18 @@ def test_fit_segment_ignores_outliers_and_finds_the_gap() -> None:
     gaps = find_gaps(seg, 350.0)
     assert len(gaps) == 1
     assert abs(gaps[0].width - 750.0 / math.cos(angle)) < 10.0  # x = -350 .. 400
+
+
+def test_ring_buffer_hands_out_its_newest_entries_oldest_first() -> None:
+    buffer = RingBuffer(5)
+    for i in range(7):
+        buffer.add(float(i), -float(i), valid=i != 5)
+    assert buffer.added == 7
+    xs, ys = buffer.recent(3)
+    assert list(xs) == [4.0, 6.0] and list(ys) == [-4.0, -6.0]  # entry 5 was invalid
+    assert list(buffer.recent(10)[0]) == [2.0, 3.0, 4.0, 6.0]
+    buffer.clear()
+    assert buffer.added == 0 and buffer.recent(3)[0].size == 0
 
 
 def test_fit_segment_needs_enough_points() -> None:
