@@ -84,6 +84,8 @@ class RingBuffer:
         self.valid = np.zeros(CBUF_LEN, dtype=bool)
         self.limit = 0
         self._head = 0
+        self.added = 0
+        """Entries added since the last clear (interpretation uses it to tell new entries from old)."""
         self.set_limit(limit)
 
     def set_limit(self, limit: int) -> None:
@@ -97,6 +99,7 @@ class RingBuffer:
     def clear(self) -> None:
         self.valid[:] = False
         self._head = 0
+        self.added = 0
 
     def add(self, x: float, y: float, valid: bool) -> None:
         if self.limit == 0:
@@ -106,6 +109,14 @@ class RingBuffer:
         self.ys[i] = y
         self.valid[i] = valid
         self._head = (i + 1) % self.limit
+        self.added += 1
+
+    def recent(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The valid entries among the newest ``n``, oldest first."""
+        n = max(0, min(n, self.limit, self.added))
+        index = (self._head - n + np.arange(n)) % max(self.limit, 1)
+        mask = self.valid[index]
+        return self.xs[index][mask], self.ys[index][mask]
 
     def points(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The valid entries' x and y arrays."""

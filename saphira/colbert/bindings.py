@@ -16,10 +16,11 @@ Choices the manual leaves open, documented here:
 * ``sfLEFT``/``sfRIGHT`` are the occupancy directions; ``sfStalledMotor`` also accepts them, as well
   as the ``0``/``1`` the BumpAndGo example passes (0 = left, 1 = right).
 * ``sfSMessage`` and ``sfMessage`` take printf formats, floats included (unlike the original).
-* ``sfInitBasicProcs``, ``sfInitControlProcs``… are no-ops: a :class:`~saphira.robot.Robot` always
+* ``sfInitBasicProcs``, ``sfInitControlProcs`` are no-ops: a :class:`~saphira.robot.Robot` always
   runs the reflector tasks and the behavior executive. ``sfInitInterpretationProcs``,
-  ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` are no-ops until those layers exist;
-  ``sfCurrentEnvironment`` stays NULL until then. Display and drawing: :mod:`~saphira.colbert.bindings_display`.
+  ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` start :mod:`saphira.perception`'s task sets;
+  ``sfLeftWallHyp``/``sfRightWallHyp`` are ``point *`` (with ``length``), ``sfCurrentEnvironment``
+  NULL or the corridor the robot is in. Display and drawing: :mod:`~saphira.colbert.bindings_display`.
 * ``sObjInFront()`` (used by the manual's ``approach`` example, undocumented there) is the distance
   along x from the robot's front to the nearest current reading of a sonar pointing within
   :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
@@ -46,6 +47,7 @@ from saphira.colbert.bindings_link import install_link_bindings
 from saphira.colbert.compiler import ColbertRuntimeError, Ref, Slot, parse_type
 from saphira.geometry import Pose
 from saphira.motion import MotionControl
+from saphira.perception import Perception, perception_for
 from saphira.protocol.commands import Command
 from saphira.reflector import RobotStatus
 from saphira.sonar import NO_ECHO, Region
@@ -164,8 +166,13 @@ class _Session:
             raise ColbertRuntimeError(f"sfPreferredTurnDir must be sfLEFTTURN or sfRIGHTTURN, not {value}")
         self.robot.executive.preferred_turn_dir = TurnDir(value)
 
+    @property
+    def perception(self) -> Perception:
+        robot = self.robot
+        return perception_for(robot.reflector, robot.scheduler)
+
     def environment(self) -> Any:
-        return getattr(self.ev.robot, "current_environment", None)
+        return None if self.ev.robot is None else self.perception.current_environment
 
     def local_point(self, x: float, y: float, th: float) -> Point:
         return create_local_point(self.pose, x, y, th)
@@ -363,6 +370,20 @@ def _variables(s: _Session) -> list[tuple[str, str, Callable[[], Any], Callable[
         ("sfIsConnected", "int", lambda: int(ev.robot is not None and ev.robot.connected), None, "1 while connected"),
         ("sfLoadDirectory", "string", lambda: str(ev.load_directory), ev.change_directory, "the load directory"),
         ("sfCurrentEnvironment", "point *", s.environment, None, "the artifact the robot is in, or NULL"),
+        ("sfLeftWallHyp", "point *", lambda: s.perception.left_wall, None, "wall hypothesis on the left"),
+        ("sfRightWallHyp", "point *", lambda: s.perception.right_wall, None, "wall hypothesis on the right"),
+        (
+            "add_new_features",
+            "int",
+            *attr(lambda: s.perception.registration, "add_new_features", int, bool),
+            "1: unmatched sensed corridors and doorways become map artifacts",
+        ),
+        (
+            "snap_to_right_angle_grid",
+            "int",
+            *attr(lambda: s.perception.registration, "snap_to_right_angle_grid", int, bool),
+            "1: corridors found by map building are aligned to multiples of 90 degrees",
+        ),
         ("sfFrontMaxRange", "float", *attr(lambda: s.robot.sonar, "front_max_range", float, float), "front range (mm)"),
         ("sfComSerial", "string", *setting("serial"), "serial port"),
         ("sfSerialBaud", "int", *setting("baud", int), "serial baud rate"),
@@ -488,6 +509,9 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
         ("sfResetRobotVars", "void()", m("reset"), "forget every setpoint"),
         *((name, "void()", lambda: None, "no-op: this layer always runs") for name in _NO_OPS),
+        ("sfInitInterpretationProcs", "void()", lambda: s.perception.start_interpretation(), "find walls, doors"),
+        ("sfInitRegistrationProcs", "void()", lambda: s.perception.start_registration(), "register on the map"),
+        ("sfInitAwareProcs", "void()", lambda: s.perception.start_awareness(), "track sfCurrentEnvironment"),
         # ---- raw packets (§5.7, packet.act)
         ("sfRobotCom", "void(int)", lambda c: s.send(c), "send a command without argument"),
         ("sfRobotComInt", "void(int, int)", lambda c, a: s.send(c, a), "send a command with an integer argument"),
@@ -510,13 +534,7 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
     ]
 
 
-_NO_OPS = (
-    "sfInitBasicProcs",
-    "sfInitControlProcs",
-    "sfInitInterpretationProcs",
-    "sfInitRegistrationProcs",
-    "sfInitAwareProcs",
-)
+_NO_OPS = ("sfInitBasicProcs", "sfInitControlProcs")
 
 
 def _nn(p: Any) -> Any:
