@@ -68,6 +68,7 @@ from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.simstat import SimStat, encode_simstat
 from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
+from saphira.sim.laser import laser_handlers
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import load_world
@@ -358,6 +359,9 @@ class PioneerServer:
             if self._simstat == 1:
                 self._simstat = 0
         self.stats.sips += 1
+        laser = self.robot.laser
+        if laser is not None and laser.enabled:
+            packets += laser.packets()  # a full scan after every SIP (AMRISim)
         self._write(packets)
 
     # -- packets ------------------------------------------------------------------------------------
@@ -412,6 +416,8 @@ class PioneerServer:
         robot.cmd_polling(range(robot.model.sonar_count))
         robot.cmd_sonar(True)
         robot.take_new_readings()
+        if robot.laser is not None:
+            robot.laser.reset()
         self._backlog.clear()
         self.state = SessionState.SYNCED
         self._last_packet = now
@@ -424,6 +430,8 @@ class PioneerServer:
         robot.cmd_sonar(False)
         robot.cmd_seto()
         robot.take_new_readings()
+        if robot.laser is not None:
+            robot.laser.reset()
         self._backlog.clear()
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1
@@ -628,6 +636,7 @@ class PioneerServer:
             Command.SIM_MESSAGE: self._message,
             Command.SIM_EXIT: self._exit,
             Command.BATTEST: self._battest,
+            **laser_handlers(robot.laser, self.stats.ignored, self.label),
         }
 
     def _open(self, command: CommandPacket) -> None:
