@@ -20,7 +20,7 @@ from saphira.params import RobotParams, load_params, params_for_file
 from saphira.protocol import Command, PacketId, decode_frame
 from saphira.protocol.errors import DecodeError
 from saphira.protocol.laser import FLAG_MOVED, LaserPacket, decode_laser, laser_packets
-from saphira.sim.geometry import cast_rays
+from saphira.sim.geometry import cast_fan, cast_rays
 from saphira.sim.laser import cast_scan
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
@@ -163,17 +163,24 @@ def test_a_noiseless_scan_is_exact_and_reports_max_range_for_no_return(tmp_path:
     assert (scan.ranges == 3000.0).any()  # the far corners are beyond its range
 
 
-def test_widening_boxes_find_the_same_walls_as_a_cast_against_the_whole_map() -> None:
+def test_a_scan_finds_the_same_walls_as_the_sonars_cast_against_the_whole_map() -> None:
     world = load_world("AMROffice")
     rng = np.random.default_rng(5)
     angles = np.arange(-180.0, 180.0, 0.7)
     x0, y0, x1, y1 = world.bounds
     for _ in range(12):
         origin = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
-        boxed = cast_scan(world.index, origin, angles, 32000.0)
+        fan = cast_scan(world.index, origin, angles, 32000.0)
         dense = cast_rays(origin, angles, world.segments, 32000.0).distances
-        assert np.array_equal(np.isfinite(boxed), np.isfinite(dense))
-        assert np.allclose(boxed[np.isfinite(boxed)], dense[np.isfinite(dense)])
+        assert np.array_equal(np.isfinite(fan), np.isfinite(dense))
+        assert np.allclose(fan[np.isfinite(fan)], dense[np.isfinite(dense)])
+
+
+@pytest.mark.parametrize("origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0)])
+def test_a_fan_agrees_with_cast_rays_at_corners_and_on_walls(origin: tuple[float, float]) -> None:
+    square = np.array([[0, 0, 1000, 0], [1000, 0, 1000, 1000], [1000, 1000, 0, 1000], [0, 1000, 0, 0]], float)
+    angles = np.arange(0.0, 360.0, 7.5)
+    assert np.array_equal(cast_fan(origin, angles, square), cast_rays(origin, angles, square).distances)
 
 
 def test_other_robots_block_the_laser(tmp_path: Path) -> None:

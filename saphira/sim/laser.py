@@ -2,15 +2,14 @@
 
 :class:`SimLaser` is one robot's laser (:class:`~saphira.laser_config.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-the sonar's geometry code (:func:`saphira.sim.geometry.cast_rays`); each reading is the distance to
+the sonar's geometry code (:mod:`saphira.sim.geometry`: :func:`~saphira.sim.geometry.cast_fan`, which
+gives exactly :func:`~saphira.sim.geometry.cast_rays`' distances); each reading is the distance to
 the first wall (or other robot) plus N(0, ``noise``), clipped to 0..``max_range``, and
 ``max_range`` when nothing is within range (as AMRISim reports "no return").
 
-Speed: a scan of 181 rays must cost less than a simulator step. The rays are cast in widening boxes
-(2 m, 4 m, 8 m, … up to the range): only walls in the box's grid cells are tested, and only rays
-that hit nothing inside a box go on to the next. A hit inside a box of half-side R is exact, because
-every wall reaching within R of the laser lies in the box's cells; in a room or a corridor most rays
-stop in the first box or two.
+Speed: a scan of 181 rays must cost less than a simulator step. ``cast_fan`` tries each ray only
+against the walls that lie in its direction, so a scan costs about what the sonar ring does, where
+every ray against every wall would cost ten times more (``bench/bench_laser.py``).
 
 Commands (pioneer-protocol.md §5.3, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
 
@@ -39,12 +38,9 @@ from saphira.laser_config import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_packets
-from saphira.sim.geometry import FloatArray, SegmentIndex, cast_rays
+from saphira.sim.geometry import FloatArray, SegmentIndex, cast_fan
 
 log = logging.getLogger("saphira.sim.laser")
-
-FIRST_BOX_MM: Final = 2000.0
-"""Half-side of the first box of walls the rays are cast against; each next box doubles it."""
 
 MAX_READINGS: Final = 2000
 """Most readings one scan may have (a resolution command asking for more is refused)."""
@@ -76,25 +72,14 @@ def cast_scan(
 ) -> FloatArray:
     """Distance along each ray (world degrees) from ``origin`` to the first wall; inf beyond ``max_range``.
 
-    ``extra`` are more segments (other robots' bodies) tested in every box.
+    ``extra`` are more segments (other robots' bodies). Only the walls in the grid cells within
+    ``max_range`` are tried, each by the rays that point at it (:func:`cast_fan`).
     """
-    result = np.full(angles.shape[0], np.inf)
-    todo = np.arange(angles.shape[0])
     x, y = origin
-    reach = min(FIRST_BOX_MM, max_range)
-    while todo.size:
-        ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
-        walls = index.segments[ids]
-        if extra is not None and extra.shape[0]:
-            walls = np.concatenate([walls, extra])
-        distances = cast_rays(origin, angles[todo], walls, reach)
-        hit = np.isfinite(distances.distances)
-        result[todo[hit]] = distances.distances[hit]
-        todo = todo[~hit]
-        if reach >= max_range:
-            break
-        reach = min(reach * 2.0, max_range)
-    return result
+    walls = index.segments[index.query_box(x - max_range, y - max_range, x + max_range, y + max_range)]
+    if extra is not None and extra.shape[0]:
+        walls = np.concatenate([walls, extra])
+    return cast_fan(origin, angles, walls, max_range)
 
 
 class SimLaser:
@@ -154,11 +139,9 @@ class SimLaser:
         x, y, th = true_pose
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
         origin = (x + c * config.x - s * config.y, y + s * config.x + c * config.y)
-        angles = self.angles()
-        distances = cast_scan(index, origin, th + config.th + angles, config.max_range, extra)
-        hit = np.isfinite(distances)
+        distances = cast_scan(index, origin, self.angles() + (th + config.th), config.max_range, extra)
         noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
-        ranges = np.where(hit, np.clip(noisy, 0.0, config.max_range), config.max_range)
+        ranges = np.clip(noisy, 0.0, config.max_range)  # no return (inf) reads as the maximum range
         self.scans += 1
         self.scan = LaserScan(ranges, self.start, self.increment, odometric, true_pose, self.scans)
         return self.scan
