@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.geometry import Pose
-from saphira.laser_config import LaserConfig, laser_config, laser_declared
+from saphira.laser_config import LaserConfig, laser_config
 from saphira.params import RobotParams
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
@@ -232,8 +232,8 @@ def laser_request(
     Field of view and resolution first (SIM_LRF_SET_FOV_START/END, SIM_LRF_SET_RES in 1/100
     degree), then SIM_LRF_ENABLE 1: 0x60 packets, which carry the robot's pose at scan time.
     """
-    laser = laser_config(params)
-    if laser is None or laser_declared(params) is not True or not is_simulator(identity, config):
+    laser = laser_config(params)  # None unless the file declares a laser
+    if laser is None or not is_simulator(identity, config):
         return []
     return [
         (Command.SIM_LRF_SET_FOV_START, round(laser.start)),
