@@ -5,7 +5,8 @@
   (181 readings per 100 ms step, sent as six 0x61 packets after every SIP). Both are measured in this
   run, interleaved, best of three; the ratio is the point. Target (issue 13): the laser must not halve
   the simulator's speed, ratio >= 0.5.
-* scan — the ray casting alone (µs per 181-ray scan), AMROffice and a wall-free world.
+* scan — the ray casting alone (µs per 181-ray scan), AMROffice and a wall-free world, and for scale
+  the same scan cast the sonar's way (every ray against every wall).
 * decode — 0x60/0x61 packets per second through ``decode_laser``, and whole scans per second through
   the reflector's reassembly (``ReflectedLaser.apply_packet``: decode, reassemble, LPS ring).
 
@@ -30,6 +31,7 @@ from saphira.protocol.commands import Command
 from saphira.protocol.framing import decode_frame
 from saphira.protocol.laser import decode_laser, laser_packets
 from saphira.protocol.sync import encode_sync
+from saphira.sim.geometry import cast_rays
 from saphira.sim.laser import SimLaser
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation, empty_world
@@ -92,6 +94,20 @@ def served(world: World, params: RobotParams, steps: int, laser: bool) -> tuple[
     return rate, 1e6 * statistics.median(spent), drained / steps
 
 
+def dense_cost(world: World, poses: int) -> float:
+    """Median µs per 181-ray scan cast the sonar's way, every ray against every wall (``cast_rays``)."""
+    rng = np.random.default_rng(2)
+    x0, y0, x1, y1 = world.bounds
+    angles = np.arange(-90.0, 91.0)
+    spent = []
+    for _ in range(poses):
+        origin = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
+        t0 = time.perf_counter()
+        cast_rays(origin, angles, world.segments, 32000.0)
+        spent.append(time.perf_counter() - t0)
+    return 1e6 * float(np.median(spent))
+
+
 def scan_cost(world: World, poses: int) -> float:
     """Median µs per 181-ray scan from random free-ish poses of ``world``."""
     laser = SimLaser(LaserConfig())
@@ -152,6 +168,7 @@ def main() -> None:
     )
     print(f"  scan alone         {scan_cost(office, 300):8.1f} us/scan median in {OFFICE.name}")
     print(f"  scan alone         {scan_cost(empty_world(), 300):8.1f} us/scan median with no walls")
+    print(f"  every ray x wall   {dense_cost(office, 300):8.1f} us/scan median in {OFFICE.name} (cast_rays, for scale)")
     packets, scans = max(decode_rates(2000) for _ in range(3))
     print(f"  decode             {packets:8.0f} 0x61 packets/s  ({packets / 6:.0f} scans/s decode only)")
     print(f"  reassemble         {scans:8.0f} scans/s into the reflector (decode, reassembly, LPS ring)")

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.protocol.errors import DecodeError, EncodeError
-from saphira.protocol.framing import encode_packet
+from saphira.protocol.framing import CHECKSUM_LEN, HEADER, checksum_at
 from saphira.protocol.packet_ids import PacketId
 
 MAX_READINGS_PER_PACKET: Final = 32
@@ -121,22 +121,22 @@ def laser_packets(
     total = int(values.shape[0])
     if total > 0xFFFF:
         raise EncodeError(f"a scan of {total} readings does not fit the u16 total")
-    refl = np.zeros(total, dtype="u1") if reflectance is None else np.clip(np.asarray(reflectance), 0, 255)
     if extended:
         body = np.zeros(total, dtype=_EXTENDED_READING)
         body["range"] = values
-        body["refl"] = refl
-        head = b""
+        if reflectance is not None:
+            body["refl"] = np.clip(np.asarray(reflectance), 0, 255)
+        data, size = body.tobytes(), _EXTENDED_READING.itemsize
+        head = bytes((PacketId.LASER_EXTENDED,))
+        tail = bytes((laser_index & 0xFF, flags & 0xFF))
     else:
+        data, size = values.tobytes(), 2
         head = bytes((PacketId.LASER,)) + _POSE.pack(*(max(-0x8000, min(0x7FFF, round(v))) for v in pose))
+        tail = b""
     packets = []
     for first in range(0, total, per_packet):
         count = min(per_packet, total - first)
-        middle = _HEAD.pack(total, first, count)
-        if extended:
-            tail = bytes((laser_index & 0xFF, flags & 0xFF))
-            payload = bytes((PacketId.LASER_EXTENDED,)) + middle + body[first : first + count].tobytes() + tail
-        else:
-            payload = head + middle + values[first : first + count].tobytes()
-        packets.append(encode_packet(payload))
+        payload = b"".join((head, _HEAD.pack(total, first, count), data[first * size : (first + count) * size], tail))
+        c = checksum_at(payload, 0, len(payload))
+        packets.append(HEADER + bytes((len(payload) + CHECKSUM_LEN,)) + payload + bytes((c >> 8, c & 0xFF)))
     return packets

@@ -114,8 +114,12 @@ def cast_fan(
     """:func:`cast_rays` for many rays from one point (a laser scan): the same distances, faster.
 
     Each ray is tried only against the walls whose angular extent, seen from ``origin``, holds its
-    bearing: one (ray, wall) pair per candidate instead of every ray against every wall. The pairs are
-    solved with :func:`cast_rays`' formula and edge rules (corner slack, rays along a wall).
+    bearing, and such a ray meets the wall: its distance is :func:`cast_rays`' ``t`` (the cross
+    product of the wall's start and its edge over that of the ray and the edge). One (ray, wall) pair per candidate,
+    instead of every ray against every wall. A ray within 1e-6 degrees of a wall's end counts as
+    meeting it (so no ray slips through the corner where two walls meet). Walls that pass within a
+    millimetre of the origin, lie on a line through it, or have no length are left to
+    :func:`cast_rays` itself, with its rules for rays along a wall.
     """
     ox, oy = _as_point(origin)
     angles = np.asarray(angles_deg, dtype=np.float64).reshape(-1)
@@ -131,18 +135,22 @@ def cast_fan(
         order = np.argsort(relative, kind="stable")
         relative = relative[order]
     rel = walls - (ox, oy, ox, oy)
+    edge_x, edge_y = rel[:, 2] - rel[:, 0], rel[:, 3] - rel[:, 1]
+    h = rel[:, 0] * edge_y - rel[:, 1] * edge_x  # the line's distance from the origin × its length
     ends = np.degrees(np.arctan2(rel[:, 1::2], rel[:, 0::2]))
     span = (ends[:, 1] - ends[:, 0] + 180.0) % 360.0 - 180.0
-    low = (np.where(span >= 0.0, ends[:, 0], ends[:, 1]) - (angles[0] + _FAN_SLACK_DEG)) % 360.0
-    high = low + np.abs(span) + 2.0 * _FAN_SLACK_DEG
     squares = rel * rel
+    special = np.abs(h) <= _ON_LINE_MM * np.hypot(edge_x, edge_y)  # no length, or a line through the origin
     suspect = (np.abs(span) > _FAN_SUSPECT_SPAN) | (
         np.minimum(squares[:, 0] + squares[:, 1], squares[:, 2] + squares[:, 3]) < _FAN_SUSPECT_END_MM**2
     )
     if suspect.any():
         ids = np.flatnonzero(suspect)
-        near = ids[np.hypot(*_to_nearest(ox, oy, walls[ids])) < _FAN_NEAR_MM]
-        low[near], high[near] = 0.0, 360.0
+        special[ids[np.hypot(*_to_nearest(ox, oy, walls[ids])) < _FAN_NEAR_MM]] = True
+    if special.any():
+        result = cast_rays((ox, oy), angles, walls[special]).distances
+    low = (np.where(span >= 0.0, ends[:, 0], ends[:, 1]) - (angles[0] + _FAN_SLACK_DEG)) % 360.0
+    high = np.where(special, -1.0, low + np.abs(span) + 2.0 * _FAN_SLACK_DEG)
     # Each wall's rays: a run of the sorted bearings, plus a second run from 0 when it wraps past 360.
     n = walls.shape[0]
     starts = np.concatenate([np.searchsorted(relative, low, "left"), np.zeros(n, np.intp)])
@@ -152,33 +160,14 @@ def cast_fan(
     ])  # fmt: skip
     runs = np.maximum(stops - starts, 0)
     total = int(runs.sum())
-    if total == 0:
-        return result
-    wall = np.repeat(np.arange(2 * n) % n, runs)
-    ray = np.repeat(starts - (np.cumsum(runs) - runs), runs) + np.arange(total)
-    if order is not None:
-        ray = order[ray]
-    radians = np.radians(angles)
-    dx, dy = np.cos(radians)[ray], np.sin(radians)[ray]
-    edge_x, edge_y = rel[:, 2] - rel[:, 0], rel[:, 3] - rel[:, 1]
-    wx, wy = rel[wall, 0], rel[wall, 1]
-    ex, ey = edge_x[wall], edge_y[wall]
-    denom = dx * ey - dy * ex
-    cross_wd = wx * dy - wy * dx
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (rel[:, 0] * edge_y - rel[:, 1] * edge_x)[wall] / denom
-        u = cross_wd / denom
-    t = np.where((u >= -_ENDPOINT_SLACK) & (u <= 1.0 + _ENDPOINT_SLACK) & (t >= -_ON_LINE_MM), t, np.inf)
-    parallel = np.abs(denom) <= (_PARALLEL_SIN * np.hypot(edge_x, edge_y))[wall]
-    if parallel.any():
-        t[parallel] = np.inf
-        on_line = parallel & (np.abs(cross_wd) <= _ON_LINE_MM)
-        if on_line.any():
-            t_start = wx * dx + wy * dy
-            t_end = rel[wall, 2] * dx + rel[wall, 3] * dy
-            ahead = np.maximum(t_start, t_end) >= 0.0
-            t = np.where(on_line & ahead, np.maximum(np.minimum(t_start, t_end), 0.0), t)
-    np.minimum.at(result, ray, np.maximum(t, 0.0))
+    if total:
+        wall = np.repeat(np.arange(2 * n) % n, runs)
+        ray = np.repeat(starts - (np.cumsum(runs) - runs), runs) + np.arange(total)
+        if order is not None:
+            ray = order[ray]
+        radians = np.radians(angles)
+        t = h[wall] / (np.cos(radians)[ray] * edge_y[wall] - np.sin(radians)[ray] * edge_x[wall])
+        np.minimum.at(result, ray, t)
     result[result > max_range] = np.inf
     return result
 
