@@ -176,6 +176,17 @@ def test_a_scan_finds_the_same_walls_as_the_sonars_cast_against_the_whole_map() 
         assert np.allclose(fan[np.isfinite(fan)], dense[np.isfinite(dense)])
 
 
+def test_a_fan_agrees_with_cast_rays_among_random_walls() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        walls = rng.integers(-3000, 3000, size=(int(rng.integers(1, 30)), 4)).astype(np.float64)
+        origin = (float(rng.integers(-3000, 3000)), float(rng.integers(-3000, 3000)))
+        angles = np.sort(rng.uniform(-180.0, 180.0, int(rng.integers(1, 200))))
+        fan, rays = cast_fan(origin, angles, walls, 4000.0), cast_rays(origin, angles, walls, 4000.0).distances
+        assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
+        assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
+
+
 @pytest.mark.parametrize("origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0)])
 def test_a_fan_agrees_with_cast_rays_at_corners_and_on_walls(origin: tuple[float, float]) -> None:
     square = np.array([[0, 0, 1000, 0], [1000, 0, 1000, 1000], [1000, 1000, 0, 1000], [0, 1000, 0, 0]], float)

@@ -359,9 +359,7 @@ class PioneerServer:
             if self._simstat == 1:
                 self._simstat = 0
         self.stats.sips += 1
-        laser = self.robot.laser
-        if laser is not None and laser.enabled:
-            packets += laser.packets()  # a full scan after every SIP (AMRISim)
+        packets += self.robot.laser_packets()  # a full scan after every SIP, when asked for (AMRISim)
         self._write(packets)
 
     # -- packets ------------------------------------------------------------------------------------
@@ -416,8 +414,7 @@ class PioneerServer:
         robot.cmd_polling(range(robot.model.sonar_count))
         robot.cmd_sonar(True)
         robot.take_new_readings()
-        if robot.laser is not None:
-            robot.laser.reset()
+        robot.laser_off()
         self._backlog.clear()
         self.state = SessionState.SYNCED
         self._last_packet = now
@@ -430,8 +427,7 @@ class PioneerServer:
         robot.cmd_sonar(False)
         robot.cmd_seto()
         robot.take_new_readings()
-        if robot.laser is not None:
-            robot.laser.reset()
+        robot.laser_off()
         self._backlog.clear()
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1

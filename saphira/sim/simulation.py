@@ -278,6 +278,15 @@ class SimRobot:
         """SONAR 1/0."""
         self.sonar.set_enabled(on)
 
+    def laser_packets(self) -> bytes:
+        """The latest laser scan as the packets its client asked for; empty without a laser or request."""
+        return self.laser.packets() if self.laser is not None else b""
+
+    def laser_off(self) -> None:
+        """A session began or ended: the laser off, back to its parameter file's settings."""
+        if self.laser is not None:
+            self.laser.reset()
+
     def set_pose(self, x: float, y: float, th: float) -> None:
         """Put the robot at a true world pose (SIM_SET_POSE); odometry and commands are unchanged."""
         self.x, self.y, self.th = float(x), float(y), wrap_degrees(th)
