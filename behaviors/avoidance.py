@@ -1,6 +1,7 @@
 """Obstacle behaviors: avoid_collision, stop_collision, keep_off (manual §5.9, docs/colbert.md §9).
 
-They read the sonar buffers of the LPS (robot radius r, distances in mm):
+They read the sonar buffers of the LPS (robot radius r, distances in mm), and a laser's points when the
+robot has one: ``Sonar.points`` and the occupancy queries pool them with the sonar's (:mod:`saphira.laser`).
 
 * **path clearance** — how far the robot can drive straight ahead before its body meets a reading:
   ``occ_plane(FRONT)`` over nested bands of the robot's width, each band's distance reduced by the

@@ -27,6 +27,7 @@ from enum import Enum
 from saphira.clock import Clock
 from saphira.errors import SaphiraError
 from saphira.events import Event
+from saphira.laser import laser_request
 from saphira.params import RobotParams, params_for_robot
 from saphira.protocol.args import psos_str_arg, str_arg, strn_arg
 from saphira.protocol.command_packet import CommandArg, encode_command
@@ -34,6 +35,7 @@ from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket, decode_config
 from saphira.protocol.errors import PacketError
 from saphira.protocol.framing import MAX_COUNT_CLIENT
+from saphira.protocol.laser import LASER_IDS
 from saphira.protocol.packet_ids import PacketId, is_sip_id
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import SipLayout, decode_sip
@@ -344,6 +346,8 @@ class Link:
     def _connected(self) -> None:
         self.state = LinkState.CONNECTED
         self.reflector.motion.forget_sent()
+        for command, value in laser_request(self.reflector.params, self.identity, self.config):
+            self.send(command, value)  # the parameter file says the robot has a laser: ask the simulator
         self.on_connect.emit()
 
     # ------------------------------------------------------------------ connected
@@ -367,6 +371,12 @@ class Link:
             except PacketError as exc:
                 log.warning("CONFIG packet could not be decoded (%s); using parameter-file limits", exc)
             self._connected()
+        elif packet_id in LASER_IDS:
+            try:
+                self.reflector.apply_laser(payload)
+            except PacketError as exc:
+                self.counters.undecodable += 1
+                log.debug("undecodable laser packet dropped: %s", exc)
         elif packet_id in (PacketId.RESET, PacketId.RESET_WITH_DATA):
             self._lost("the robot's controller reset")
         elif not self.reflector.accessories.apply_packet(payload, now):

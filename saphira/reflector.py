@@ -20,6 +20,8 @@ from enum import Enum
 from saphira.accessories import AccessoryReflector
 from saphira.artifacts import PointList
 from saphira.geometry import Pose, norm2_angle
+from saphira.laser import LaserScan, ReflectedLaser
+from saphira.laser_config import laser_config
 from saphira.motion import MotionControl
 from saphira.odometry import Motion, OdometryIntegrator
 from saphira.params import RobotParams
@@ -97,6 +99,7 @@ class Reflector:
         self.sonar = Sonar([], front_max_range=front_max_range)
         self.accessories = AccessoryReflector()
         """Gripper, RC servo and FTVS vision state (:mod:`saphira.accessories`)."""
+        self.laser = ReflectedLaser()
         self.params = params
         self.configure(params)
 
@@ -113,6 +116,8 @@ class Reflector:
             side_buffer=params.side_buffer,
             front_max_range=self.sonar.front_max_range,
         )
+        self.laser = ReflectedLaser(laser_config(params, assume=True))
+        self.sonar.laser = self.laser.ring
         self.motion.limit_velocity = float(params.trans_vel_max or params.max_velocity)
         self.motion.limit_rvelocity = float(params.rot_vel_max or params.max_rvelocity)
         self.motion.deceleration = float(params.trans_decel or params.max_acceleration or 300.0)
@@ -122,6 +127,7 @@ class Reflector:
         self.odometry.reset()
         self.motion.forget_sent()
         self.accessories.restart()
+        self.laser.restart()
 
     def apply_sip(self, sip: Sip) -> Motion:
         """Fold one SIP into the reflector and return the motion it reported."""
@@ -170,6 +176,12 @@ class Reflector:
         else:
             state.status = RobotStatus.STOPPED
         return motion
+
+    def apply_laser(self, payload: bytes) -> LaserScan | None:
+        """Fold one 0x60/0x61 packet into the laser (DecodeError if malformed); the scan it completes."""
+        state = self.state
+        odo = Pose(state.odo_x, state.odo_y, state.odo_th)
+        return self.laser.apply_packet(payload, odo, state.global_pose)
 
     def _move_global(self, forward: float, left: float, dth: float) -> None:
         state = self.state

@@ -20,9 +20,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from saphira.laser import LaserRing
 
 NO_ECHO = 5000
 """Range reported for a sonar that heard no echo; also what occupancy queries return for 'nothing'."""
@@ -143,6 +147,22 @@ def _region_of(bearing: float) -> Region:
     return Region.BACK
 
 
+def region_mask(xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], source: Region) -> npt.NDArray[np.bool_]:
+    """Which LPS points lie in ``source``'s region by their bearing from the robot's centre (as
+    :func:`_region_of` sorts the sonars); ``ALL`` takes every point."""
+    if source == Region.ALL:
+        return np.ones(xs.shape, dtype=bool)
+    bearing = np.degrees(np.arctan2(ys, xs))
+    chosen = {
+        Region.FRONT: np.abs(bearing) <= 60.0,
+        Region.LEFT: (bearing > 60.0) & (bearing < 120.0),
+        Region.RIGHT: (bearing < -60.0) & (bearing > -120.0),
+        Region.SIDES: (np.abs(bearing) > 60.0) & (np.abs(bearing) < 120.0),
+        Region.BACK: np.abs(bearing) >= 120.0,
+    }
+    return chosen[source]
+
+
 class Sonar:
     """Buckets, ring buffers and occupancy queries for one robot's sonar ring."""
 
@@ -163,6 +183,9 @@ class Sonar:
             Region.LEFT: RingBuffer(side_buffer),
             Region.RIGHT: RingBuffer(side_buffer),
         }
+        self.laser: LaserRing | None = None
+        """The laser's points in the LPS (:mod:`saphira.laser`): every occupancy query pools them with
+        the sonar's, and :meth:`move` keeps them registered."""
 
     # -------------------------------------------------------------- readings
     def add_reading(
@@ -204,6 +227,8 @@ class Sonar:
         c, s = math.cos(rad), math.sin(rad)
         for buffer in self.buffers.values():
             buffer.move(c, s, dx, dy)
+        if self.laser is not None:
+            self.laser.move(c, s, dx, dy)
 
     def range(self, index: int) -> int:
         return self.buckets[index].range if 0 <= index < len(self.buckets) else NO_ECHO
@@ -230,7 +255,8 @@ class Sonar:
             buffer.clear()
 
     def points(self, source: Region = Region.ALL) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL)."""
+        """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL),
+        and the laser's points in that region when there are any."""
         chosen = {
             Region.FRONT: (Region.FRONT,),
             Region.BACK: (Region.BACK,),
@@ -240,6 +266,8 @@ class Sonar:
             Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
         }[source]
         parts = [self.buffers[r].points() for r in chosen]
+        if self.laser is not None and self.laser.xs.size:
+            parts.append(self.laser.points(source))
         if len(parts) == 1:
             return parts[0]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -573,6 +573,7 @@ def install_bindings(ev: Evaluator) -> None:
     from saphira.colbert import (
         bindings_accessories,
         bindings_display,
+        bindings_laser,
         bindings_robot,
         bindings_session,
         bindings_tasks,
@@ -585,7 +586,9 @@ def install_bindings(ev: Evaluator) -> None:
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
         *(
             module.table(s)
-            for module in (bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display)
+            for module in (
+                bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display, bindings_laser
+            )
         ),
     ]
     for table in tables:

@@ -69,6 +69,7 @@ from saphira.protocol.simstat import SimStat, encode_simstat
 from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
+from saphira.sim.laser import laser_handlers
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import load_world
@@ -362,6 +363,7 @@ class PioneerServer:
                 self._simstat = 0
         packets += self.accessories.packets()
         self.stats.sips += 1
+        packets += self.robot.laser_packets()  # a full scan after every SIP, when asked for (AMRISim)
         self._write(packets)
 
     # -- packets ------------------------------------------------------------------------------------
@@ -416,6 +418,7 @@ class PioneerServer:
         robot.cmd_polling(range(robot.model.sonar_count))
         robot.cmd_sonar(True)
         robot.take_new_readings()
+        robot.laser_off()
         self._backlog.clear()
         self.state = SessionState.SYNCED
         self._last_packet = now
@@ -428,6 +431,7 @@ class PioneerServer:
         robot.cmd_sonar(False)
         robot.cmd_seto()
         robot.take_new_readings()
+        robot.laser_off()
         self._backlog.clear()
         self.accessories.end_session()
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
@@ -634,6 +638,7 @@ class PioneerServer:
             Command.SIM_MESSAGE: self._message,
             Command.SIM_EXIT: self._exit,
             Command.BATTEST: self._battest,
+            **laser_handlers(robot.laser, self.stats.ignored, self.label),
         }
 
     def _open(self, command: CommandPacket) -> None:

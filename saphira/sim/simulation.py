@@ -14,7 +14,10 @@ starting at 0, 0, 0 where the robot was added (docs/architecture.md §4). Decisi
 * A collision stops the translation where the body first touches (no sliding along the wall),
   zeroes the translational velocity and sets both stall flags for that step. Rotation goes on: a
   disc turning on the spot cannot hit anything.
-* Sonar and the body see other robots (sonar as octagons, the body as discs).
+* Sonar and the body see other robots (sonar as octagons, the body as discs); so does the laser.
+* Every robot has a laser (:mod:`saphira.sim.laser`) unless its parameter file says it has none; a
+  file that says nothing gets the default SICK (MobileSim's Pioneers all carry one). It scans only
+  while a client has it enabled.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from saphira.geometry import Pose
+from saphira.laser_config import laser_config
 from saphira.params import RobotParams
 from saphira.sim.geometry import FloatArray, circle_sweep_fraction, point_segment_distances
 from saphira.sim.gripper import SimGripper
+from saphira.sim.laser import SimLaser
 from saphira.sim.objects import SimObject, spawn_objects
 from saphira.sim.placement import OCCUPIED, nearest_free_place
 from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_degrees
@@ -143,6 +148,8 @@ class SimRobot:
         self.odometry = Odometry(params, error=odometry_error)
         self.drive = Drive(self.model, lambda: self.odometry.th)
         self.sonar = SonarRing(self.model.sonar_poses, sonar_beam)
+        laser = laser_config(params, assume=True)
+        self.laser = SimLaser(laser) if laser is not None else None
         self.initial_pose = Pose(float(pose.x), float(pose.y), wrap_degrees(pose.th))
         self.x, self.y, self.th = self.initial_pose
         self.stalled_left = False
@@ -155,6 +162,7 @@ class SimRobot:
 
     def set_world(self, world: World) -> None:
         """Drive in ``world`` from now on (the pose is kept)."""
+        self.world = world
         self._body_walls = _NearbyWalls(world)
         self._sonar_walls = _NearbyWalls(world)
         self._forget_clearance()
@@ -277,10 +285,21 @@ class SimRobot:
         """SONAR 1/0."""
         self.sonar.set_enabled(on)
 
+    def laser_packets(self) -> bytes:
+        """The latest laser scan as the packets its client asked for; empty without a laser or request."""
+        return self.laser.packets() if self.laser is not None else b""
+
+    def laser_off(self) -> None:
+        """A session began or ended: the laser off, back to its parameter file's settings."""
+        if self.laser is not None:
+            self.laser.reset()
+
     def set_pose(self, x: float, y: float, th: float) -> None:
         """Put the robot at a true world pose (SIM_SET_POSE); odometry and commands are unchanged."""
         self.x, self.y, self.th = float(x), float(y), wrap_degrees(th)
         self._forget_clearance()
+        if self.laser is not None:
+            self.laser.moved = True
 
     def reset(self) -> None:
         """Back to the pose it was added at, odometry 0, 0, 0, drive and sonar as at power-on (SIM_RESET)."""
@@ -302,6 +321,7 @@ class SimRobot:
         """
         if dt <= 0.0:
             return
+        others = tuple(others)
         discs = self._discs_near(others, dt)
         distance, turned, stalled = self._drive(dt, discs)
         self.stalled_left = self.stalled_right = stalled
@@ -316,6 +336,19 @@ class SimRobot:
             if heard:
                 walls = np.concatenate([walls, _octagons(heard)])
             self.sonar.fire(due, (self.x, self.y, self.th), walls, normals[3:])
+        if self.laser is not None and self.laser.due(dt):
+            self._fire_laser(self.laser, rng, others)
+
+    def _fire_laser(self, laser: SimLaser, rng: np.random.Generator, others: tuple[SimRobot, ...]) -> None:
+        """A laser scan from the true pose; other robots within its range are octagons, as for sonar."""
+        reach = laser.config.max_range + math.hypot(laser.config.x, laser.config.y)
+        seen = [
+            _Disc(o.x, o.y, o.radius)
+            for o in others
+            if o is not self and math.hypot(o.x - self.x, o.y - self.y) < reach + o.radius
+        ]
+        odometry = Pose(self.odometry.x, self.odometry.y, self.odometry.th)
+        laser.fire(self.pose, odometry, self.world.index, rng, _octagons(seen) if seen else None)
 
     def _discs_near(self, others: Iterable[SimRobot], dt: float) -> list[_Disc]:
         """Other robots close enough to matter this step (for sonar, up to its range)."""

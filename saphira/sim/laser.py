@@ -1,0 +1,210 @@
+"""The simulated laser rangefinder: scans ray-cast against the world, and its protocol commands.
+
+:class:`SimLaser` is one robot's laser (:class:`~saphira.laser_config.LaserConfig`). While a client
+has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
+the sonar's geometry code (:func:`~saphira.sim.geometry.cast_fan`, which gives the distances of
+:func:`~saphira.sim.geometry.cast_rays` up to rounding); each reading is the distance to the first
+wall (or other robot) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
+nothing is within range (as AMRISim reports "no return").
+
+Speed: a scan of 181 rays must cost less than a simulator step. ``cast_fan`` tries each ray only
+against the walls that lie in its direction, so a scan costs about what the sonar ring does, where
+every ray against every wall would cost ten times more (``bench/bench_laser.py``).
+
+Commands (pioneer-protocol.md §5.3, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
+
+* SIM_LRF_ENABLE 230 / old SRISim 35: 0 off, 1 → 0x60 packets, 2 → 0x61 extended packets.
+* SIM_LRF_SET_FOV_START 231 / 36 and _END 232 / 37: degrees about the laser's axis.
+* SIM_LRF_SET_RES 233 / 38: degrees between readings × 100 (AMRISim divides by 100; ARIA's
+  ``ArSimulatedLaser`` sends the increment × 100 on 38).
+
+An optional laser-index byte after the argument is accepted and ignored (there is one laser).
+A request for a robot whose parameter file says it has no laser is ignored and counted.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from saphira.geometry import Pose
+from saphira.laser_config import LaserConfig, readings_for
+from saphira.protocol.command_packet import CommandPacket
+from saphira.protocol.commands import Command
+from saphira.protocol.laser import FLAG_MOVED, laser_packets
+from saphira.sim.geometry import FloatArray, SegmentIndex, cast_fan
+
+log = logging.getLogger("saphira.sim.laser")
+
+MAX_READINGS: Final = 2000
+"""Most readings one scan may have (a resolution command asking for more is refused)."""
+
+MODE_OFF: Final = 0
+MODE_NORMAL: Final = 1
+MODE_EXTENDED: Final = 2
+
+
+@dataclass(frozen=True)
+class LaserScan:
+    """One simulated scan: ranges (mm) from ``start`` every ``increment`` degrees about the laser's
+    axis, the robot's odometric pose (reported in 0x60) and true pose when it was taken."""
+
+    ranges: FloatArray
+    start: float
+    increment: float
+    odometric: Pose
+    true_pose: Pose
+    sequence: int
+
+
+def cast_scan(
+    index: SegmentIndex,
+    origin: tuple[float, float],
+    angles: FloatArray,
+    max_range: float,
+    extra: FloatArray | None = None,
+) -> FloatArray:
+    """Distance along each ray (world degrees) from ``origin`` to the first wall; inf beyond ``max_range``.
+
+    ``extra`` are more segments (other robots' bodies). Only the walls in the grid cells within
+    ``max_range`` are tried, each by the rays that point at it (:func:`cast_fan`).
+    """
+    x, y = origin
+    walls = index.segments[index.query_box(x - max_range, y - max_range, x + max_range, y + max_range)]
+    if extra is not None and extra.shape[0]:
+        walls = np.concatenate([walls, extra])
+    return cast_fan(origin, angles, walls, max_range)
+
+
+class SimLaser:
+    """One robot's simulated laser: its settings, its enable state and its latest scan."""
+
+    def __init__(self, config: LaserConfig, period: float = 0.1) -> None:
+        self.config = config
+        self.period = period
+        self.mode = MODE_OFF
+        self.start = config.start
+        self.end = config.end
+        self.increment = config.increment
+        self.scan: LaserScan | None = None
+        self.scans = 0
+        self.moved = False
+        """SIM_SET_POSE moved the robot since the last packet was sent (0x61 flags bit 0)."""
+        self._clock = 0.0
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != MODE_OFF
+
+    @property
+    def count(self) -> int:
+        return readings_for(self.start, self.end, self.increment)
+
+    def angles(self) -> FloatArray:
+        """Bearing of each reading about the laser's axis, degrees."""
+        return self.start + self.increment * np.arange(self.count, dtype=np.float64)
+
+    def set_mode(self, mode: int) -> None:
+        self.mode = mode
+        self._clock = self.period  # the first scan comes with the next step
+        if mode == MODE_OFF:
+            self.scan = None
+
+    def due(self, dt: float) -> bool:
+        """Advance the scan clock by ``dt`` s; True when a scan is due (at most one per call)."""
+        if not self.enabled:
+            return False
+        self._clock += dt
+        if self._clock + 1e-9 < self.period:
+            return False
+        self._clock = min(self._clock - self.period, self.period)
+        return True
+
+    def fire(
+        self,
+        true_pose: Pose,
+        odometric: Pose,
+        index: SegmentIndex,
+        rng: np.random.Generator,
+        extra: FloatArray | None = None,
+    ) -> LaserScan:
+        """Take a scan from the robot's true pose; it becomes :attr:`scan`."""
+        config = self.config
+        x, y, th = true_pose
+        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+        origin = (x + c * config.x - s * config.y, y + s * config.x + c * config.y)
+        distances = cast_scan(index, origin, self.angles() + (th + config.th), config.max_range, extra)
+        noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
+        ranges = np.clip(noisy, 0.0, config.max_range)  # no return (inf) reads as the maximum range
+        self.scans += 1
+        self.scan = LaserScan(ranges, self.start, self.increment, odometric, true_pose, self.scans)
+        return self.scan
+
+    def packets(self) -> bytes:
+        """The latest scan as the packets the session asked for (empty when off or not scanned yet)."""
+        scan = self.scan
+        if scan is None or not self.enabled:
+            return b""
+        flags = FLAG_MOVED if self.moved else 0
+        self.moved = False
+        extended = self.mode == MODE_EXTENDED
+        return b"".join(laser_packets(scan.ranges, extended=extended, pose=scan.odometric, flags=flags))
+
+    def reset(self) -> None:
+        """Back to power-on: off, the parameter file's field of view and resolution."""
+        self.set_mode(MODE_OFF)
+        self.start, self.end, self.increment = self.config.start, self.config.end, self.config.increment
+        self.moved = False
+
+
+LASER_COMMANDS: Final[dict[int, str]] = {
+    Command.SIM_LRF_ENABLE: "enable",
+    Command.OLD_SIM_LRF_ENABLE: "enable",
+    Command.SIM_LRF_SET_FOV_START: "start",
+    Command.OLD_SIM_LRF_START: "start",
+    Command.SIM_LRF_SET_FOV_END: "end",
+    Command.OLD_SIM_LRF_END: "end",
+    Command.SIM_LRF_SET_RES: "increment",
+    Command.OLD_SIM_LRF_INCREMENT: "increment",
+}
+"""Laser command number → what it sets, in AMRISim's two numberings (230–233 and SRISim's 35–38)."""
+
+
+def laser_handlers(
+    laser: SimLaser | None, ignored: Counter[int], label: str
+) -> dict[int, Callable[[CommandPacket], None]]:
+    """The server's handlers for the laser commands of one robot (``laser`` None: it has none)."""
+
+    def handle(command: CommandPacket) -> None:
+        what = LASER_COMMANDS[command.command]
+        value = command.int_value
+        if laser is None:
+            ignored[command.command] += 1
+            log.info("%s: laser command %d ignored: the robot has no laser", label, command.command)
+            return
+        if what == "enable":
+            if value not in (MODE_OFF, MODE_NORMAL, MODE_EXTENDED):
+                ignored[command.command] += 1
+                return
+            laser.set_mode(value)
+        elif what == "start":
+            laser.start = float(value)
+        elif what == "end":
+            laser.end = float(value)
+        else:
+            increment = abs(value) / 100.0
+            if increment <= 0.0 or readings_for(laser.start, laser.end, increment) > MAX_READINGS:
+                ignored[command.command] += 1
+                log.info("%s: laser resolution %d/100 deg refused", label, value)
+                return
+            laser.increment = increment
+        if laser.start > laser.end:
+            laser.start, laser.end = laser.end, laser.start
+
+    return dict.fromkeys(LASER_COMMANDS, handle)
