@@ -19,6 +19,7 @@ commands:
   params          list the bundled robot parameter files
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
+  map WORLD       convert a simulator world into a Saphira map file of WALL artifacts
 
 Run 'saphira COMMAND --help' for a command's options.
 """
@@ -110,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+
+    from saphira.perception.worldmap import add_map_parser
+
+    add_map_parser(sub)
     return parser
 
 
@@ -188,6 +193,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
     "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay,
+    "map": lambda args: __import__("saphira.perception.worldmap", fromlist=["cmd_map"]).cmd_map(args),
 }  # fmt: skip
 
 
