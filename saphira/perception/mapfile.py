@@ -25,7 +25,8 @@ Choices the manual leaves open, documented here:
   numbers are finite; nothing may follow the last number. Ids are not checked against artifacts
   already on the pointlist: loading a map twice gives two copies (delete the map first).
 * **Directory**: a relative name is looked up in the map directory (``sfMapDir``; default the bundled
-  ``maps/`` folder), trying the name as given and then with :data:`MAP_SUFFIX` added.
+  ``maps/`` folder), trying the name as given and then with :data:`MAP_SUFFIX` added; failing that, a
+  relative path from the working directory (``maps/corridor.smap`` in a checkout) is taken.
 * **Extension**: this project's Saphira maps end in :data:`MAP_SUFFIX` (``.smap``), so they cannot
   be mistaken for the ARIA ``2D-Map`` worlds (``.map``) in the same folder. The loader itself reads
   any name: the content is what counts.
@@ -192,8 +193,9 @@ def default_map_dir() -> Path:
 
 
 def find_map_file(name: str | Path, map_dir: str | Path | None = None) -> Path:
-    """The file ``name`` names: absolute as is; relative in ``map_dir`` (default the bundled maps),
-    as given and then with :data:`MAP_SUFFIX` added. :class:`MapNotFoundError` lists what was tried."""
+    """The file ``name`` names: absolute as is; relative in ``map_dir`` (default the bundled maps), as
+    given and then with :data:`MAP_SUFFIX` added, and last from the working directory.
+    :class:`MapNotFoundError` lists what was tried."""
     path = Path(name)
     if path.is_absolute():
         candidates = [path]
@@ -202,6 +204,7 @@ def find_map_file(name: str | Path, map_dir: str | Path | None = None) -> Path:
         candidates = [folder / path]
         if path.suffix != MAP_SUFFIX:
             candidates.append(folder / path.with_name(path.name + MAP_SUFFIX))
+        candidates.append(path)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
@@ -266,6 +269,7 @@ def delete_map_artifacts(pointlist: PointList) -> int:
 
 def _num(value: float) -> str:
     """The shortest decimal that reads back as ``value`` (integers without a point)."""
+    value = float(value)  # numpy scalars print their type in repr()
     if value == 0.0:
         return "0"
     if value.is_integer() and abs(value) < 1e15:

@@ -113,7 +113,7 @@ def world_walls(world: World, *, merge: bool = True) -> list[Wall]:
 
 def _round(value: float) -> float:
     """Map files are in mm: a thousandth of a mm is plenty, and keeps the file free of float noise."""
-    return round(value, 3) + 0.0
+    return round(float(value), 3) + 0.0
 
 
 def world_map_text(world: World, *, merge: bool = True) -> str:
