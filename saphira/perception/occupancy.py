@@ -14,9 +14,10 @@ sonar only hears a surface it meets close to square, so echoing beams run roughl
 
 **Beam model.** A reading is a cone of half-angle :data:`BEAM_HALF_ANGLE` from the transducer's global
 pose (the robot's global pose when it was read, composed with the transducer's pose on the body).
-The cone is sampled once, in the sensor frame, on a polar template with samples about
-0.6 cells apart; each sample stands for its share of a cell's area, so summing samples integrates
-the cone over each cell whatever the range. Across the cone the evidence falls off as
+The cone is sampled once, in the sensor frame, on a polar template with samples
+:data:`RADIAL_SPACING` cells apart in range and :data:`SAMPLE_SPACING` across; each sample stands for
+its share of a cell's area, so summing samples integrates the cone over each cell whatever the range.
+Across the cone the evidence falls off as
 ``1 - (a / half_angle)²``. For a reading of range ``r``:
 
 * samples closer than ``r - tol`` (``tol`` = max(one cell, 2 % of r)) get *free* evidence
@@ -30,11 +31,13 @@ the cone over each cell whatever the range. Across the cone the evidence falls o
 * *Max-range readings* (no echo, or beyond :data:`ECHO_RANGE`) mostly mean the ping glanced off a
   wall, not that the cone is empty: they clear only up to :data:`NO_ECHO_FREE_RANGE`, at
   :data:`NO_ECHO_WEIGHT` of a normal reading's weight.
-* *High incidence*: where a beam passes a cell already believed occupied, and meets the surface
-  estimated there at more than :data:`SPECULAR_START` from its normal, the reading may well have
-  bounced off it; its free evidence for that cell is scaled by ``1 - P(specular) · P(occupied)``, with
-  P(specular) rising smoothly to 1 at :data:`SPECULAR_FULL`. A beam meeting the surface square and
-  going through is believed: the obstacle has moved.
+* *High incidence*: where a beam passes a cell in which a surface has echoed before, and meets that
+  surface at more than :data:`SPECULAR_START` from its normal, the reading may well have bounced off
+  it (and what it then heard lies elsewhere); its free evidence for that cell is scaled by
+  ``1 - P(specular) · known``, with P(specular) rising smoothly to 1 at :data:`SPECULAR_FULL` and
+  ``known`` the surface's accumulated echo evidence over :data:`SURFACE_KNOWN` (at most 1). So
+  glancing beams cannot erase a wall, while a beam meeting the surface square and going through
+  is believed: the obstacle has moved.
 * *Redundant readings*: a transducer that has not moved (less than :data:`REDUNDANT_MOVE` mm and
   :data:`REDUNDANT_TURN`°) since its last integrated reading adds nothing: a robot standing still
   would otherwise hear the same echo a hundred times and grow certain of it.
@@ -83,7 +86,7 @@ NO_ECHO_FREE_RANGE = 1500.0
 """mm: how far a max-range reading clears."""
 NO_ECHO_WEIGHT = 0.3
 """Weight of a max-range reading's free evidence, relative to an echo's."""
-L_FREE = 0.35
+L_FREE = 0.5
 """Log-odds taken off a cell the free part of a cone fully covers."""
 L_OCC = 1.2
 """Log-odds added to a cell the echo's arc fully covers (arcs up to ARC_REFERENCE long)."""
@@ -95,10 +98,16 @@ SPECULAR_START = 35.0
 """deg of incidence where a beam begins to risk bouncing off a surface."""
 SPECULAR_FULL = 60.0
 """deg of incidence beyond which a smooth surface returns nothing (the simulator's max incidence)."""
+SURFACE_KNOWN = 0.5
+"""Occupied evidence (summed along echoing beams) at which a cell's surface counts as fully known."""
 REDUNDANT_MOVE = 50.0
 """mm a transducer must move before its next reading counts."""
 REDUNDANT_TURN = 3.0
 """deg a transducer must turn before its next reading counts (if it has not moved)."""
+RADIAL_SPACING = 0.5
+"""Cone samples lie this many cells apart in range (a divisor of 1: every cell row gets as many)."""
+SAMPLE_SPACING = 0.9
+"""And at most this many cells apart across the cone."""
 GROW_MARGIN = 5000.0
 """mm added on each side when the grid grows."""
 OCCUPIED = 0.0
@@ -109,12 +118,13 @@ SEEN = 0.5
 
 def _template(resolution: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """The polar samples of one cone, by increasing range: rho, cos a, sin a, angle falloff, area share."""
-    step = 0.6 * resolution
+    step = RADIAL_SPACING * resolution
+    across = SAMPLE_SPACING * resolution
     half = math.radians(BEAM_HALF_ANGLE)
     rhos, angles, areas = [], [], []
     rho = step / 2.0
     while rho <= ECHO_RANGE + step:
-        n = max(3, math.ceil(2.0 * half * rho / step) + 1)
+        n = max(3, math.ceil(2.0 * half * rho / across) + 1)
         da = 2.0 * half / n
         a = -half + da * (np.arange(n) + 0.5)
         rhos.append(np.full(n, rho))
@@ -280,8 +290,7 @@ class OccupancyGrid:
         w = delta[occ]
         np.add.at(self._normal_c.reshape(-1), oi, w * (dir_c[occ] ** 2 - dir_s[occ] ** 2))
         np.add.at(self._normal_s.reshape(-1), oi, w * 2.0 * dir_c[occ] * dir_s[occ])
-        cells = np.unique(idx)
-        self.log_odds.flat[cells] = np.clip(self.log_odds.flat[cells], -L_MAX, L_MAX)
+        self.log_odds.flat[idx] = np.clip(self.log_odds.flat[idx], -L_MAX, L_MAX)  # repeats write one value
         self.readings += len(ranges)
 
     def _free_evidence(
@@ -298,8 +307,8 @@ class OccupancyGrid:
         cos_inc = np.sqrt(np.clip((1.0 + cos2) / 2.0, 0.0, 1.0))
         specular = np.clip((self._cos_start - cos_inc) / (self._cos_start - self._cos_full), 0.0, 1.0)
         specular = specular * specular * (3.0 - 2.0 * specular)
-        p_occ = 1.0 / (1.0 + np.exp(-self.log_odds.flat[cells]))
-        result: FloatArray = -L_FREE * base * weight * (1.0 - specular * p_occ)
+        known = np.minimum(1.0, strength / SURFACE_KNOWN)
+        result: FloatArray = -L_FREE * base * weight * (1.0 - specular * known)
         return result
 
 
