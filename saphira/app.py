@@ -185,6 +185,10 @@ class Session:
             f"    link: {robot.link.counters.sips} SIPs, {robot.link.counters.packets_sent} packets sent, "
             f"{robot.link.receiver.stats.dropped} dropped",
         ]
+        if self.sim is not None:  # truth beside belief
+            from saphira.perception.truth import pose_error_line
+
+            lines.insert(2, pose_error_line(robot.state.global_pose, self.sim.true_pose))
         if self.sim is not None:
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
         for name, state in sorted(self.outcome.states.items()):
