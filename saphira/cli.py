@@ -190,10 +190,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return check_files(args.files)
 
 
+def cmd_map(args: argparse.Namespace) -> int:
+    from saphira.perception.worldmap import cmd_map as convert
+
+    return convert(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
     "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay,
-    "map": lambda args: __import__("saphira.perception.worldmap", fromlist=["cmd_map"]).cmd_map(args),
+    "map": cmd_map,
 }  # fmt: skip
 
 

@@ -136,7 +136,7 @@ def _template(resolution: float) -> tuple[FloatArray, FloatArray, FloatArray, Fl
     return rho_all, np.cos(a_all), np.sin(a_all), falloff, np.concatenate(areas)
 
 
-@dataclass
+@dataclass(eq=False)
 class OccupancyGrid:
     """A growing global log-odds grid; see the module's docstring for the sensor model.
 
@@ -147,8 +147,8 @@ class OccupancyGrid:
     resolution: float = 100.0
     origin_x: float = 0.0
     origin_y: float = 0.0
-    log_odds: FloatArray = field(default_factory=lambda: np.zeros((0, 0)))
-    seen: FloatArray = field(default_factory=lambda: np.zeros((0, 0)))
+    log_odds: FloatArray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
+    seen: FloatArray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
     readings: int = 0
     skipped: int = 0
     specular_discount: bool = True
