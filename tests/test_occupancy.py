@@ -165,14 +165,3 @@ def test_colbert_starts_queries_and_suspends_the_grid_task() -> None:
     robot.run(cycles=20)
     assert grid.readings > readings
 
-
-def test_turning_the_occ_grid_display_on_starts_the_grid() -> None:
-    robot = Robot()
-    attach_simulator(robot, "room", "p3dx", seed=0, odometry_error=False)
-    ev = Evaluator(robot, output=lambda line: None, read_init=False)
-    assert ev.eval_text("sfSetDisplayState(sfOCCGRID, 0)")
-    assert TASK_NAME not in robot.scheduler
-    assert ev.eval_text("sfSetDisplayState(sfOCCGRID, 1)")
-    assert TASK_NAME in robot.scheduler
-    robot.run(cycles=5)
-    assert occupancy_grid_for(robot).readings > 0

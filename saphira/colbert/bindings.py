@@ -470,7 +470,7 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
         ("sfAddHelp", "void(string, string)", ev.add_help, "add help text for a name"),
         ("sfGetHelp", "string(string)", lambda n: ev.get_help(n) or "", 'help text of a name ("" if none)'),
-        ("sfSetDisplayState", "void(int, int)", lambda m, v: _set_display(s, m, v), "record a display setting"),
+        ("sfSetDisplayState", "void(int, int)", s.display.__setitem__, "record a display setting for the UI"),
         # ---- connection and micro-task sets (§2.4, §5.7)
         ("sfConnectToRobot", "int(int, string)", s.connect, "connect (sfLOCALPORT..., name); 1 on success"),
         ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
@@ -506,16 +506,6 @@ _NO_OPS = (
     "sfInitRegistrationProcs",
     "sfInitAwareProcs",
 )
-
-
-def _set_display(s: _Session, menu: int, state: int) -> None:
-    """Record a display setting; turning ``sfOCCGRID`` on forces the global view and starts the grid task."""
-    s.display[menu] = state
-    if menu == _DISPLAY_SETTINGS.index("OCCGRID") and state:
-        from saphira.perception.occupancy import start_occupancy_grid
-
-        s.display[_DISPLAY_SETTINGS.index("GLOBAL")] = 1
-        start_occupancy_grid(s.robot)
 
 
 def _nn(p: Any) -> Any:

@@ -11,9 +11,8 @@ Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the man
 * ``sfMapDir`` is a settable string, the bundled ``maps/`` folder until set (one per session).
 * ``sfInitOccGridProcs()`` starts the ``occ grid`` task that builds the robot's MURIEL-style sonar
   grid (:mod:`saphira.perception.occupancy`); the manual only had the menu (Display→Occ Grid), so the
-  name follows its ``sfInit*Procs`` pattern. ``sfSetDisplayState(sfOCCGRID, 1)`` (Display→Occ Grid)
-  starts it too and, as the manual says, forces the global view. ``sfOccGridValue(x, y)`` is the
-  occupancy probability of the cell at global (x, y): 0.5 where nothing is known.
+  name follows its ``sfInit*Procs`` pattern. ``sfOccGridValue(x, y)`` is the occupancy probability of
+  the cell at global (x, y): 0.5 where nothing is known.
 """
 
 from __future__ import annotations
