@@ -1,4 +1,4 @@
-"""Saphira map files (digest §8.6): the manual's Listing 8.6, save/load round trips, broken files, and the
+"""Saphira map files (the Saphira manual §8.10): Listing 8.6, save/load round trips, broken files, and the
 Colbert calls sfLoadMapFile, sfSaveMapFile, sfDeleteMapArtifacts and sfMapDir on a simulated robot."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The MURIEL-style sonar occupancy grid (digest §8.5, §11.4): its sensor model on hand-placed readings,
-its task on the embedded simulator in lock-step, its Python queries and its Colbert bindings."""
+"""The MURIEL-style sonar occupancy grid (Saphira manual: Display→Occ Grid): its sensor model on hand-placed
+readings, its task on the embedded simulator in lock-step, its Python queries and its Colbert bindings."""
 
 from __future__ import annotations
 
@@ -164,4 +164,3 @@ def test_colbert_starts_queries_and_suspends_the_grid_task() -> None:
     say('sfResumeTask("occ grid")')
     robot.run(cycles=20)
     assert grid.readings > readings
-

@@ -1,4 +1,4 @@
-"""Colbert bindings for map files and the occupancy grid (digest §8.5, §8.6, §11.4).
+"""Colbert bindings for map files and the occupancy grid (the Saphira manual §8.10, Display→Occ Grid).
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
 

@@ -1,4 +1,4 @@
-"""Saphira map files (digest §8.6): corridors, doors, junctions and walls as text, in global mm and degrees.
+"""Saphira map files (the Saphira manual §8.10): corridors, doors, junctions and walls as text, global mm, degrees.
 
 One artifact per line, ``;`` starts a comment, keywords in any case::
 

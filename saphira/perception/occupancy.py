@@ -1,4 +1,4 @@
-"""A global sonar occupancy grid in the spirit of MURIEL (digest §8.5, §11.4; Konolige 1997).
+"""A global sonar occupancy grid in the spirit of MURIEL (Saphira manual: Display→Occ Grid; Konolige 1997).
 
 Saphira's Display→Occ Grid drew an evidence grid built with Konolige's MURIEL ("MUltiple Representation
 Independent Evidence Log"). Plain Elfes-style grids break on sonar: a smooth wall met at a high angle
