@@ -25,7 +25,12 @@ from saphira.sim.world import World, load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPS = ROOT / "maps"
-SHIPPED = [("corridor.smap", "corridor.wld"), ("simple.smap", "simple.wld"), ("AMROffice.smap", "AMROffice.map")]
+SHIPPED = [
+    ("corridor.smap", "corridor.wld"),
+    ("simple.smap", "simple.wld"),
+    ("AMROffice.smap", "AMROffice.map"),
+    ("columbia.smap", "columbia.map"),
+]
 TOL = 1.0  # mm
 
 
