@@ -7,6 +7,7 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from saphira.geometry import Pose
 from saphira.perception.truth import pose_error, pose_error_line
@@ -56,3 +57,15 @@ def test_saphira_run_summary_prints_the_pose_error() -> None:
                   result.stdout, re.M)  # fmt: skip
     assert m, result.stdout
     assert 0 < int(m[1]) < 500 and float(m[2]) < 10.0  # a 4 m square with odometry error: drifted, not lost
+
+
+def test_saphira_run_plot_draws_the_true_path_beside_the_global_one(tmp_path: Path) -> None:
+    svg = tmp_path / "square.svg"  # matplotlib's SVG keeps each text as a comment beside its glyphs
+    result = subprocess.run(
+        [sys.executable, "-m", "saphira", "run", "colbert/direct.act", "--world", "room", "--plot", str(svg)],
+        cwd=PROJECT, capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    labels = re.findall(r"<!-- (.*?) -->", svg.read_text())
+    assert "true path (simulator)" in labels and "global pose (belief)" in labels
+    assert "robot path" not in labels
