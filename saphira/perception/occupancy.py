@@ -159,7 +159,8 @@ class OccupancyGrid:
             raise ValueError("the grid's resolution must be positive")
         self._normal_c = np.zeros(self.log_odds.shape)
         self._normal_s = np.zeros(self.log_odds.shape)
-        self._rho, self._ca, self._sa, self._falloff, self._area = _template(self.resolution)
+        self._rho, self._ca, self._sa, falloff, area = _template(self.resolution)
+        self._base = falloff * area
         self._cos_start = math.cos(math.radians(SPECULAR_START))
         self._cos_full = math.cos(math.radians(SPECULAR_FULL))
 
@@ -249,17 +250,25 @@ class OccupancyGrid:
         ranges = np.asarray(ranges, dtype=np.float64).reshape(-1)
         if not len(ranges):
             return
+        n = len(ranges)
         echo = ranges < min(ECHO_RANGE, NO_ECHO)
         tol = np.maximum(self.resolution, 0.02 * ranges)
-        reach = np.where(echo, ranges + tol, NO_ECHO_FREE_RANGE if self.specular_discount else FREE_RANGE)
-        counts = np.searchsorted(self._rho, reach, side="right")
-        total = int(counts.sum())
+        no_echo_reach = NO_ECHO_FREE_RANGE if self.specular_discount else FREE_RANGE
+        template = self._rho
+        free_n = np.searchsorted(template, np.where(echo, np.minimum(ranges - tol, FREE_RANGE), no_echo_reach))
+        occ_lo = np.where(echo, np.searchsorted(template, ranges - tol), 0)
+        occ_hi = np.where(echo, np.searchsorted(template, ranges + tol, side="right"), 0)
+        # Two runs of template samples per reading: [0, free_n) free, [occ_lo, occ_hi) on the echo's arc.
+        seg_start = np.column_stack([np.zeros(n, dtype=np.intp), occ_lo]).ravel()
+        seg_count = np.column_stack([free_n, occ_hi - occ_lo]).ravel()
+        total = int(seg_count.sum())
         if total == 0:
             return
-        owner = np.repeat(np.arange(len(ranges)), counts)
-        starts = np.cumsum(counts) - counts
-        k = np.arange(total) - np.repeat(starts, counts)
-        rho, ca, sa = self._rho[k], self._ca[k], self._sa[k]
+        k = np.repeat(seg_start - (np.cumsum(seg_count) - seg_count), seg_count) + np.arange(total)
+        owner = np.repeat(np.repeat(np.arange(n), 2), seg_count)
+        occ = np.repeat(np.tile(np.array([False, True]), n), seg_count)
+        free = ~occ
+        rho, ca, sa = template[k], self._ca[k], self._sa[k]
         th = np.radians(sensors[:, 2])
         c, s = np.cos(th)[owner], np.sin(th)[owner]
         dir_c, dir_s = c * ca - s * sa, s * ca + c * sa
@@ -269,10 +278,8 @@ class OccupancyGrid:
         res = self.resolution
         flat = (np.floor((gy - self.origin_y) / res).astype(np.intp) * self.shape[1]
                 + np.floor((gx - self.origin_x) / res).astype(np.intp))  # fmt: skip
-        r, t, e = ranges[owner], tol[owner], echo[owner]
-        base = self._falloff[k] * self._area[k]
-        occ = e & (np.abs(rho - r) <= t)
-        free = (rho < r - t) & (rho <= FREE_RANGE) & ~occ
+        e = echo[owner]
+        base = self._base[k]
         delta = np.zeros(total)
 
         # Free evidence, discounted where the beam may have glanced off a surface already seen.
@@ -280,12 +287,11 @@ class OccupancyGrid:
             delta[free] = -L_FREE * base[free]
         else:
             delta[free] = self._free_evidence(flat[free], base[free], e[free], dir_c[free], dir_s[free])
-        arc = 2.0 * math.radians(BEAM_HALF_ANGLE) * r[occ]
+        arc = 2.0 * math.radians(BEAM_HALF_ANGLE) * ranges[owner[occ]]
         delta[occ] = L_OCC * base[occ] * np.minimum(1.0, ARC_REFERENCE / np.maximum(arc, 1.0))
-        touched = free | occ
-        idx = flat[touched]
-        np.add.at(self.log_odds.reshape(-1), idx, delta[touched])
-        np.add.at(self.seen.reshape(-1), idx, np.abs(delta[touched]))
+        idx = flat
+        np.add.at(self.log_odds.reshape(-1), idx, delta)
+        np.add.at(self.seen.reshape(-1), idx, np.abs(delta))
         oi = flat[occ]
         w = delta[occ]
         np.add.at(self._normal_c.reshape(-1), oi, w * (dir_c[occ] ** 2 - dir_s[occ] ** 2))
