@@ -133,6 +133,7 @@ def test_loading_is_additive_and_delete_removes_only_the_map(tmp_path: Path) -> 
         ("DOOR (0) 0 0 90 100", (6,), "positive integer"),
         ("DOOR (x) 0 0 90 100", (6,), "positive integer"),
         ("DOOR (3 0 0 90 100", (6,), "positive integer"),
+        ("DOOR (²) 0 0 90 100", (6,), "positive integer"),
         ("CORRIDOR (1) 0 0 0 100", (23,), "needs 5 numbers"),
         ("WALL 0 0 90 400 7", (17,), "unexpected '7'"),
         ("JUNCTION (2) 10 1O00 0 800", (17,), "bad number '1O00'"),

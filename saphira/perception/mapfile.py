@@ -141,10 +141,10 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
     if rest and rest[0].group().startswith("("):
         tok = rest.pop(0)
         match = _ID.fullmatch(tok.group())
-        value = match.group(1) if match else ""
-        if not match or not value.isdigit() or int(value) <= 0:
+        digits = match.group(1) if match else ""
+        if not (digits.isascii() and digits.isdigit()) or int(digits) <= 0:
             raise error(f"an id is a positive integer in parentheses, not {tok.group()!r}", tok.start() + 1)
-        ident = int(value)
+        ident = int(digits)
     usage = f"{kind} {'' if kind == 'WALL' else '[(id)] '}{' '.join(fields)}"
     if len(rest) < len(fields):
         column = rest[-1].end() + 1 if rest else tokens[-1].end() + 1
