@@ -145,11 +145,15 @@ def test_merge_joins_collinear_touching_pieces_and_keeps_doorways() -> None:
     assert len(world_walls(world, merge=False)) == 7
 
 
-@pytest.mark.parametrize("world_name", ["corridor", "simple", "room", "AMROffice"])
+@pytest.mark.parametrize(
+    "world_name",
+    ["corridor", "simple", "room", "AMROffice", "tests/data/aria-maps/triangle.map", "tests/data/pyro-worlds/lab.wld"],
+)
 def test_saphira_map_writes_a_map_whose_walls_are_the_worlds(world_name: str, tmp_path: Path) -> None:
-    out = tmp_path / f"{world_name}.smap"
-    assert main(["map", world_name, "-o", str(out)]) == 0
-    world = load_world(world_name)
+    out = tmp_path / "converted.smap"
+    source = str(ROOT / world_name) if "/" in world_name else world_name
+    assert main(["map", source, "-o", str(out)]) == 0
+    world = load_world(source)
     walls = load_map_file(PointList(), out)
     assert walls and all(isinstance(w, Wall) for w in walls)
     assert check_map(world, list(walls)) == []
