@@ -3,6 +3,7 @@ readings, its task on the embedded simulator in lock-step, its Python queries an
 
 from __future__ import annotations
 
+import base64
 import math
 
 import numpy as np
@@ -164,3 +165,18 @@ def test_colbert_starts_queries_and_suspends_the_grid_task() -> None:
     say('sfResumeTask("occ grid")')
     robot.run(cycles=20)
     assert grid.readings > readings
+
+
+def test_the_view_image_is_the_seen_box_of_the_grid_in_eight_bits() -> None:
+    grid = OccupancyGrid()
+    assert grid.view_image()["rows"] == 0
+    square_readings(grid)
+    image = grid.view_image()
+    cells = np.frombuffer(base64.b64decode(image["cells"]), dtype=np.uint8).reshape(image["rows"], image["cols"])
+    x0, y0 = image["origin"]
+    res = image["resolution"]
+    assert x0 >= grid.origin_x and y0 >= grid.origin_y and cells.size < grid.log_odds.size
+    for x, y in ((0.0, WALL_Y + 20.0), (0.0, 700.0), (1400.0, 900.0)):
+        i, j = int((y - y0) // res), int((x - x0) // res)
+        assert cells[i, j] == round(grid.occupancy(x, y) * 255)
+    assert cells[int((WALL_Y + 20.0 - y0) // res), int((0.0 - x0) // res)] > 200

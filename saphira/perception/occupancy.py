@@ -48,14 +48,17 @@ Across the cone the evidence falls off as
 ``INTERPRET`` phase) that feeds every new sonar reading into the robot's grid each cycle; the Colbert
 binding is ``sfInitOccGridProcs()`` (``saphira/colbert/bindings_maps.py``). Suspending the task
 (``sfSuspendTask("occ grid", 0)``) pauses the grid. A live view shows :meth:`OccupancyGrid.probabilities`
-(row 0 at :attr:`OccupancyGrid.origin`'s y, lower rows southwards first) when ``sfOCCGRID`` is on.
+(row 0 at :attr:`OccupancyGrid.origin`'s y, the southernmost), or the compact
+:meth:`OccupancyGrid.view_image`, when ``sfOCCGRID`` is on.
 """
 
 from __future__ import annotations
 
+import base64
 import math
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -238,6 +241,31 @@ class OccupancyGrid:
     def seen_cells(self) -> npt.NDArray[np.bool_]:
         """Cells that received at least :data:`SEEN` evidence."""
         return self.seen >= SEEN
+
+    def view_image(self) -> dict[str, Any]:
+        """The grid as a live view draws it (``sfOCCGRID``): the box of cells with any evidence, 8 bits each.
+
+        ``{"origin": [x, y], "resolution": mm, "rows": n, "cols": m, "cells": base64}``: ``origin`` is
+        the global mm of the box's lower-left corner; ``cells`` holds ``rows × cols`` bytes, row 0 the
+        southernmost, each the occupancy probability scaled to 0..255 (128: unknown). An empty grid
+        gives 0 rows and columns. Small enough to send every display period (a 20 m × 10 m floor at
+        100 mm is 20 kB).
+        """
+        res = self.resolution
+        rows_any = np.flatnonzero((self.seen > 0.0).any(axis=1)) if self.seen.size else np.zeros(0, dtype=np.intp)
+        if not len(rows_any):
+            return {"origin": [self.origin_x, self.origin_y], "resolution": res, "rows": 0, "cols": 0, "cells": ""}
+        cols_any = np.flatnonzero((self.seen > 0.0).any(axis=0))
+        i0, i1, j0, j1 = int(rows_any[0]), int(rows_any[-1]) + 1, int(cols_any[0]), int(cols_any[-1]) + 1
+        box = self.probabilities()[i0:i1, j0:j1]
+        cells = np.rint(box * 255.0).astype(np.uint8)
+        return {
+            "origin": [self.origin_x + j0 * res, self.origin_y + i0 * res],
+            "resolution": res,
+            "rows": i1 - i0,
+            "cols": j1 - j0,
+            "cells": base64.b64encode(cells.tobytes()).decode("ascii"),
+        }
 
     # ------------------------------------------------------------------ updates
     def integrate(self, sensors: FloatArray, ranges: FloatArray) -> None:
