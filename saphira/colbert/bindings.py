@@ -541,15 +541,18 @@ def install_bindings(ev: Evaluator) -> None:
     Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
     :class:`BindingTable` after this module's tables.
     """
-    from saphira.colbert import bindings_maps, bindings_robot, bindings_session, bindings_tasks
+    from saphira.colbert import bindings_robot, bindings_session, bindings_tasks
 
     s = _Session(ev)
     ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
-        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session, bindings_maps)),
+        *(module.table(s) for module in (bindings_robot, bindings_tasks, bindings_session)),
     ]
+    from saphira.colbert import bindings_maps  # map files and the occupancy grid
+
+    tables.append(bindings_maps.table(s))
     for table in tables:
         for name, slots, factory, text in table.structs:
             ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)
