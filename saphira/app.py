@@ -228,6 +228,10 @@ class Session:
             f"    link: {robot.link.counters.sips} SIPs, {robot.link.counters.packets_sent} packets sent, "
             f"{robot.link.receiver.stats.dropped} dropped",
         ]
+        if self.sim is not None:  # truth beside belief
+            from saphira.perception.truth import pose_error_line
+
+            lines.insert(2, pose_error_line(robot.state.global_pose, self.sim.true_pose))
         if self.sim is not None:
             true = self.sim.true_pose
             lines.insert(2, f"    true pose (simulator): ({true.x:.0f}, {true.y:.0f}, {true.th:.1f})")

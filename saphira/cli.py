@@ -23,6 +23,7 @@ commands:
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
+  map WORLD       convert a simulator world into a Saphira map file of WALL artifacts
 
 Run 'saphira COMMAND --help' for a command's options.
 """
@@ -133,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+
+    from saphira.perception.worldmap import add_map_parser
+
+    add_map_parser(sub)
     return parser
 
 
@@ -207,9 +212,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return check_files(args.files)
 
 
+def cmd_map(args: argparse.Namespace) -> int:
+    from saphira.perception.worldmap import cmd_map as convert
+
+    return convert(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
     "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay,
+    "map": cmd_map,
 }  # fmt: skip
 
 

@@ -76,11 +76,11 @@ def draw_run(
                    label="sonar hits", linewidths=0)  # fmt: skip
     if estimate:
         ax.plot([p[0] / 1000 for p in estimate], [p[1] / 1000 for p in estimate], "--", color="tab:purple",
-                linewidth=1.0, label="robot's estimate (odometry)")  # fmt: skip
+                linewidth=1.0, label="global pose (belief)")  # fmt: skip
     if trajectory:
         xs = [p[0] / 1000 for p in trajectory]
         ys = [p[1] / 1000 for p in trajectory]
-        ax.plot(xs, ys, color="tab:blue", linewidth=1.5, label="robot path")
+        ax.plot(xs, ys, color="tab:blue", linewidth=1.5, label="true path (simulator)" if estimate else "robot path")
         ax.plot(xs[0], ys[0], "o", color="tab:green", label="start")
         ax.plot(xs[-1], ys[-1], "s", color="tab:red", label="end")
         if radius > 0:

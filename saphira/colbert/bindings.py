@@ -591,6 +591,9 @@ def install_bindings(ev: Evaluator) -> None:
             )
         ),
     ]
+    from saphira.colbert import bindings_maps  # map files and the occupancy grid
+
+    tables.append(bindings_maps.table(s))
     for table in tables:
         for name, slots, factory, text in table.structs:
             ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)

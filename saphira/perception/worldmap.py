@@ -1,0 +1,158 @@
+"""``saphira map``: a simulator world (``.wld``, ARIA ``2D-Map``, Pyro blocks) as a Saphira map of WALLs.
+
+The manual (§8.6) says simulator worlds and client maps are different formats with no converter between
+them, to be kept consistent by hand. This is the converter: every wall segment of the world becomes a
+``WALL`` artifact (centre, direction in [0, 180), length), in the world's frame, which the embedded
+simulator makes the global frame.
+
+Segments on one line that overlap or touch (within :data:`JOIN_GAP` mm) are merged into one wall, so
+a wall drawn in pieces (a `.wld`'s corridor side between two doors is one segment per piece; ARIA maps
+split long walls) comes out as few artifacts as possible, while a doorway, a real gap, stays open.
+Two segments are on one line when their directions agree within :data:`ANGLE_TOLERANCE` degrees and
+their distances from the origin within :data:`OFFSET_TOLERANCE` mm. Zero-length segments and a map's
+scan points are left out: a map is made of surfaces, not sensor returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from saphira.artifacts import Wall, create_wall
+from saphira.geometry import Pose
+from saphira.perception.mapfile import format_map
+from saphira.sim.geometry import FloatArray
+from saphira.sim.world import World, load_world
+
+__all__ = ["add_map_parser", "cmd_map", "merge_segments", "world_map_text", "world_walls"]
+
+JOIN_GAP = 1.0
+"""mm: collinear segments this close end to end are one wall."""
+ANGLE_TOLERANCE = 0.05
+"""deg: segments this close in direction may lie on one line."""
+OFFSET_TOLERANCE = 1.0
+"""mm: and their lines this close to each other."""
+MIN_LENGTH = 1e-6
+"""mm: shorter segments are dropped."""
+
+
+@dataclass
+class _Line:
+    """Segments found to lie on one line: direction (deg in [0, 180)), unit vector, normal offset."""
+
+    th: float
+    ux: float
+    uy: float
+    offset: float
+    spans: list[tuple[float, float]]
+
+
+def merge_segments(segments: FloatArray) -> FloatArray:
+    """``(N, 4)`` segments → ``(M, 4)`` with collinear overlapping or touching segments joined.
+
+    Lines keep the order in which their first segment appears; each line's pieces run along its direction.
+    """
+    lines: list[_Line] = []
+    for x1, y1, x2, y2 in np.asarray(segments, dtype=np.float64).reshape(-1, 4):
+        length = math.hypot(x2 - x1, y2 - y1)
+        if length < MIN_LENGTH:
+            continue
+        th = math.degrees(math.atan2(y2 - y1, x2 - x1)) % 180.0
+        for line in lines:
+            diff = abs(th - line.th)
+            if min(diff, 180.0 - diff) <= ANGLE_TOLERANCE:
+                offset = -line.uy * x1 + line.ux * y1
+                if (
+                    abs(offset - line.offset) <= OFFSET_TOLERANCE
+                    and abs(-line.uy * x2 + line.ux * y2 - line.offset) <= OFFSET_TOLERANCE
+                ):
+                    break
+        else:
+            ux, uy = math.cos(math.radians(th)), math.sin(math.radians(th))
+            line = _Line(th, ux, uy, -uy * x1 + ux * y1, [])
+            lines.append(line)
+        a, b = line.ux * x1 + line.uy * y1, line.ux * x2 + line.uy * y2
+        line.spans.append((min(a, b), max(a, b)))
+    merged: list[tuple[float, float, float, float]] = []
+    for line in lines:
+        spans = sorted(line.spans)
+        lo, hi = spans[0]
+        joined = []
+        for a, b in spans[1:]:
+            if a <= hi + JOIN_GAP:
+                hi = max(hi, b)
+            else:
+                joined.append((lo, hi))
+                lo, hi = a, b
+        joined.append((lo, hi))
+        nx, ny = -line.uy * line.offset, line.ux * line.offset  # the line's point nearest the origin
+        for a, b in joined:
+            merged.append((nx + a * line.ux, ny + a * line.uy, nx + b * line.ux, ny + b * line.uy))
+    return np.array(merged, dtype=np.float64).reshape(-1, 4)
+
+
+def world_walls(world: World, *, merge: bool = True) -> list[Wall]:
+    """The world's segments (merged unless ``merge`` is False) as global ``WALL`` artifacts."""
+    segments = merge_segments(world.segments) if merge else world.segments
+    walls = []
+    origin = Pose()
+    for x1, y1, x2, y2 in segments:
+        length = math.hypot(x2 - x1, y2 - y1)
+        if length < MIN_LENGTH:
+            continue
+        th = math.degrees(math.atan2(y2 - y1, x2 - x1)) % 180.0
+        cx, cy = (x1 + x2) / 2.0, (y1 + y2) / 2.0
+        walls.append(create_wall(origin, _round(cx), _round(cy), _round(th), _round(length), global_coords=True))
+    return walls
+
+
+def _round(value: float) -> float:
+    """Map files are in mm: a thousandth of a mm is plenty, and keeps the file free of float noise."""
+    return round(float(value), 3) + 0.0
+
+
+def world_map_text(world: World, *, merge: bool = True) -> str:
+    """The Saphira map file for ``world``: a header naming the source, then one ``WALL`` per wall."""
+    walls = world_walls(world, merge=merge)
+    header = (
+        f"Saphira map converted from the simulator world {Path(world.source).name}\n"
+        f"by 'saphira map': {len(world.segments)} segments -> {len(walls)} WALL artifacts "
+        f"({'collinear touching segments merged' if merge else 'one per segment'}).\n"
+        "Global frame = the world's frame; mm and degrees."
+    )
+    return format_map(walls, header=header)
+
+
+def add_map_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``map`` subcommand's parser."""
+    parser = sub.add_parser(
+        "map",
+        help="convert a simulator world into a Saphira map file",
+        description="Convert a simulator world (.wld, ARIA 2D-Map .map, or a bundled world name, see 'saphira "
+        "worlds') into a Saphira map file of WALL artifacts, for sfLoadMapFile. Collinear wall segments "
+        "that overlap or touch become one wall. Written to OUT, or to standard output.",
+    )
+    parser.add_argument("world", metavar="WORLD", help="world file or bundled world name")
+    parser.add_argument("-o", "--output", metavar="OUT", help="map file to write (default: standard output)")
+    parser.add_argument("--no-merge", action="store_true", help="one WALL per segment, as in the world")
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    """``saphira map``: exit 0 on success; a missing or broken world is reported by the caller (exit 2)."""
+    text = world_map_text(load_world(args.world), merge=not args.no_merge)
+    if args.output:
+        out = Path(args.output)
+        try:
+            out.write_text(text)
+        except OSError as exc:
+            print(f"saphira map: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"{out}: {text.count(chr(10) + 'WALL')} walls")
+    else:
+        sys.stdout.write(text)
+    return 0
