@@ -167,6 +167,19 @@ def test_colbert_starts_queries_and_suspends_the_grid_task() -> None:
     assert grid.readings > readings
 
 
+def test_turning_the_display_of_the_grid_on_starts_the_grid_task() -> None:
+    robot = Robot()
+    attach_simulator(robot, "room", "p3dx", seed=0, odometry_error=False)
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.eval_text("sfSetDisplayState(sfOCCGRID, 0)"), lines
+    assert TASK_NAME not in robot.scheduler
+    assert ev.eval_text("sfSetDisplayState(sfOCCGRID, TRUE)"), lines
+    robot.run(cycles=10)
+    assert robot.scheduler.get_task_state(TASK_NAME) == TaskState.RESUME
+    assert occupancy_grid_for(robot).readings > 0
+
+
 def test_the_view_image_is_the_seen_box_of_the_grid_in_eight_bits() -> None:
     grid = OccupancyGrid()
     assert grid.view_image()["rows"] == 0

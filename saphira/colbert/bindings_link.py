@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.compiler import ColbertRuntimeError
 from saphira.colbert.runtime import WaitNextCycle
+from saphira.perception.occupancy import start_occupancy_grid
 from saphira.protocol.commands import Command
 from saphira.tasks import Task
 from saphira.ui.display import DisplayError, display_for
@@ -47,6 +48,7 @@ class _LinkBindings:
         self.s = session
         self._waits: weakref.WeakKeyDictionary[Task, tuple[int, int]] = weakref.WeakKeyDictionary()
         self.step_setting = int(session.ev.value("sfSTEP"))
+        self.occgrid_setting = int(session.ev.value("sfOCCGRID"))
 
     def has_dchead(self) -> int:
         return int(self.s.motion.turn_command == Command.DCHEAD)
@@ -87,6 +89,8 @@ class _LinkBindings:
             display_for(s.ev.scheduler).set(setting, value)
         except DisplayError as exc:
             raise ColbertRuntimeError(str(exc)) from None
+        if setting == self.occgrid_setting and value:
+            start_occupancy_grid(s.robot)  # the grid must exist to be shown
         if setting == self.step_setting:
             robot = s.robot
             if not robot.connected:

@@ -20,6 +20,7 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def world_map_text(world: World, *, merge: bool = True) -> str:
     return format_map(walls, header=header)
 
 
-def add_map_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_map_parser(sub: argparse._SubParsersAction[Any]) -> None:
     """The ``map`` subcommand's parser."""
     parser = sub.add_parser(
         "map",
