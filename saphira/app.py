@@ -58,7 +58,9 @@ class Session:
         self.console = console or Console(quiet=bool(getattr(args, "quiet", False)))
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
-        realtime = bool(args.robot) or bool(getattr(args, "realtime", False))
+        # A Flat server paces the run itself (each step waits for the controller): lock-step, as fast as both go.
+        flat = bool(args.robot) and str(args.robot).lower().startswith("flat://")
+        realtime = (bool(args.robot) and not flat) or bool(getattr(args, "realtime", False))
         clock: Clock = RealTimeClock() if realtime else LockStepClock()
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
