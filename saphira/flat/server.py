@@ -56,6 +56,8 @@ class FlatServer:
         self._step_credit = 0
         self._panel = threading.Condition()
         self._closed = False
+        self.held = threading.Event()
+        """Set while a controller's input waits for START or STEP."""
 
     @property
     def address(self) -> tuple[str, int]:
@@ -88,7 +90,9 @@ class FlatServer:
         """Block while stopped (False if the server closed meanwhile)."""
         with self._panel:
             while not self._running and self._step_credit == 0 and not self._closed:
+                self.held.set()
                 self._panel.wait()
+            self.held.clear()
             if self._closed:
                 return False
             if not self._running:
@@ -122,7 +126,7 @@ class FlatServer:
                 try:
                     item = parse_input(line)
                 except CodecError as exc:
-                    log.warning("controller line ignored: %s", exc)
+                    log.error("controller line ignored: %s", exc)
                     continue
                 if not isinstance(item, Control):
                     self._send(conn, [format_reply(flat.query(item))])
