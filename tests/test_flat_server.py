@@ -7,6 +7,7 @@ simulator's truth: poses for the accelerations, world geometry for the query ans
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import socket
@@ -27,6 +28,7 @@ from saphira.flat.codec import (
     OpenSpaceReply,
     SegmentsReply,
     StepOutput,
+    parse_reply,
 )
 from saphira.flat.laser import MAX_RANGE, to_robot, to_world
 from saphira.flat.server import FlatServer
@@ -100,9 +102,10 @@ def test_standard_mode_gives_identical_runs_for_identical_inputs_whatever_the_co
 
 def test_real_time_mode_steps_by_the_wall_clock() -> None:
     lines, _ = _transcript([0.25] * 200, realtime=True)
-    outputs = [line for line in lines if line.startswith("((")]
-    times = [int(line.split(") ")[2].split()[0]) for line in outputs]  # after sonar and pose lists
-    assert times[0] == 0 and all(b - a == 250 for a, b in zip(times[1:], times[2:], strict=False))
+    outputs = [parse_reply(line) for line in lines if line.startswith("((")]
+    times = [out.time for out in outputs if isinstance(out, StepOutput)]
+    assert len(times) == 61 and times[0] == 0
+    assert all(b - a == 250 for a, b in itertools.pairwise(times))  # the fake wall clock's 250 ms per step
 
 
 def test_stopped_server_holds_the_step_until_start_or_step() -> None:
