@@ -9,8 +9,8 @@ Flat's robot (choices where the seed is silent are marked *):
 
 * constant accelerations ±500 mm/s² and ±50 deg/s² (the seed); velocity limits* 1500 mm/s, 180 deg/s;
   a body of radius* 250 mm; angular velocity and the pose's theta counter-clockwise* (the map's frame);
-* 12 sonars on a ring of radius* 200 mm, the first facing forward, then clockwise every 30 degrees, all
-  fired every step (the reading is the latest range, 5000 mm for no echo);
+* 12 sonars on a ring of radius* 200 mm, the first facing forward, then clockwise every 30 degrees, each
+  a ±15-degree* cone so the ring leaves no gap, all fired every step (5000 mm: no echo);
 * exact odometry: the pose sent is the true pose in the current map (Flat reports its own truth).
 """
 
@@ -52,6 +52,9 @@ MAX_RVELOCITY = 180.0
 ROBOT_RADIUS = 250.0
 SONAR_RING_RADIUS = 200.0
 SONAR_COUNT = 12
+SONAR_HALF_ANGLE = 15.0
+"""deg: each sonar's cone, so the 12 cones, 30 degrees apart, leave no gap (a thin post between two
+narrower cones would be invisible until the robot hit it)."""
 STEP_SECONDS = 0.1
 """Simulated time per step in standard mode."""
 
@@ -111,8 +114,8 @@ class FlatSimulation:
         else:
             self.map_name = world.source
         self.rig = LaserRig.with_count(self.options.lasers)
-        period = STEP_SECONDS / SONAR_COUNT
-        self.simulation = Simulation(world, seed, odometry_error=False, sonar_beam=SonarBeam(fire_interval=period))
+        beam = SonarBeam(half_angle=SONAR_HALF_ANGLE, fire_interval=STEP_SECONDS / SONAR_COUNT)
+        self.simulation = Simulation(world, seed, odometry_error=False, sonar_beam=beam)
         self.robot: SimRobot = self.simulation.add_robot(flat_params(), pose)
         for accel in (TRANS_ACCEL, -TRANS_ACCEL):
             self.robot.cmd_seta(accel)
