@@ -122,7 +122,7 @@ def test_every_controller_line_reads_and_prints_back(text: str, meaning: object)
 def test_control_lines_read_like_sscanf() -> None:
     assert parse_input("e") == Control("e", 0.0, 0.0, 1.0, "")
     assert parse_input("c 200") == Control("c", 200.0, 0.0, 1.0, "")
-    assert parse_input("c 200 5 0.5 two words").message == "two"  # %s stops at the blank
+    assert parse_input("c 200 5 0.5 two words") == Control("c", 200.0, 5.0, 0.5, "two")  # %s stops at the blank
     assert format_input(Control("c", 1, 2, 1, "backing off now")) == "c 1 2 1 backing_off_now"
 
 

@@ -13,6 +13,8 @@ import os
 import socket
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from flat_controller import Controller, served
 
 from saphira.flat.codec import (
     BlobReply,
+    Control,
     DoorwaysReply,
     JumpsReply,
     LaserReply,
@@ -34,6 +37,7 @@ from saphira.flat.laser import MAX_RANGE, to_robot, to_world
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
+from saphira.geometry import Pose
 from saphira.sim.geometry import point_segment_distances
 from saphira.sim.wldfile import parse_wld
 from saphira.sim.world import World
@@ -46,8 +50,12 @@ def hall(extra: str = "") -> World:
     return parse_wld(HALL + extra, "<hall>")
 
 
-def server_for(world: World, pose: tuple[float, float, float], lasers: int = 1, **kw: object) -> FlatServer:
-    return FlatServer(FlatSimulation(world, options=FlatOptions(lasers=lasers), pose=pose), **kw)  # type: ignore[arg-type]
+def server_for(
+    world: World, pose: tuple[float, float, float], lasers: int = 1, *, realtime: bool = False,
+    running: bool = True, monotonic: Callable[[], float] = time.monotonic,
+) -> FlatServer:
+    flat = FlatSimulation(world, options=FlatOptions(lasers=lasers), pose=pose)
+    return FlatServer(flat, realtime=realtime, running=running, monotonic=monotonic)
 
 
 # ============================================================================ motion and timing
@@ -162,9 +170,7 @@ def test_laser_readings_lie_on_the_walls(lasers: int) -> None:
             assert thetas[0] == pytest.approx(0.5, abs=0.06) and thetas[-1] == pytest.approx(179.5, abs=0.06)
 
 
-def _pose(p: tuple[float, float, float]):  # type: ignore[no-untyped-def]
-    from saphira.geometry import Pose
-
+def _pose(p: tuple[float, float, float]) -> Pose:
     return Pose(*p)
 
 
@@ -299,9 +305,7 @@ def test_two_automatic_transitions_at_one_place_are_warned_about(tmp_path: Path)
     assert [c.map_file for c in changes] == ["b.wld"] and flat.map_name == "b.wld"
 
 
-def _control(v: float):  # type: ignore[no-untyped-def]
-    from saphira.flat.codec import Control
-
+def _control(v: float) -> Control:
     return Control("c", v, 0.0)
 
 
