@@ -196,18 +196,7 @@ class FlatLink(Link):
 
     # ------------------------------------------------------------------ wire
     def _send_line(self, line: str) -> bool:
-        if self.transport is None:
-            return False
-        data = (line + "\n").encode("latin-1", errors="replace")
-        try:
-            self.transport.write(data)
-        except TransportClosed as exc:
-            self._lost(f"write failed: {exc}")
-            return False
-        self.counters.packets_sent += 1
-        self._last_sent = self.clock.now()
-        self.on_packet_out.emit(data)
-        return True
+        return self.send_raw((line + "\n").encode("latin-1", errors="replace"))
 
     def _pump(self, wait: float) -> bool:
         """Read what has arrived (waiting up to ``wait`` wall seconds for something); False if the line died."""
