@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
 from saphira.flat.link import FlatLink, heading_velocity, link_for_url
@@ -133,6 +134,27 @@ def test_map_changes_arrive_as_events(maps_dir: Path) -> None:
         assert changes == ["lobby.wld"] and run.flat.map_name == "lobby.wld"
     finally:
         run.close()
+
+
+def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: Path) -> None:
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=0), pose=(3000.0, 1000.0, 0.0))
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    robot = Robot(RealTimeClock())
+    try:
+        robot.connect("flat://{}:{}".format(*server.address))
+        robot.motion.set_velocity(100.0)
+        robot.run(cycles=10)
+        link = robot.link
+        assert link.connected and link.counters.sips >= 5
+        # The server sends a step output only for a control line (and one at the start): never two
+        # lines for one output, so the server never steps ahead of what the client has seen.
+        assert link.counters.sips - link.counters.packets_sent in (0, 1)
+        assert flat.pose.x > 3000.0 and robot.state.ax == pytest.approx(flat.pose.x, abs=50.0)
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=20.0)
 
 
 def test_a_pioneer_url_gives_the_pioneer_link_back() -> None:
