@@ -64,7 +64,9 @@ class Session:
         self.console = console or Console(quiet=bool(getattr(args, "quiet", False)))
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
-        realtime = bool(args.robot) or bool(getattr(args, "realtime", False))
+        # A Flat server paces the run itself (each step waits for the controller): lock-step, as fast as both go.
+        flat = bool(args.robot) and str(args.robot).lower().startswith("flat://")
+        realtime = (bool(args.robot) and not flat) or bool(getattr(args, "realtime", False))
         clock: Clock = RealTimeClock() if realtime else LockStepClock()
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         if self.ui_address is not None:  # a person watches: real time (x --speed with the simulator)

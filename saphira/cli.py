@@ -46,7 +46,8 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--robot", metavar="URL",
         help="robot to connect to: tcp://HOST[:PORT] (default port 8101), serial:///dev/ttyUSB0?baud=9600, "
-        "unix:///PATH (saphira sim --unix PATH), or any pyserial URL. Without it, the embedded simulator "
+        "unix:///PATH (saphira sim --unix PATH), flat://HOST:PORT (a Flat4 simulator, docs/flat.md), or any pyserial "
+        "URL. Without it, the embedded simulator "
         "is used, in lock-step.",
     )
     parser.add_argument("--world", metavar="W", default="simple",

@@ -126,7 +126,11 @@ class _Session:
         return self.robot.state.global_pose
 
     def say(self, fmt: str, *args: Any) -> None:
-        self.ev._say(c_format(fmt, args))
+        text = c_format(fmt, args)
+        self.ev._say(text)
+        show = getattr(self.ev.robot.link, "show_message", None) if self.ev.robot is not None else None
+        if show is not None:  # a Flat link: the message field of Flat's window
+            show(text)
 
     def stalled_motor(self, which: int) -> int:
         state = self.robot.state

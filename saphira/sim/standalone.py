@@ -428,6 +428,9 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
     add_ui_options(parser, speed=False)
+    from saphira.flat.command import add_options as add_flat_options
+
+    add_flat_options(parser)
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
@@ -487,6 +490,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     level = logging.ERROR if args.quiet else (logging.INFO, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    if getattr(args, "flat", None) is not None:
+        from saphira.flat.command import run as run_flat
+
+        return run_flat(args)
     try:
         world, params = _load(args)
     except (SaphiraError, OSError) as exc:

@@ -1,0 +1,108 @@
+"""``saphira sim --flat PORT``: the command-line side of the Flat server (options, panel, signals).
+
+The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
+``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``,
+Ctrl-C or SIGTERM. The control panel's buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
+``START``, ``STOP``, ``STEP [n]`` on the standard input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+import threading
+from types import FrameType
+from typing import TextIO
+
+from saphira.errors import SaphiraError
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.worldfile import load_world_file
+from saphira.sim.world import load_world
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--flat*`` options to ``saphira sim``."""
+    group = parser.add_argument_group("Flat4 controller protocol (docs/flat.md)")
+    group.add_argument("--flat", type=int, metavar="PORT",
+                       help="serve one Flat4 controller on PORT (0: any free port) instead of the Pioneer protocol")
+    group.add_argument("--flat-world", metavar="FILE",
+                       help="a Flat World file (maps and their transitions); its default map replaces --world")
+    group.add_argument("--flat-lasers", type=int, choices=(0, 1, 2), default=1,
+                       help="lasers on the robot: 0, 1 (TOP) or 2 (LEFT and RIGHT) (default 1)")
+    group.add_argument("--flat-no-sonar", action="store_true", help="send no sonar readings")
+    group.add_argument("--flat-realtime", action="store_true",
+                       help="real-time mode: a step lasts what the wall clock says (default: 100 ms per step)")
+    group.add_argument("--flat-stopped", action="store_true",
+                       help="start stopped (STOP pressed); type START, STOP or STEP [n] on the standard input")
+    group.add_argument("--flat-steps", type=int, metavar="N",
+                       help="start stopped and press STEP N times")
+
+
+class _Stop(Exception):
+    """A signal asked the server to stop."""
+
+
+def _panel(server: FlatServer, stream: TextIO) -> None:
+    """Read START / STOP / STEP [n] lines and press the buttons."""
+    for line in stream:
+        words = line.upper().split()
+        if not words:
+            continue
+        if words[0] == "START":
+            server.start()
+        elif words[0] == "STOP":
+            server.stop()
+        elif words[0] == "STEP" and (len(words) == 1 or words[1].isdigit()):
+            server.step(int(words[1]) if len(words) > 1 else 1)
+        else:
+            print(f"saphira sim --flat: unknown panel command {line.strip()!r} (START, STOP or STEP [n])",
+                  file=sys.stderr, flush=True)
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve a Flat controller as the options say; the exit status."""
+    if not 0 <= args.flat <= 65535:
+        print(f"saphira sim: --flat {args.flat} is not a port number", file=sys.stderr)
+        return 2
+    if args.flat_steps is not None and args.flat_steps < 0:
+        print("saphira sim: --flat-steps must be at least 0", file=sys.stderr)
+        return 2
+    stopped = args.flat_stopped or args.flat_steps is not None
+    try:
+        flat_world = load_world_file(args.flat_world) if args.flat_world else None
+        world = None if flat_world is not None else load_world(args.world)
+        flat = FlatSimulation(world, flat_world=flat_world, seed=args.seed,
+                              options=FlatOptions(args.flat_lasers, not args.flat_no_sonar))
+        server = FlatServer(flat, args.host, args.flat, realtime=args.flat_realtime, running=not stopped)
+    except (SaphiraError, OSError) as exc:
+        print(f"saphira sim: {exc}", file=sys.stderr)
+        return 2
+    if args.flat_steps:
+        server.step(args.flat_steps)
+    host, port = server.address
+    mode = "real-time" if args.flat_realtime else "standard"
+    print(f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
+          f"{mode} mode{', stopped' if stopped else ''})", flush=True)
+    threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError):
+            previous[signum] = signal.signal(signum, _raise_stop)
+    try:
+        server.serve()
+    except _Stop:
+        pass
+    finally:
+        server.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    with contextlib.suppress(OSError, ValueError):
+        print(f"simulator stopped after {server.steps} steps", flush=True)
+    return 0

@@ -1,0 +1,213 @@
+"""Our simulator as Flat sees it: one robot with Flat's drive and sensors, its maps and their transitions.
+
+:class:`FlatSimulation` has no sockets (that is :mod:`saphira.flat.server`): it turns a controller's
+:class:`~saphira.flat.codec.Control` into velocity setpoints, advances the shared simulator
+(:class:`saphira.sim.simulation.Simulation`: the same world, drive, collisions and sonar as the Pioneer
+server), and produces the step output and every query's answer from the simulator's truth.
+
+Flat's robot (choices where the seed is silent are marked *):
+
+* constant accelerations ±500 mm/s² and ±50 deg/s² (the seed); velocity limits* 1500 mm/s, 180 deg/s;
+  a body of radius* 250 mm; angular velocity and the pose's theta counter-clockwise* (the map's frame);
+* 12 sonars on a ring of radius* 200 mm, the first facing forward, then clockwise every 30 degrees, each
+  a ±15-degree* cone so the ring leaves no gap, all fired every step (5000 mm: no echo);
+* exact odometry: the pose sent is the true pose in the current map (Flat reports its own truth).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+from saphira.errors import SaphiraError
+from saphira.flat import queries
+from saphira.flat.codec import (
+    Control,
+    DefaultQuery,
+    LaserScan,
+    MapChanged,
+    MapQuery,
+    Query,
+    Reply,
+    StepOutput,
+    TransitionQuery,
+)
+from saphira.flat.laser import LaserRig
+from saphira.flat.worldfile import FlatWorld, Transition
+from saphira.geometry import Pose
+from saphira.params import RobotParams, SonarUnit
+from saphira.sim.sensors import SonarBeam
+from saphira.sim.simulation import SimRobot, Simulation
+from saphira.sim.world import World, load_world
+
+log = logging.getLogger("saphira.flat")
+
+TRANS_ACCEL = 500.0
+"""mm/s²: Flat's constant linear acceleration and deceleration."""
+ROT_ACCEL = 50.0
+"""deg/s²: Flat's constant angular acceleration and deceleration."""
+MAX_VELOCITY = 1500.0
+MAX_RVELOCITY = 180.0
+ROBOT_RADIUS = 250.0
+SONAR_RING_RADIUS = 200.0
+SONAR_COUNT = 12
+SONAR_HALF_ANGLE = 15.0
+"""deg: each sonar's cone, so the 12 cones, 30 degrees apart, leave no gap (a thin post between two
+narrower cones would be invisible until the robot hit it)."""
+STEP_SECONDS = 0.1
+"""Simulated time per step in standard mode."""
+
+
+def flat_sonar_units() -> tuple[SonarUnit, ...]:
+    """Flat's ring: sonar 0 straight ahead, then clockwise every 30 degrees (angles counter-clockwise)."""
+    units = []
+    for k in range(SONAR_COUNT):
+        th = -30.0 * k
+        th = th + 360.0 if th <= -180.0 else th
+        rad = math.radians(th)
+        units.append(SonarUnit(k, round(SONAR_RING_RADIUS * math.cos(rad), 3),
+                               round(SONAR_RING_RADIUS * math.sin(rad), 3), th))
+    return tuple(units)
+
+
+def flat_params() -> RobotParams:
+    """Flat's robot as a parameter set: what both the simulator and our client's reflector use."""
+    return RobotParams(
+        name="flat", robot_class="Flat", subclass="flat4", robot_radius=ROBOT_RADIUS,
+        robot_width=2 * ROBOT_RADIUS, robot_length=2 * ROBOT_RADIUS, robot_length_front=ROBOT_RADIUS,
+        robot_length_rear=ROBOT_RADIUS, max_velocity=MAX_VELOCITY, max_rvelocity=MAX_RVELOCITY,
+        max_acceleration=TRANS_ACCEL, trans_vel_max=int(MAX_VELOCITY), rot_vel_max=int(MAX_RVELOCITY),
+        trans_accel=int(TRANS_ACCEL), trans_decel=int(TRANS_ACCEL), rot_accel=int(ROT_ACCEL),
+        rot_decel=int(ROT_ACCEL), sonar_units=flat_sonar_units(), angle_jitter=0.0, angle_drift=0.0,
+        dist_jitter=0.0, source="Flat4 (saphira.flat.simulation)",
+    )
+
+
+@dataclass(frozen=True)
+class FlatOptions:
+    """What the seed's Flat configuration file decides: lasers (0, 1, 2) and whether sonars are used."""
+
+    lasers: int = 1
+    sonar: bool = True
+
+
+class FlatSimulation:
+    """One Flat robot in a (possibly multi-map) world, stepped by the controller's inputs."""
+
+    def __init__(
+        self,
+        world: World | None = None,
+        *,
+        flat_world: FlatWorld | None = None,
+        options: FlatOptions | None = None,
+        pose: Pose | tuple[float, float, float] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.flat_world = flat_world
+        self.options = options or FlatOptions()
+        if world is None:
+            if flat_world is None:
+                raise SaphiraError("a Flat simulation needs a map or a Flat World file")
+            world = flat_world.load_map(flat_world.default_map)
+            self.map_name = flat_world.default_map
+        else:
+            self.map_name = world.source
+        self.rig = LaserRig.with_count(self.options.lasers)
+        beam = SonarBeam(half_angle=SONAR_HALF_ANGLE, fire_interval=STEP_SECONDS / SONAR_COUNT)
+        self.simulation = Simulation(world, seed, odometry_error=False, sonar_beam=beam)
+        self.robot: SimRobot = self.simulation.add_robot(flat_params(), pose)
+        for accel in (TRANS_ACCEL, -TRANS_ACCEL):
+            self.robot.cmd_seta(accel)
+        for accel in (ROT_ACCEL, -ROT_ACCEL):
+            self.robot.cmd_setra(accel)
+        self.message = ""
+        self.wall_contacts = 0
+        self._scans: tuple[LaserScan, ...] | None = None
+        self._inside = self._covering()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def world(self) -> World:
+        return self.simulation.world
+
+    @property
+    def time_ms(self) -> int:
+        return round(self.simulation.time * 1000.0)
+
+    @property
+    def pose(self) -> Pose:
+        return self.robot.pose
+
+    def scans(self) -> tuple[LaserScan, ...]:
+        """This step's laser scans (cast once per step)."""
+        if self._scans is None:
+            self._scans = self.rig.scan(self.world, self.pose)
+        return self._scans
+
+    def output(self) -> StepOutput:
+        """The step output: sonar ranges, pose, time, laser scans."""
+        sonar = tuple(float(r) for r in self.robot.sonar.ranges) if self.options.sonar else ()
+        pose = self.pose
+        return StepOutput(sonar, (pose.x, pose.y, pose.th), self.time_ms, self.scans())
+
+    # ------------------------------------------------------------------ stepping
+    def control(self, command: Control, dt: float = STEP_SECONDS) -> list[MapChanged]:
+        """Take the velocities (the robot ramps to them), advance ``dt`` s; automatic map changes made."""
+        self.robot.cmd_vel(command.linear)
+        self.robot.cmd_rvel(command.angular)
+        if command.message:
+            self.message = command.message
+        was_stalled = self.robot.stalled
+        self.simulation.step(dt)
+        self._scans = None
+        if self.robot.stalled and not was_stalled:
+            self.wall_contacts += 1
+        return self._automatic()
+
+    def _covering(self) -> set[int]:
+        """Indexes of the current map's automatic transitions whose circle holds the robot."""
+        return {k for k, t in enumerate(self._transitions()) if t.automatic and t.covers(self.robot.x, self.robot.y)}
+
+    def _transitions(self) -> list[Transition]:
+        return self.flat_world.transitions(self.map_name) if self.flat_world is not None else []
+
+    def _automatic(self) -> list[MapChanged]:
+        """Fire an automatic transition the robot has just entered (entering, not being inside: no loop)."""
+        now = self._covering()
+        entered = sorted(now - self._inside)
+        self._inside = now
+        if not entered:
+            return []
+        transition = self._transitions()[entered[0]]
+        return [self._change(transition.target, transition.new_pose)]
+
+    def _change(self, map_name: str, pose: Pose | None) -> MapChanged:
+        """Switch to ``map_name`` and, if given, put the robot at ``pose``; the answer to send."""
+        world = self.flat_world.load_map(map_name) if self.flat_world is not None else load_world(map_name)
+        self.simulation.set_world(world)
+        self.map_name = map_name
+        if pose is not None:
+            self.robot.set_pose(pose.x, pose.y, pose.th)
+        self._scans = None
+        self._inside = self._covering()
+        log.info("map changed to %s at (%.0f, %.0f, %.0f)", map_name, *self.pose)
+        return MapChanged(self.time_ms, map_name)
+
+    # ------------------------------------------------------------------ queries
+    def query(self, query: Query) -> Reply:
+        """The answer to a query (no time passes)."""
+        if isinstance(query, DefaultQuery):
+            return self.output()
+        if isinstance(query, TransitionQuery):
+            for transition in self._transitions():
+                if transition.command == query.command and transition.covers(self.robot.x, self.robot.y):
+                    return self._change(transition.target, transition.new_pose)
+            return MapChanged(self.time_ms, None)
+        if isinstance(query, MapQuery):
+            try:
+                return self._change(query.map_file, Pose(query.x, query.y, query.theta))
+            except (SaphiraError, OSError) as exc:
+                log.warning("m %s: %s; the map stays %s", query.map_file, exc, self.map_name)
+                return MapChanged(self.time_ms, None)
+        return queries.answer(query, self.time_ms, self.rig, self.scans())

@@ -1,0 +1,228 @@
+"""Our client over ``flat://`` against our Flat4 server: the reflector, Colbert and the behaviors unchanged.
+
+The server runs in a thread on a loopback port; the client is a :class:`~saphira.robot.Robot` on a
+lock-step clock, whose every cycle waits for the server's step output, so the pair runs in lock-step
+(standard mode) as fast as both go. The GIL's switch interval is shortened for these tests: two threads
+handing the turn back and forth every step would otherwise wait out the default 5 ms each time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saphira.clock import RealTimeClock
+from saphira.colbert.evaluator import Evaluator
+from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
+from saphira.flat.link import FlatLink, heading_velocity, link_for_url
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.worldfile import load_world_file
+from saphira.link import Link
+from saphira.robot import Robot
+from saphira.sim.wldfile import parse_wld
+from saphira.sim.world import World, load_world
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def quick_thread_switches() -> Iterator[None]:
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.0002)
+    yield
+    sys.setswitchinterval(previous)
+
+
+class Served:
+    """A Flat server in a thread and a robot connected to it over ``flat://``."""
+
+    def __init__(self, flat: FlatSimulation) -> None:
+        self.flat = flat
+        self.server = FlatServer(flat)
+        self.thread = self.server.serve_in_thread()
+        self.robot = Robot()
+        self.messages: list[str] = []
+        self.evaluator = Evaluator(self.robot, output=self.messages.append, read_init=False)
+        self.url = "flat://{}:{}".format(*self.server.address)
+        self.robot.connect(self.url)
+
+    def close(self) -> None:
+        self.robot.disconnect()
+        self.server.close()
+        self.thread.join(timeout=20.0)
+
+
+def served(world: World, pose: tuple[float, float, float] | None = None, lasers: int = 0) -> Served:
+    return Served(FlatSimulation(world, options=FlatOptions(lasers=lasers), pose=pose))
+
+
+def test_the_link_feeds_pose_sonar_and_lasers_and_sends_setpoints(maps_dir: Path) -> None:
+    room = load_world(maps_dir / "room.wld")
+    run = served(room, (5000.0, 1000.0, 0.0), lasers=1)
+    try:
+        robot, flat = run.robot, run.flat
+        assert isinstance(robot.link, FlatLink) and robot.connected
+        assert robot.link.identity is not None and robot.link.identity.subclass == "flat4"
+        assert [round(b.pose.th) for b in robot.sonar.buckets] == [0, -30, -60, -90, -120, -150, 180, 150, 120,
+                                                                   90, 60, 30]
+        robot.run(cycles=2)
+        # Sonar 0 faces the east wall, 1000 mm ahead (less the 200 mm ring); sonar 3 the south wall.
+        assert robot.sonar.range(0) == pytest.approx(800, abs=60)
+        assert robot.sonar.range(3) == pytest.approx(800, abs=60)
+        assert (robot.state.ax, robot.state.ay, robot.state.ath) == (5000.0, 1000.0, 0.0)
+        # The laser scan is kept on the link, and reads as the server's own 'l' answer.
+        assert [s.name for s in robot.link.lasers] == ["TOP"] and len(robot.link.lasers[0].ranges) == 180
+        answer = robot.link.query(LaserQuery())
+        assert isinstance(answer, LaserReply)
+        mine = robot.link.laser_readings()[0][1]
+        theirs = answer.lasers[0][1]
+        assert len(mine) == len(theirs) == 180
+        assert all(math.hypot(a.x - b.x, a.y - b.y) < 0.5 for a, b in zip(mine, theirs, strict=True))  # 0.1 mm print
+        # A rotation setpoint turns the robot at Flat's 50 deg/s² up to the asked rate.
+        robot.motion.set_rvelocity(20.0)
+        robot.run(cycles=12)
+        assert flat.robot.rvel == pytest.approx(20.0)
+        assert robot.state.rvel == pytest.approx(20.0, abs=0.5)  # measured from the pose's change
+        assert robot.state.ath == pytest.approx(flat.pose.th, abs=0.5)
+        # sfSMessage goes to Flat's message field.
+        assert run.evaluator.eval_text('sfSMessage("turning at %d", 20);')
+        robot.run(cycles=2)
+        assert run.messages[-1] == "turning at 20" and flat.message == "turning_at_20"
+    finally:
+        run.close()
+
+
+def test_a_wall_stalls_the_robot_as_the_behaviors_expect(maps_dir: Path) -> None:
+    run = served(load_world(maps_dir / "room.wld"), (5500.0, 1000.0, 0.0))
+    try:
+        run.robot.motion.set_velocity(200.0)
+        run.robot.run_until(lambda: run.robot.state.stalled, max_cycles=60)
+        assert run.robot.state.stalled and run.flat.robot.stalled
+        assert run.flat.pose.x == pytest.approx(6000.0 - 250.0, abs=1.0)  # the body against the east wall
+        run.robot.motion.set_velocity(-200.0)
+        run.robot.run(cycles=10)
+        assert not run.robot.state.stalled
+    finally:
+        run.close()
+
+
+def test_map_changes_arrive_as_events(maps_dir: Path) -> None:
+    building = load_world_file(maps_dir / "flat" / "building.world")
+    run = Served(FlatSimulation(flat_world=building))
+    changes: list[str] = []
+    try:
+        robot = run.robot
+        assert isinstance(robot.link, FlatLink)
+        robot.link.on_map_changed.connect(changes.append)
+        robot.motion.set_velocity(400.0)  # the start faces west, down the hall to the lobby at x = 1500
+        robot.run_until(lambda: bool(changes), max_cycles=200)
+        assert changes == ["lobby.wld"] and robot.link.map_name == "lobby.wld"
+        assert robot.state.ax == pytest.approx(run.flat.pose.x, abs=1.0)
+        robot.motion.set_velocity(0.0)
+        robot.run(cycles=20)
+        answer = robot.link.query(TransitionQuery("GOTO-3"))
+        assert isinstance(answer, MapChanged) and answer.map_file is None  # :NO-TRANSITION-MATCH: no event
+        robot.run(cycles=2)  # the step output that came in before the answer is taken in order
+        assert changes == ["lobby.wld"] and run.flat.map_name == "lobby.wld"
+    finally:
+        run.close()
+
+
+def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: Path) -> None:
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=0), pose=(3000.0, 1000.0, 0.0))
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    robot = Robot(RealTimeClock())
+    try:
+        robot.connect("flat://{}:{}".format(*server.address))
+        robot.motion.set_velocity(100.0)
+        robot.run(cycles=10)
+        link = robot.link
+        assert link.connected and link.counters.sips >= 5
+        # The server sends a step output only for a control line (and one at the start): never two
+        # lines for one output, so the server never steps ahead of what the client has seen.
+        assert link.counters.sips - link.counters.packets_sent in (0, 1)
+        assert flat.pose.x > 3000.0 and robot.state.ax == pytest.approx(flat.pose.x, abs=50.0)
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=20.0)
+
+
+def test_a_pioneer_url_gives_the_pioneer_link_back() -> None:
+    robot = Robot()
+    pioneer = robot.link
+    flat = link_for_url(pioneer, "flat://127.0.0.1:1095")
+    assert isinstance(flat, FlatLink) and flat.reflector is robot.reflector and flat.on_connect is pioneer.on_connect
+    assert link_for_url(flat, "tcp://127.0.0.1:8101") is pioneer
+    assert type(link_for_url(FlatLink(robot.reflector, robot.clock), "sim:")) is Link
+
+
+def test_heading_setpoints_brake_for_flats_angular_acceleration() -> None:
+    assert heading_velocity(0.1, 0.0, 180.0) == 0.0
+    assert heading_velocity(90.0, 0.0, 180.0) == pytest.approx(math.sqrt(2 * 0.8 * 50.0 * 90.0))
+    assert heading_velocity(-2.0, 0.0, 180.0) == pytest.approx(-6.0)  # the gain near the target
+    assert heading_velocity(10.0, 60.0, 180.0) == 0.0  # turning fast this close: brake now
+
+
+WANDER_START = (-2822.0, -2937.0, -91.9)  # AMROffice's RobotHome
+
+
+@pytest.mark.slow
+def test_the_demo_stack_wanders_the_office_for_10_minutes_over_flat_without_touching_a_wall(maps_dir: Path) -> None:
+    run = served(load_world(maps_dir / "AMROffice.map"), WANDER_START)
+    try:
+        assert run.evaluator.load(PROJECT / "colbert" / "demo.act")
+        flat = run.flat
+        cycles = run.robot.clock.cycles_for(10 * 60.0)
+        travelled = 0.0
+        stalled = 0
+        last = flat.pose
+        for _ in range(cycles):
+            run.robot.step()
+            travelled += math.hypot(flat.pose.x - last.x, flat.pose.y - last.y)
+            last = flat.pose
+            stalled += flat.robot.stalled
+        assert flat.time_ms >= 600_000
+        assert flat.wall_contacts == 0 and stalled == 0
+        assert travelled / 600.0 > 120.0  # mm/s: it wanders, it does not cower
+        assert not any("bumped" in m for m in run.messages)
+    finally:
+        run.close()
+
+
+def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_dir: Path) -> None:
+    flat = FlatSimulation(parse_wld((maps_dir / "room.wld").read_text(), "room.wld"), options=FlatOptions(lasers=0),
+                          pose=(1500.0, 4000.0, 0.0))
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    try:
+        url = "flat://{}:{}".format(*server.address)
+        result = subprocess.run(
+            [sys.executable, "-m", "saphira", "run", "colbert/direct.act", "--robot", url],
+            cwd=PROJECT, env=dict(os.environ, PYTHONPATH=str(PROJECT)), capture_output=True, text=True,
+            timeout=300, stdin=subprocess.DEVNULL,
+        )
+    finally:
+        server.close()
+        thread.join(timeout=20.0)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "activity square: SUCCESS" in result.stdout
+    assert "connected to flat (Flat flat4)" in result.stdout
+    pose = re.search(r"final pose \((-?\d+), (-?\d+), (-?[\d.]+)\)", result.stdout)
+    assert pose is not None
+    x, y, th = (float(v) for v in pose.groups())
+    # The same tolerance as tests/test_cli.py over the Pioneer protocol: back within 60 mm and 4 degrees.
+    assert abs(x - 1500.0) < 60 and abs(y - 4000.0) < 60
+    assert abs(((th + 180) % 360) - 180) < 4
+    travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
+    assert 3.9 < travelled < 4.2
+    assert flat.wall_contacts == 0
