@@ -118,9 +118,21 @@ class Robot:
 
         Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
         """
+        if isinstance(target, str):
+            self._use_gamebots_link_for(target)
         self.link.connect(target)
         if wait:
             self.wait_connected(timeout)
+
+    def _use_gamebots_link_for(self, url: str) -> None:
+        """``usarsim://`` needs the Gamebots link (:mod:`saphira.gamebots.link`), other URLs keep theirs."""
+        from saphira.gamebots.link import link_for_url
+
+        link = link_for_url(self.link, url)
+        if link is not self.link:
+            if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
+                self.link.disconnect()
+            self.link = link
 
     def wait_connected(self, timeout: float = 30.0) -> None:
         """Run (or, in async mode, wait for) cycles until the handshake ends; raise if it failed.
