@@ -427,6 +427,9 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
+    parser.add_argument("--gamebots", type=int, metavar="PORT", help="serve USARSim's Gamebots protocol on PORT "
+                        "instead (one socket per robot, spawned by INIT; docs/gamebots.md)")
+    parser.add_argument("--laser", action="store_true", help="with --gamebots: every robot has a RangeScanner laser")
     add_ui_options(parser, speed=False)
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
@@ -487,6 +490,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     level = logging.ERROR if args.quiet else (logging.INFO, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    if getattr(args, "gamebots", None) is not None:
+        from saphira.gamebots.server import run as run_gamebots
+
+        return run_gamebots(args)
     try:
         world, params = _load(args)
     except (SaphiraError, OSError) as exc:
