@@ -447,13 +447,10 @@ class LaserScan:
 
     @classmethod
     def read(cls, message: Message) -> LaserScan:
-        return cls(
-            message.number("Time", 0.0),
-            message.get("Name") or "",
-            message.number("Resolution"),
-            message.number("FOV"),
-            parse_floats(message.get("Range") or "", "Range"),
-        )
+        ranges = parse_floats(message.get("Range") or "", "Range")
+        fov = message.number("FOV", math.pi)  # the 2003 form has no FOV nor Resolution: a 180° scan
+        resolution = message.number("Resolution", fov / max(1, len(ranges) - 1))
+        return cls(message.number("Time", 0.0), message.get("Name") or "", resolution, fov, ranges)
 
 
 @dataclass(frozen=True)
