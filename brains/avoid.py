@@ -4,7 +4,9 @@ Run it with ``saphira run brains/avoid.py --world AMROffice`` (the embedded simu
 with ``--robot URL`` (``tcp://``, ``usarsim://``). It is Pyro's classic avoider (the USARSim tutorial's
 brain skeleton, slide 14): each step reads the front, front-left and front-right sonar groups and
 either cruises, veers away from the nearer side, or stops and turns on the spot until the way ahead
-is clear; a stall backs it off. Distances are in metres (``robot.range.units``).
+is clear; a stall backs it off. In the open, with no echo on any sonar for a few seconds, it has
+wandered out of the building (AMROffice's map is open to the south): it turns round and goes back.
+Distances are in metres (``robot.range.units``).
 """
 
 from saphira.brain import Brain, BrainEngine
@@ -15,6 +17,10 @@ CLOSE = 0.55
 """m: something this near ahead: stop and turn on the spot."""
 SIDE = 0.45
 """m: a wall this near to the front-left or front-right: veer away from it."""
+OPEN_STEPS = 10
+"""Steps (1 s) with no echo on any sonar that mean the robot is out in the open."""
+TURN_ROUND_STEPS = 30
+"""Steps turning on the spot at 0.6 of the top turn rate (100 deg/s): about 180 degrees."""
 
 
 class Avoid(Brain):
@@ -24,6 +30,8 @@ class Avoid(Brain):
         self.robot.range.units = "METERS"
         self.turn_direction = 0.0
         self.backing = 0
+        self.turning_round = 0
+        self.open_steps = 0
         self.steps = 0
         self.destroyed = False
 
@@ -38,6 +46,14 @@ class Avoid(Brain):
             self.backing -= 1
             self.robot.move(-0.15, 0.0)
             return
+        if self.turning_round:
+            self.turning_round -= 1
+            self.robot.move(0.0, 0.6)
+            return
+        self.open_steps = self.open_steps + 1 if self.nearest("all") >= self.robot.range.max_range_mm / 1000 else 0
+        if self.open_steps >= OPEN_STEPS:
+            self.open_steps = 0
+            self.turning_round = TURN_ROUND_STEPS
         front = self.nearest("front")
         left = self.nearest("front-left")
         right = self.nearest("front-right")
