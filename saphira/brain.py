@@ -246,9 +246,11 @@ class Brain:
         """Run once when the brain goes: the end of the run, Ctrl-C, SIGTERM."""
 
     # -- the rest of Saphira -----------------------------------------------------------------------
-    def start_behavior(self, defn: BehaviorDef[Any, Any], *args: object, **params: object) -> BehaviorTask[Any, Any]:
+    def start_behavior(
+        self, defn: BehaviorDef[Any, Any], *args: object, priority: int = 0, **params: Any
+    ) -> BehaviorTask[Any, Any]:
         """Start a fuzzy behavior (``sfStartBehavior``); it drives the channels :meth:`PyroRobot.move` left alone."""
-        return self.engine.saphira.start_behavior(defn, *args, **params)
+        return self.engine.saphira.start_behavior(defn, *args, priority=priority, **params)
 
     def colbert(self, text: str) -> bool:
         """Run Colbert text in the run's evaluator (``"start patrol(2)"``); True when it ran."""

@@ -41,7 +41,9 @@ class LockStepGamebots:
         self.server.close()
 
 
-def connect_usarsim(world: str | Path | World, pose: tuple[float, float, float], model: str = "P2DX") -> LockStepGamebots:
+def connect_usarsim(
+    world: str | Path | World, pose: tuple[float, float, float], model: str = "P2DX"
+) -> LockStepGamebots:
     """A server on a free loopback port with ``world``, and a robot spawned at ``pose`` (mm, mm, deg)."""
     the_world = world if isinstance(world, World) else load_world(world)
     server = GamebotsServer(Simulation(the_world, 0), port=0)

@@ -84,7 +84,9 @@ def test_typed_messages_round_trip() -> None:
     assert LaserScan.read(parse(format_message(laser.message()))) == laser
     geo = Geometry("Sonar", (SensorGeometry("F1", (0.069, -0.136, 0.0), (0.0, 0.0, -1.5708)),))
     text = format_message(geo.message())
-    assert text == "GEO {Type Sonar} {Name F1 Location 0.0690,-0.1360,0.0000 Orientation 0.0000,0.0000,-1.5708 Mount HARD}"
+    assert text == (
+        "GEO {Type Sonar} {Name F1 Location 0.0690,-0.1360,0.0000 Orientation 0.0000,0.0000,-1.5708 Mount HARD}"
+    )
     assert Geometry.read(parse(text)) == geo
     conf = Configuration("GroundVehicle", (("Name", "P2AT"), ("MaxSpeed", "10.9091")))
     assert Configuration.read(parse(format_message(conf.message()))) == conf

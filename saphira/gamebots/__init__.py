@@ -1,1 +1,1 @@
-"""USARSim's Gamebots protocol: the codec, a server on the simulator, and the usarsim:// robot link (docs/gamebots.md)."""
+"""USARSim's Gamebots protocol: codec, a server on the simulator, the usarsim:// robot link (docs/gamebots.md)."""

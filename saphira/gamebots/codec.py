@@ -89,9 +89,9 @@ class Message:
 
 
 def _as_segment(item: Segment | Pair) -> Segment:
-    if len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], str):
-        return (item,)  # type: ignore[return-value]
-    return item  # type: ignore[return-value]
+    if isinstance(item[0], str):
+        return (item,)
+    return item
 
 
 # ---------------------------------------------------------------------------------------------- values

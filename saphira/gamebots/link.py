@@ -36,6 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from saphira.clock import Clock
 from saphira.gamebots.codec import (
+    SONAR_TYPES,
     Drive,
     GamebotsError,
     Geometry,
@@ -43,7 +44,6 @@ from saphira.gamebots.codec import (
     LaserScan,
     LineReader,
     Message,
-    SONAR_TYPES,
     SonarScan,
     Sta,
     encode,
@@ -304,9 +304,8 @@ class GamebotsLink(Link):
         elif kind == "GEO" and sensor in SONAR_TYPES:
             self._apply_sonar_geometry(Geometry.read(message))
         elif kind == "GEO" and sensor == "GroundVehicle" and self.wheels is not None:
-            self.wheels = WheelGeometry(
-                message.number("WheelRadius", self.wheels.radius), message.number("WheelSeparation", self.wheels.separation)
-            )
+            radius = message.number("WheelRadius", self.wheels.radius)
+            self.wheels = WheelGeometry(radius, message.number("WheelSeparation", self.wheels.separation))
         elif kind in ("SEN", "GEO", "CONF", "NFO", "MIS", "RES"):
             self.counters.other_packets += 1
         else:

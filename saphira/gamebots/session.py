@@ -186,7 +186,7 @@ class GamebotsSession:
 
     # ------------------------------------------------------------------ replies
     def geometry(self, sensor_type: str) -> Message:
-        robot, model, wheels = self._require_robot("GETGEO")
+        robot, _, wheels = self._require_robot("GETGEO")
         if sensor_type in ("Robot", "GroundVehicle"):
             params = robot.model.params
             size = (params.robot_length / 1000.0, params.robot_width / 1000.0, 0.25)
@@ -210,9 +210,11 @@ class GamebotsSession:
         robot, model, wheels = self._require_robot("GETCONF")
         if sensor_type in ("Robot", "GroundVehicle"):
             top = robot.model.max_velocity / (wheels.radius * 1000.0)
-            values = (("Name", self.name), ("SteeringType", "SkidSteered"), ("Mass", format_number(model.mass)),
-                      ("MaxSpeed", format_number(top)), ("MaxTorque", format_number(0.0)),
-                      ("MaxFrontSteer", format_number(0.0)), ("MaxRearSteer", format_number(0.0)))  # fmt: skip
+            values: tuple[tuple[str, str], ...] = (
+                ("Name", self.name), ("SteeringType", "SkidSteered"), ("Mass", format_number(model.mass)),
+                ("MaxSpeed", format_number(top)), ("MaxTorque", format_number(0.0)),
+                ("MaxFrontSteer", format_number(0.0)), ("MaxRearSteer", format_number(0.0)),
+            )  # fmt: skip
             return Configuration("GroundVehicle", values).message()
         if sensor_type in ("Sonar", "Range"):
             beam = robot.sonar.beam
