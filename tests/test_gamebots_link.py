@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from saphira.link import ConnectError, Link
 from saphira.robot import Robot
 from saphira.tasks import TaskState
 from tests.gamebots_support import connect_usarsim
+from tests.sim_process import Program
+from tests.test_cli import saphira
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -98,3 +101,17 @@ def test_a_tcp_url_after_usarsim_gets_the_pioneer_link_back() -> None:
     with pytest.raises(ConnectError):
         robot.connect("tcp://127.0.0.1:1")
     assert robot.link is pioneer and type(robot.link) is Link
+
+
+def test_saphira_run_drives_a_brain_over_usarsim_on_a_second_process_server() -> None:
+    sim = Program("--gamebots", "0", "--world", "room")
+    try:
+        url = f"usarsim://{sim.addresses[0]}?class=P2DX&location=1.5,-4.0,0"
+        result = saphira("run", "brains/avoid.py", "--robot", url, "--duration", "3", timeout=60)
+    finally:
+        sim.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "connected to USARBot.P2DX (USARSim USARBot.P2DX)" in result.stdout
+    assert "brain Avoid destroyed after" in result.stdout
+    travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
+    assert travelled > 0.3  # it drove: about 340 mm/s once the brain runs
