@@ -206,3 +206,44 @@ def test_saphira_sim_gamebots_serves_a_second_process_until_sigterm() -> None:
     finally:
         status, output = sim.stop()
     assert status == 0 and b"simulator stopped" in output
+
+
+def test_init_refuses_a_place_in_a_wall_or_on_another_robot(
+    server: GamebotsServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b = Client(server.port), Client(server.port)
+    with caplog.at_level(logging.WARNING, logger="saphira.gamebots"):
+        a.send("INIT {ClassName USARBot.P2DX} {Location 0.1,-4.0,0}")
+        b.send("INIT {ClassName USARBot.P2DX} {Location 2.0,-4.0,0}")
+        server.cycle()
+        a.send("INIT {ClassName USARBot.P2DX} {Name Twin} {Location 2.3,-4.0,0}")
+        server.cycle()
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("INIT: a robot at (100, 4000) mm would stand in a wall" in m for m in messages)
+    assert any("INIT: a robot at (2300, 4000) mm would stand on P2DX-1" in m for m in messages)
+    assert len(server.simulation.robots) == 1
+    a.close()
+    b.close()
+
+
+def test_a_session_that_faults_is_closed_and_the_server_goes_on(
+    server: GamebotsServer, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = Client(server.port), Client(server.port)
+    a.send("INIT {ClassName USARBot.P2DX} {Location 2.0,-2.0,0}")
+    b.send("INIT {ClassName USARBot.P2DX} {Location 2.0,-6.0,0}")
+    server.cycle()
+    broken = server.sessions[0]
+
+    def explode(time: float) -> list[Message]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(broken, "step_messages", explode)
+    with caplog.at_level(logging.ERROR, logger="saphira.gamebots"):
+        server.cycle()
+    assert any("internal error; closing this session" in r.getMessage() for r in caplog.records)
+    assert len(server.simulation.robots) == 1 and len(server.sessions) == 1
+    server.cycle()
+    assert Sta.read(b.wait_for("STA")).location == (2.0, -6.0, 0.0)
+    a.close()
+    b.close()

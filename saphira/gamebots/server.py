@@ -23,6 +23,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from saphira.clock import RealTimeClock
 from saphira.gamebots.session import GamebotsSession, LaserConfig
@@ -79,7 +80,16 @@ class GamebotsServer:
     def receive(self) -> None:
         self.accept()
         for session in self.sessions:
-            session.receive()
+            self._guarded(session, session.receive)
+
+    @staticmethod
+    def _guarded(session: GamebotsSession, action: Callable[[], None]) -> None:
+        """Run one session's part of the step; a fault ends that session only, never the server."""
+        try:
+            action()
+        except Exception:
+            log.exception("gamebots %s: internal error; closing this session", session.url)
+            session.close("internal error")
 
     def cycle(self, now: float | None = None) -> None:
         """One step: receive, advance the world one period, send STA and SEN to every robot."""
@@ -88,10 +98,13 @@ class GamebotsServer:
         for session in self.sessions:
             session.after_world_step()
         for session in self.sessions:
-            session.send(*session.step_messages(self.simulation.time))
+            self._guarded(session, partial(self._send_step, session))
         for session in [s for s in self.sessions if s.closed]:
             self._past_contacts += session.contacts
             self.sessions.remove(session)
+
+    def _send_step(self, session: GamebotsSession) -> None:
+        session.send(*session.step_messages(self.simulation.time))
 
     def _wait_handles(self) -> list[socket.socket | int]:
         handles: list[socket.socket | int] = [self._listener]

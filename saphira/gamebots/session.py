@@ -40,7 +40,7 @@ from saphira.gamebots.codec import (
     to_unreal,
 )
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_name
-from saphira.sim.geometry import cast_rays
+from saphira.sim.geometry import cast_rays, circle_collides
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.transport import Transport, TransportClosed
 
@@ -161,11 +161,20 @@ class GamebotsSession:
         params = model.params()
         yaw = init.rotation[2] if init.rotation is not None else 0.0
         x, y, th = from_unreal(init.location, yaw)
+        self._check_free(x, y, params.robot_radius)
         self.name = init.name or f"{model.class_name.removeprefix('USARBot.')}-{len(self.simulation.robots) + 1}"
         robot = self.simulation.add_robot(params, (x, y, th), name=self.name)
         robot.cmd_sonar(True)
         self.robot, self.model, self.wheels = robot, model, WheelGeometry.of(model, params)
         log.info("gamebots %s: spawned %s %s at (%.0f, %.0f, %.0f)", self.url, model.class_name, self.name, x, y, th)
+
+    def _check_free(self, x: float, y: float, radius: float) -> None:
+        """USARSim refuses a spawn point inside geometry; so do we, saying where (world frame, mm)."""
+        if circle_collides((x, y), radius, self.simulation.world.segments):
+            raise GamebotsError(f"INIT: a robot at ({x:.0f}, {y:.0f}) mm would stand in a wall")
+        for other in self.simulation.robots:
+            if math.hypot(other.x - x, other.y - y) < other.radius + radius:
+                raise GamebotsError(f"INIT: a robot at ({x:.0f}, {y:.0f}) mm would stand on {other.name}")
 
     def _drive(self, drive: Drive | JointDrive) -> None:
         robot, model, wheels = self._require_robot("DRIVE")
