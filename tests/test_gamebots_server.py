@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.gamebots.codec import Configuration, Geometry, LineReader, Message, SonarScan, Sta, parse
+from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.server import GamebotsServer
-from saphira.gamebots.session import LaserConfig
 from saphira.sim.simulation import Simulation
 from saphira.sim.wldfile import parse_wld
 from tests.sim_process import Program

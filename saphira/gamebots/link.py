@@ -31,6 +31,7 @@ import dataclasses
 import logging
 import math
 import select
+import socket
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -60,12 +61,14 @@ from saphira.params import SonarUnit
 from saphira.protocol.command_packet import CommandArg
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector, RobotStatus
-from saphira.transport import SocketTransport, TransportClosed, TransportError
+from saphira.transport import SocketTransport, TransportClosed
 
 log = logging.getLogger("saphira.gamebots")
 
 SCHEME = "usarsim"
 DEFAULT_PORT = 3000
+CONNECT_TIMEOUT = 5.0
+"""Wall seconds to wait for the server to accept the socket."""
 WAIT_LIMIT = 10.0
 """Wall seconds a lock-step cycle waits for the server's STA before the robot counts as lost."""
 FIRST_WAIT = 0.05
@@ -149,6 +152,7 @@ class GamebotsLink(Link):
         self.last_sta: Sta | None = None
         self.sonar_names: dict[str, int] = {}
         self._reader = LineReader()
+        self._sock: socket.socket | None = None
         self._stas: list[Sta] = []
         self._drive_sent: tuple[float, float] | None = None
         self._drive_at = -math.inf
@@ -178,11 +182,12 @@ class GamebotsLink(Link):
         wanted = UsarTarget.parse(target)
         self.url = f"usarsim://{wanted.host}:{wanted.port}"
         try:
-            self.transport = SocketTransport.connect(wanted.host, wanted.port)
-        except TransportError as exc:
+            self._sock = socket.create_connection((wanted.host, wanted.port), timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
             self.state = LinkState.FAILED
-            self.error = str(exc).replace("tcp://", "usarsim://")
+            self.error = f"cannot connect to {self.url}: {exc.strerror or exc}"
             raise ConnectError(self.error) from exc
+        self.transport = SocketTransport(self._sock, self.url)
         self.target = wanted
         self.error = None
         self._reader = LineReader()
@@ -250,11 +255,9 @@ class GamebotsLink(Link):
         transport = self.transport
         if transport is None:
             return False
-        if wait > 0.0:
-            sock = getattr(transport, "_sock", None)
-            if sock is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    select.select([sock], [], [], wait)
+        if wait > 0.0 and self._sock is not None:
+            with contextlib.suppress(OSError, ValueError):
+                select.select([self._sock], [], [], wait)
         try:
             data = transport.read()
         except TransportClosed as exc:

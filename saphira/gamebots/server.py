@@ -26,7 +26,8 @@ from collections.abc import Callable
 from functools import partial
 
 from saphira.clock import RealTimeClock
-from saphira.gamebots.session import GamebotsSession, LaserConfig
+from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.session import GamebotsSession
 from saphira.sim.simulation import Simulation
 from saphira.transport import SocketTransport
 
@@ -53,6 +54,7 @@ class GamebotsServer:
         self.laser = laser
         self.sessions: list[GamebotsSession] = []
         self._past_contacts = 0
+        self._sockets: dict[GamebotsSession, socket.socket] = {}
         self._listener = socket.create_server((host, port))
         self._listener.setblocking(False)
         self.host, self.port = self._listener.getsockname()[:2]
@@ -74,7 +76,9 @@ class GamebotsServer:
             except (BlockingIOError, InterruptedError):
                 return
             url = f"tcp://{peer[0]}:{peer[1]}"
-            self.sessions.append(GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser))
+            session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser)
+            self.sessions.append(session)
+            self._sockets[session] = sock
             log.info("gamebots: client %s connected", url)
 
     def receive(self) -> None:
@@ -102,18 +106,13 @@ class GamebotsServer:
         for session in [s for s in self.sessions if s.closed]:
             self._past_contacts += session.contacts
             self.sessions.remove(session)
+            self._sockets.pop(session, None)
 
     def _send_step(self, session: GamebotsSession) -> None:
         session.send(*session.step_messages(self.simulation.time))
 
-    def _wait_handles(self) -> list[socket.socket | int]:
-        handles: list[socket.socket | int] = [self._listener]
-        for session in self.sessions:
-            transport = session.transport
-            sock = getattr(transport, "_sock", None)
-            if sock is not None:
-                handles.append(sock)
-        return handles
+    def _wait_handles(self) -> list[socket.socket]:
+        return [self._listener, *(sock for session, sock in self._sockets.items() if not session.closed)]
 
     def _serve_io(self, seconds: float, done: Callable[[], bool]) -> None:
         end = time.monotonic() + seconds
