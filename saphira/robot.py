@@ -118,17 +118,16 @@ class Robot:
 
         Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
         """
-        if isinstance(target, str):
-            self._use_gamebots_link_for(target)
+        self._use_gamebots_link_for(target)
         self.link.connect(target)
         if wait:
             self.wait_connected(timeout)
 
-    def _use_gamebots_link_for(self, url: str) -> None:
-        """``usarsim://`` needs the Gamebots link (:mod:`saphira.gamebots.link`), other URLs keep theirs."""
+    def _use_gamebots_link_for(self, target: str | Transport) -> None:
+        """``usarsim://`` needs the Gamebots link (:mod:`saphira.gamebots.link`), other targets the Pioneer one."""
         from saphira.gamebots.link import link_for_url
 
-        link = link_for_url(self.link, url)
+        link = link_for_url(self.link, target)
         if link is not self.link:
             if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
                 self.link.disconnect()

@@ -12,6 +12,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.gamebots.link import GamebotsLink
 from saphira.link import ConnectError, Link
 from saphira.robot import Robot
+from saphira.sim.embedded import attach_simulator
 from saphira.tasks import TaskState
 from tests.gamebots_support import connect_usarsim
 from tests.sim_process import Program
@@ -115,3 +116,20 @@ def test_saphira_run_drives_a_brain_over_usarsim_on_a_second_process_server() ->
     assert "brain Avoid destroyed after" in result.stdout
     travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
     assert travelled > 0.3  # it drove: about 340 mm/s once the brain runs
+
+
+def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> None:
+    run = connect_usarsim("room", (1500.0, 1500.0, 0.0))
+    try:
+        robot = run.robot
+        robot.disconnect()
+        sim = attach_simulator(robot, "room", "p3dx")
+        assert type(robot.link) is Link and robot.connected
+        sim.detach()
+    finally:
+        run.close()
+
+
+def test_saphira_sim_gamebots_refuses_a_bad_port() -> None:
+    result = saphira("sim", "--gamebots", "70000")
+    assert result.returncode == 2 and "--gamebots 70000 is not a port number" in result.stderr

@@ -61,7 +61,7 @@ from saphira.params import SonarUnit
 from saphira.protocol.command_packet import CommandArg
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector, RobotStatus
-from saphira.transport import SocketTransport, TransportClosed
+from saphira.transport import SocketTransport, Transport, TransportClosed
 
 log = logging.getLogger("saphira.gamebots")
 
@@ -88,9 +88,9 @@ def is_usarsim_url(url: str) -> bool:
     return urlsplit(url).scheme.lower() == SCHEME
 
 
-def link_for_url(link: Link, url: str) -> Link:
-    """The link ``url`` needs: a :class:`GamebotsLink` for ``usarsim://``, else the Pioneer link."""
-    if is_usarsim_url(url):
+def link_for_url(link: Link, target: str | Transport) -> Link:
+    """The link ``target`` needs: a :class:`GamebotsLink` for a ``usarsim://`` URL, else the Pioneer link."""
+    if isinstance(target, str) and is_usarsim_url(target):
         return link if isinstance(link, GamebotsLink) else GamebotsLink.replacing(link)
     if isinstance(link, GamebotsLink) and link.pioneer is not None:
         return link.pioneer

@@ -152,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
     except (SaphiraError, OSError) as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
+    if not 0 <= args.gamebots <= 65535:
+        print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
+        return 2
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     laser = LaserConfig() if getattr(args, "laser", False) else None
     try:
