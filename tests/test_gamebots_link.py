@@ -10,9 +10,12 @@ import pytest
 
 from saphira.colbert.evaluator import Evaluator
 from saphira.gamebots.link import GamebotsLink
+from saphira.gamebots.server import GamebotsServer
 from saphira.link import ConnectError, Link
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
+from saphira.sim.simulation import Simulation
+from saphira.sim.world import load_world
 from saphira.tasks import TaskState
 from tests.gamebots_support import connect_usarsim
 from tests.sim_process import Program
@@ -133,3 +136,19 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
 def test_saphira_sim_gamebots_refuses_a_bad_port() -> None:
     result = saphira("sim", "--gamebots", "70000")
     assert result.returncode == 2 and "--gamebots 70000 is not a port number" in result.stderr
+
+
+def test_params_lays_a_file_over_the_usarsim_model(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.p"
+    slow.write_text("TransVelMax 300\nRotVelMax 40\n")
+    server = GamebotsServer(Simulation(load_world("room"), 0), port=0)
+    robot = Robot()
+    robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
+    robot.link.user_params = str(slow)
+    try:
+        robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=1.5,-1.5,0")
+        assert robot.params.trans_vel_max == 300 and robot.params.rot_vel_max == 40
+        assert robot.params.robot_radius == 250.0  # the rest is the P2DX's
+    finally:
+        robot.disconnect()
+        server.close()

@@ -32,6 +32,7 @@ class Client:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # each line goes out as it is sent
         self.reader = LineReader()
         self.inbox: list[Message] = []
 
@@ -107,13 +108,18 @@ def test_a_p2at_spawns_reports_its_geometry_and_drives_the_expected_distance(ser
     client.send(f"DRIVE {{Left {spin:.6f}}} {{Right {spin:.6f}}}")
     for _ in range(30):
         server.cycle()
-    sta = last_sta(client.read())
+    messages = client.read()
+    sta = last_sta(messages)
     accel = server.simulation.robots[0].model.trans_accel
     expected = (300.0 * 3.0 - 300.0**2 / (2.0 * accel)) / 1000.0  # ramp up at the model's acceleration
     assert sta.location[0] - start.location[0] == pytest.approx(expected, abs=0.0015)
     assert sta.location[1] == pytest.approx(-4.0, abs=1e-4)
     assert sta.velocity[0] == pytest.approx(0.3, abs=1e-3)
     assert sta.time == pytest.approx(3.1)
+    truth = [m for m in messages if m.get("Type") == "GroundTruth"][-1]  # USARSim 3.x's pose sensors (us_bot)
+    assert truth.vector("Location") == sta.location and truth.vector("Orientation") == (0.0, 0.0, 0.0)
+    pose = [m for m in messages if m.get("Type") == "Odometry"][-1].vector("Pose")
+    assert pose is not None and pose[0] == pytest.approx(expected, abs=0.0015)  # odometry counts from the spawn
 
     client.send(f"DRIVE {{Left {-spin:.6f}}} {{Right {spin:.6f}}}")  # turn left on the spot
     for _ in range(20):

@@ -194,7 +194,7 @@ class GamebotsLink(Link):
         self._stas.clear()
         self.last_sta = None
         self._drive_sent = None
-        params = wanted.model.params()
+        params = wanted.model.params(self.user_params)
         self.wheels = WheelGeometry.of(wanted.model, params)
         self.sonar_names = {}
         self.identity = RobotIdentity(wanted.name or wanted.model.class_name, "USARSim", wanted.model.class_name)

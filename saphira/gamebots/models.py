@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from saphira.gamebots.codec import GamebotsError
-from saphira.params import RobotParams, params_for_file
+from saphira.params import RobotParams, params_for_file, params_for_robot
 
 CLASS_PREFIX = "USARBot."
 
@@ -31,8 +32,11 @@ class UsarModel:
     wheel_radius: float
     mass: float
 
-    def params(self) -> RobotParams:
-        return params_for_file(self.params_name)
+    def params(self, user_file: str | Path | None = None) -> RobotParams:
+        """The model's parameters, with ``user_file`` (``--params``) laid over them as ARIA lays a file."""
+        if user_file is None:
+            return params_for_file(self.params_name)
+        return params_for_robot(self.class_name, "Pioneer", self.params_name, user_file=user_file)
 
 
 MODELS = {

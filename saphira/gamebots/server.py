@@ -9,7 +9,8 @@ the world one ``period``, send every robot its STA and SEN. The standalone serve
 drift-free real-time clock, handling commands as they arrive between steps (:meth:`serve`); a test
 or an in-process client runs it in lock-step from a :class:`~saphira.clock.LockStepClock` listener,
 as the embedded Pioneer simulator runs (:mod:`saphira.sim.embedded`): loopback TCP delivers a write
-before the write returns, so each cycle sees exactly what the client sent in the cycle before.
+before the write returns (with ``TCP_NODELAY``, which both ends set), so each cycle sees exactly what
+the client sent in the cycle before.
 """
 
 from __future__ import annotations

@@ -237,6 +237,14 @@ class GamebotsSession:
             messages.append(SonarScan(time, ranges).message())
         if self.laser is not None:
             messages.append(self.laser.scan(robot, self.simulation, time).message())
+        # USARSim 3.x's pose sensors, which Player's us_bot reads: the truth and the dead reckoning.
+        messages.append(Message.of("SEN", ("Time", format_number(time)), ("Type", "GroundTruth"),
+                                   ("Name", "GroundTruth"), ("Location", format_vector(location)),
+                                   ("Orientation", format_vector((0.0, 0.0, yaw)))))  # fmt: skip
+        odo = robot.odometry
+        odo_location, odo_yaw = to_unreal(odo.x, odo.y, odo.th)
+        messages.append(Message.of("SEN", ("Time", format_number(time)), ("Type", "Odometry"), ("Name", "Odometry"),
+                                   ("Pose", format_vector((odo_location[0], odo_location[1], odo_yaw)))))  # fmt: skip
         return messages
 
     def send(self, *messages: Message) -> None:
