@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
@@ -83,6 +84,7 @@ class Session:
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self._top_level: dict[str, Activity] = {}
+        self.brains: list[BrainTask] = []
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
@@ -118,7 +120,17 @@ class Session:
 
     # ------------------------------------------------------------------ running
     def load(self) -> bool:
-        return all(self.evaluator.load(path) for path in self.args.files)
+        for path in self.args.files:
+            if not is_brain_file(path):
+                if not self.evaluator.load(path):
+                    return False
+                continue
+            try:  # a .py with INIT(engine): a Pyro-style brain (saphira/brain.py)
+                self.brains.append(load_brain(path, self.robot, self.evaluator))
+            except BrainError as exc:
+                self.console.message(str(exc))
+                return False
+        return True
 
     def _watch_activities(self) -> None:
         for task in self.robot.scheduler.tasks:
@@ -141,7 +153,7 @@ class Session:
             t.parent is None and not t.finished and t.state != TaskState.REMOVE
             and not (isinstance(t, Activity) and t.trapped and t.suspended)  # disabled by a runtime error
             for t in self.robot.scheduler.tasks
-            if isinstance(t, Activity | BehaviorTask)
+            if isinstance(t, Activity | BehaviorTask | BrainTask)
         )
 
     def _cycles_left(self, end: int | None) -> bool:
@@ -185,6 +197,8 @@ class Session:
 
     def _finish(self, interrupted: str) -> None:
         robot = self.robot
+        for brain in self.brains:  # Pyro's destructor, on every ending (signals included)
+            brain.destroy()
         self.evaluator.runtime.suspend_all()
         if robot.connected:
             robot.motion.halt()

@@ -118,17 +118,19 @@ class Robot:
 
         Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
         """
-        if isinstance(target, str):
-            self._use_link_for(target)
+        self._use_link_for(target)
         self.link.connect(target)
         if wait:
             self.wait_connected(timeout)
 
-    def _use_link_for(self, url: str) -> None:
-        """``flat://`` needs the Flat4 link (:mod:`saphira.flat.link`), every other URL the Pioneer one."""
-        from saphira.flat.link import link_for_url
+    def _use_link_for(self, target: str | Transport) -> None:
+        """The link a target needs: Flat4's for ``flat://`` (:mod:`saphira.flat.link`), Gamebots' for
+        ``usarsim://`` (:mod:`saphira.gamebots.link`), the Pioneer link for anything else."""
+        from saphira.flat.link import link_for_url as flat_link_for
+        from saphira.gamebots.link import link_for_url as gamebots_link_for
 
-        link = link_for_url(self.link, url)
+        link = flat_link_for(self.link, target) if isinstance(target, str) else self.link
+        link = gamebots_link_for(link, target)
         if link is not self.link:
             if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
                 self.link.disconnect()

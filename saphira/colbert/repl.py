@@ -145,7 +145,7 @@ def run_shell(args: argparse.Namespace) -> int:
     sim = None
     if args.robot:
         evaluator.output(f"connecting to {args.robot} ...")
-        robot.link.connect(args.robot)
+        robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 

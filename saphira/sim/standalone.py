@@ -427,6 +427,9 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
+    parser.add_argument("--gamebots", type=int, metavar="PORT", help="serve USARSim's Gamebots protocol on PORT "
+                        "instead (one socket per robot, spawned by INIT; docs/gamebots.md)")
+    parser.add_argument("--laser", action="store_true", help="with --gamebots: every robot has a RangeScanner laser")
     add_ui_options(parser, speed=False)
     from saphira.flat.command import add_options as add_flat_options
 
@@ -494,6 +497,10 @@ def run(args: argparse.Namespace) -> int:
         from saphira.flat.command import run as run_flat
 
         return run_flat(args)
+    if getattr(args, "gamebots", None) is not None:
+        from saphira.gamebots.server import run as run_gamebots
+
+        return run_gamebots(args)
     try:
         world, params = _load(args)
     except (SaphiraError, OSError) as exc:
