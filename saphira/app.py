@@ -74,7 +74,7 @@ class Session:
         self.live: LiveView | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
-        self.trace = RunTrace(self.robot)
+        self.trace = RunTrace(self.robot, hits=bool(getattr(args, "plot", None)))  # hits only for a plot
         self.robot.scheduler.add(self.trace)
         self.recorder = Recorder(self.robot, args.record) if getattr(args, "record", None) else None
         self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
