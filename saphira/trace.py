@@ -9,11 +9,12 @@ the sonar hits are placed with it, so a plot shows where the robot really went a
 heard, beside its own (odometric) estimate in :attr:`RunTrace.path`.
 
 A robot may run all day, so nothing here grows with the run's length. The path keeps at most
-``max_points`` poses: when full, every other one is dropped and from then on only every second cycle's
-pose is kept, so a long run's plot is the same path drawn with fewer vertices (at 100 ms cycles and
-the default 8192 points, an hour is one pose every 0.8 s). The sonar hits are binned into cells of
-``hit_cell`` mm and a cell is kept once; when more than ``max_hits`` cells are occupied the cells
-double in size. The distance travelled is summed every cycle, so it stays exact.
+``max_points`` poses in a buffer allocated once: when full, every other one is dropped and from then
+on only every second kept pose, so a long run's plot is the same path drawn with fewer vertices (at
+100 ms cycles and the default 16384 points, an hour is one pose every 0.4 s, four hours one every
+1.6 s). The sonar hits are kept only when asked for (for a plot), binned into 25 mm cells, each cell
+once; past ``max_hits`` occupied cells the cells double in size. The distance travelled is summed
+every cycle, so it stays exact.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ class RunTrace(Task):
         every: int = 1,
         truth: Callable[[], Pose3] | None = None,
         hits: bool = False,
-        max_points: int = 8192,
+        max_points: int = 16384,
         max_hits: int = 60_000,
     ) -> None:
         super().__init__("trace", phase=Phase.OBSERVE)
