@@ -1,6 +1,6 @@
 """Behavior quality: the manual's demo stack keeps moving in AMROffice without touching a wall.
 
-The stack is demo.act's (digest §6.7, manual Listings 6.5-6.7): sfAvoidCollision(1.0, 1.0, 8.0,
+The stack is demo.act's (docs/colbert.md §9, manual Listings 6.5-6.7): sfAvoidCollision(1.0, 1.0, 8.0,
 300.0) at priority 0, sfKeepOff(100.0, 0.25) at 1, sfConstantVelocity(300) at 2 and sfStop at 3,
 preferred turn left. Over 10 simulated minutes it must average at least 150 mm/s of odometric speed
 (the distance the robot's own odometry reports, over the time) with no wall contact and no stall, from
