@@ -22,6 +22,7 @@ from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.console import Console
+from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.params import check_params_file
 from saphira.recording import Recorder
@@ -84,6 +85,10 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
+            resolved = self.evaluator.resolve(path)
+            if not resolved.is_file():
+                raise SaphiraError(f"{resolved}: {'a folder, not a file' if resolved.is_dir() else 'no such file'}")
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params
