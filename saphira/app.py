@@ -23,6 +23,7 @@ from saphira.clock import Clock, LockStepClock, RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.console import Console
+from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.params import check_params_file
 from saphira.recording import Recorder
@@ -77,7 +78,7 @@ class Session:
         self.live: LiveView | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
-        self.trace = RunTrace(self.robot)
+        self.trace = RunTrace(self.robot, hits=bool(getattr(args, "plot", None)))  # hits only for a plot
         self.robot.scheduler.add(self.trace)
         self.recorder = Recorder(self.robot, args.record) if getattr(args, "record", None) else None
         self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
@@ -88,6 +89,10 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
+            resolved = self.evaluator.resolve(path)
+            if not resolved.is_file():
+                raise SaphiraError(f"{resolved}: {'a folder, not a file' if resolved.is_dir() else 'no such file'}")
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params

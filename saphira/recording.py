@@ -138,6 +138,11 @@ def read_recording(path: str | Path) -> Recording:
         if number == 1:
             header = _HEADER_RE.match(line)
             if header is None:
+                binary = re.search(r"[^\t\x20-\x7e]", line)
+                if binary:  # echoing it would write control bytes to the user's terminal
+                    position = SourcePosition(str(p), number, binary.start() + 1)
+                    code = raw[binary.start()]  # the ascii decode keeps one character per byte
+                    raise SourceError(f"not a saphira recording: byte 0x{code:02x} is not text", position)
                 raise SourceError(f"not a saphira recording (expected {HEADER!r})", position, line)
             version = int(header[1])
             if version > VERSION:

@@ -95,6 +95,18 @@ def test_run_reports_a_syntax_error_and_exits_2(tmp_path: Path) -> None:
     assert "broken.act:3:1:" in result.stdout
 
 
+def test_run_of_a_missing_file_is_one_line_before_any_robot_is_reached(tmp_path: Path) -> None:
+    program = Program("--port", "0")  # a robot that would be reached first before the check
+    try:
+        for path, says in ((tmp_path / "nothere.act", "no such file"), (tmp_path, "a folder, not a file")):
+            result = saphira("run", str(path), "--robot", f"tcp://{program.addresses[0]}", timeout=60)
+            assert result.returncode == 2, result.stdout + result.stderr
+            assert result.stderr == f"saphira run: {path}: {says}\n", result.stderr
+            assert result.stdout == "", result.stdout  # not even "connecting to ..."
+    finally:
+        program.stop()
+
+
 def test_direct_act_drives_the_square_on_a_second_process_simulator() -> None:
     sim = Program("--world", "room", "--port", "0", "--no-odometry-error")
     try:

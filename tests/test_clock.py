@@ -47,13 +47,21 @@ def test_realtime_overruns_are_counted_not_accumulated() -> None:
 
 
 def test_realtime_cadence_without_drift_over_100_cycles() -> None:
-    """Measured on the real clock: 100 cycles of 20 ms with 0-10 ms of work each.
+    """On the real clock: 100 cycles of 20 ms with 0-10 ms of work each.
 
-    A clock that slept a fixed period after the work would end ~0.5 s late; ours must end within
-    15 ms of the grid (the work alone adds up to ~500 ms, so luck cannot pass this).
+    The clock sleeps only what is left of each slot: a clock that slept a fixed period after the work
+    would ask for 2 s of sleep, ours for 2 s minus the work (~0.5 s), and it never ends before the grid.
+    How close to the grid it ends depends on the machine's load, so that is measured in bench/ only;
+    the exact arithmetic is checked on a fake clock above.
     """
     period = 0.02
-    s = Scheduler(RealTimeClock(period))
+    asked: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        time.sleep(seconds)
+
+    s = Scheduler(RealTimeClock(period, sleep=sleep))
     rng = random.Random(3)
     work = [rng.uniform(0.0, 0.010) for _ in range(100)]
     s.add(lambda state: time.sleep(work[s.cycle]) if s.cycle < 100 else None, "work")
@@ -61,8 +69,9 @@ def test_realtime_cadence_without_drift_over_100_cycles() -> None:
     s.run(100)
     elapsed = time.monotonic() - start
     assert sum(work) > 0.4
-    assert abs(elapsed - 100 * period) < 0.015, elapsed
-    assert s.clock.overruns == 0
+    assert s.clock.cycle == 100
+    assert elapsed >= 100 * period - 1e-3, elapsed  # never ahead of the grid
+    assert sum(asked) <= 100 * period - sum(work) + 1e-3, sum(asked)  # the work is taken off the sleep
 
 
 def test_lockstep_virtual_time_and_listeners() -> None:

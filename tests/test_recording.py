@@ -175,3 +175,11 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path.write_text("# saphira recording 3\n")
     with pytest.raises(SourceError, match=r"notes.rec:1: recording version 3 is newer"):
         read_recording(path)
+
+
+def test_a_binary_file_is_refused_without_echoing_its_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "noise.rec"
+    path.write_bytes(b"# saph\x1b[2J\x9c\nmore\n")
+    with pytest.raises(SourceError, match=r"noise.rec:1:7: not a saphira recording: byte 0x1b is not text") as err:
+        read_recording(path)
+    assert "\x1b" not in err.value.pretty()

@@ -33,6 +33,13 @@ def test_embedded_shell_uses_the_params_file_on_the_client(tmp_path: Path) -> No
     assert "1 (int)" in done.stdout
 
 
+def test_quiet_shell_prints_no_connection_note(tmp_path: Path) -> None:
+    """``-q`` is "only errors": what is typed still answers, the connection note goes (as in ``run -q``)."""
+    done = _shell(tmp_path, "-q", "--params", str(AMIGO), lines=("sfIsConnected",))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == "1 (int)\n", done.stdout
+
+
 @pytest.mark.parametrize("client_params", [True, False], ids=["with-params", "without-params"])
 def test_shell_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path, client_params: bool) -> None:
     """A robot that reports itself an amigo: with ``--params`` the file is laid over the model; without

@@ -79,6 +79,9 @@ def test_page_loads_without_console_errors_and_fills_the_information_area(browse
     page.wait_frames(6)
     for field in ("St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn"):
         assert page.page.text_content(f"#info-{field}") != "", field
+    titles = page.page.evaluate("() => Object.fromEntries([...document.querySelectorAll('#info-fields dt')]"
+                                ".map(e => [e.textContent, e.title]))")  # fmt: skip
+    assert "sonar readings" in titles["SPac"] and "SIPs" in titles["MPac"]  # the units the manual's SPac lacks
     page.wait_text("#conn", "live")
     assert page.errors == []
 

@@ -142,9 +142,11 @@ def run_shell(args: argparse.Namespace) -> int:
     if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
         robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    quiet = getattr(args, "quiet", False)  # -q, "only errors": no connection notes, as in ``saphira run``
     sim = None
     if args.robot:
-        evaluator.output(f"connecting to {args.robot} ...")
+        if not quiet:
+            evaluator.output(f"connecting to {args.robot} ...")
         robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
@@ -162,7 +164,8 @@ def run_shell(args: argparse.Namespace) -> int:
     try:
         if args.robot or not args.no_sim:
             robot.wait_connected(30.0)
-            evaluator.output(f"connected; parameters from {robot.params.source}")
+            if not quiet:
+                evaluator.output(f"connected; parameters from {robot.params.source}")
         for path in args.files:
             evaluator.load(path)
         interactive = sys.stdin.isatty()

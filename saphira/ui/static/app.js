@@ -4,6 +4,12 @@
 
 const ART = { POS: 1, WALL: 2, CORRIDOR: 3, LANE: 4, DOOR: 5, JUNCTION: 6 };
 const INFO_FIELDS = ["St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn", "Vset", "Hset"];
+/* what the counts count (docs/colbert.md, robot struct): SPac is sonar readings, not the manual's packets */
+const INFO_TITLES = {
+  MPac: "SIPs received in the last second (10 on a Pioneer)",
+  SPac: "sonar readings in the last second, one per transducer firing (the manual's Pioneer 1 counted ~25 sonar packets/s)",
+  VPac: "FTVS vision packets in the last second (0: no vision)",
+};
 const DRIVE_KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", " ", "c", "C", "s", "S"]);
 
 const $ = (id) => document.getElementById(id);
@@ -330,7 +336,7 @@ function renderPanels(f) {
   const dl = $("info-fields");
   if (!dl.childElementCount) {
     for (const name of [...INFO_FIELDS, "cycle"]) {
-      const dt = document.createElement("dt"); dt.textContent = name;
+      const dt = document.createElement("dt"); dt.textContent = name; dt.title = INFO_TITLES[name] || "";
       const dd = document.createElement("dd"); dd.id = "info-" + name;
       dl.append(dt, dd);
     }
