@@ -85,7 +85,7 @@ def main() -> None:
         verdict = "ok" if growth <= TARGET_MB else "OVER"
         print(f"growth after the first 10 minutes: {growth:+.1f} MB RSS (target within {TARGET_MB:.0f} MB: {verdict})")
         print(
-            f"trace: {len(session.trace.path)} poses kept (one every {getattr(session.trace, 'stride', 1)} cycles), "
+            f"trace: {len(session.trace.path)} poses kept (one every {session.trace.stride} cycles), "
             f"{len(session.trace.hits)} hit cells; travelled {session.trace.distance / 1000:.0f} m; "
             f"{session.sim.wall_contacts if session.sim else 0} wall contacts"
         )
