@@ -1,9 +1,10 @@
-"""Pyro-style brains: the robot in Pyro's idiom, the sample avoider over two protocols, destroy() on every ending."""
+"""Pyro-style brains: the robot in Pyro's idiom, the sample avoider over three protocols, destroy() on every ending."""
 
 from __future__ import annotations
 
 import math
 import signal
+import sys
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import pytest
 from saphira.behavior.library import find_behavior
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.colbert.evaluator import Evaluator
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.world import load_world
@@ -183,6 +186,34 @@ def test_the_avoid_brain_wanders_the_office_10_minutes_without_contact_over_the_
     assert task.state == TaskState.RESUME
     assert travelled > 60.0  # 100 mm/s on average: it kept moving
     assert_stays_round_the_office(path)
+
+
+def test_the_avoid_brain_runs_unchanged_over_flat() -> None:
+    """The same brain file over ``flat://`` (a Flat4 server on a loopback port, stepped in lock-step by
+    the client): two simulated minutes in the office, moving, with no wall contact and no stall."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.0002)  # two threads hand the turn back and forth every step
+    flat = FlatSimulation(load_world(OFFICE), options=FlatOptions(lasers=0), pose=START)
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    robot = Robot()
+    try:
+        robot.connect("flat://{}:{}".format(*server.address))
+        task = load_brain(AVOID, robot)
+        travelled, stalled, last = 0.0, 0, flat.pose
+        for _ in range(robot.clock.cycles_for(120.0)):
+            robot.step()
+            travelled += math.hypot(flat.pose.x - last.x, flat.pose.y - last.y)
+            last = flat.pose
+            stalled += flat.robot.stalled
+        assert task.state == TaskState.RESUME
+        assert flat.wall_contacts == 0 and stalled == 0
+        assert travelled > 12_000.0  # 100 mm/s on average: it kept moving
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=20.0)
+        sys.setswitchinterval(previous)
 
 
 @pytest.mark.slow
