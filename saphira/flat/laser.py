@@ -8,8 +8,10 @@ clockwise from the front); we keep that for the mount angle on the wire. The las
 
 A scan runs from the laser's right to its left (as a SICK does): reading *i* (0-based) looks
 ``i + 0.5`` degrees counter-clockwise from the laser's right-hand direction. Nothing within
-:data:`MAX_RANGE` gives :data:`MAX_RANGE`. Rays are cast against the world with the simulator's geometry
-layer (:meth:`saphira.sim.geometry.SegmentIndex.cast_rays`), the same code the sonar uses.
+:data:`MAX_RANGE` gives :data:`MAX_RANGE`. Rays are cast by the Pioneer simulator's laser
+(:func:`saphira.sim.laser.cast_scan`: the walls within reach from the world's index, one fan of rays
+from the laser's place), so the two simulators' lasers see the same world the same way; only the
+configuration differs (Flat's ranges are exact: the seed gives its lasers no noise model).
 
 Robot-centric readings (the ``l`` query, and what every laser query works on) are in Flat's right-handed
 "y ahead" frame: x to the robot's right, y straight ahead (mm, from the robot's centre); ``theta`` is the
@@ -26,6 +28,7 @@ import numpy as np
 
 from saphira.flat.codec import LASER_READINGS, LaserScan, Reading
 from saphira.geometry import Pose
+from saphira.sim.laser import cast_scan
 from saphira.sim.world import World
 
 MAX_RANGE = 8000.0
@@ -98,7 +101,7 @@ class LaserRig:
         offsets = np.arange(LASER_READINGS) + 0.5 - 90.0
         for mount in self.mounts:
             x, y, heading = self._origin(pose, mount)
-            distances = world.index.ray_distances((x, y), heading + offsets, self.max_range)
+            distances = cast_scan(world.index, (x, y), heading + offsets, self.max_range)
             ranges = np.where(np.isfinite(distances), distances, self.max_range)
             scans.append(LaserScan(mount.name, mount.angle, tuple(float(r) for r in ranges)))
         return tuple(scans)
