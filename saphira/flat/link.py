@@ -4,8 +4,10 @@
 reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
-ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans are kept here
-(:attr:`FlatLink.lasers`, :meth:`FlatLink.laser_readings`; main has no laser structure on the reflector).
+ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans, merged into one scan in the robot
+frame (:func:`saphira.flat.laser.robot_frame_scan`), go to the reflector's laser
+(:meth:`~saphira.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS ring, the occupancy
+queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
 Each cycle the setpoints go out as one ``c v w 1 message`` line.
 
 Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.md):
@@ -41,16 +43,14 @@ from saphira.events import Event
 from saphira.flat.codec import (
     CodecError,
     Control,
-    LaserScan,
     MapChanged,
     Query,
-    Reading,
     Reply,
     StepOutput,
     format_input,
     parse_reply,
 )
-from saphira.flat.laser import LaserMount, LaserRig
+from saphira.flat.laser import MAX_RANGE, robot_frame_scan
 from saphira.flat.simulation import ROT_ACCEL, flat_params
 from saphira.geometry import norm2_angle
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
@@ -110,8 +110,6 @@ class FlatLink(Link):
         self.on_map_changed: Event[[str]] = Event("map_changed")
         """A map change the server announced (automatic, or answering ``t``/``m``): the new map file."""
         self.map_name: str | None = None
-        self.lasers: tuple[LaserScan, ...] = ()
-        """The latest step output's laser scans (ranges in mm from each laser)."""
         self.last_output: StepOutput | None = None
         self.message = ""
         """Flat's message field: the latest ``sfSMessage`` text, sent with every control line."""
@@ -317,7 +315,6 @@ class FlatLink(Link):
             self._track_stall(math.hypot(x - px, y - py))
         self._previous = output
         self.last_output = output
-        self.lasers = output.lasers
         state.odo_x, state.odo_y, state.odo_th = x, y, th
         pose = reflector.motion.pose
         pose.x, pose.y, pose.th, pose.vel, pose.control = x, y, th, state.vel, 0.0
@@ -326,6 +323,9 @@ class FlatLink(Link):
         for number, value in enumerate(output.sonar):
             reflector.sonar.add_reading(number, round(value), odo, state.global_pose)
         state.sonar_enabled = bool(output.sonar)
+        if output.lasers:
+            ranges, angles = robot_frame_scan(output.lasers)
+            reflector.apply_laser_scan(ranges, angles, MAX_RANGE)
         state.motors_enabled = True
         state.sips += 1
         self.counters.sips += 1
@@ -374,9 +374,3 @@ class FlatLink(Link):
         else:
             angular = 0.0
         return linear, angular
-
-    # ------------------------------------------------------------------ lasers
-    def laser_readings(self) -> tuple[tuple[str, tuple[Reading, ...]], ...]:
-        """The latest scans as robot-centric readings (the ``l`` query's frame), computed here."""
-        rig = LaserRig(tuple(LaserMount(scan.name, scan.angle) for scan in self.lasers))
-        return rig.readings(self.lasers)
