@@ -195,6 +195,36 @@ def test_map_changes_arrive_as_events(maps_dir: Path) -> None:
         run.close()
 
 
+def test_colbert_sees_map_changes(maps_dir: Path) -> None:
+    """sfFlatMap / sfFlatMapChanges: an activity waits for the automatic change into the lobby."""
+    building = load_world_file(maps_dir / "flat" / "building.world")
+    run = Served(FlatSimulation(flat_world=building))
+    try:
+        robot, ev = run.robot, run.evaluator
+        assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+        assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
+        assert ev.eval_text("act watch() { int seen; seen = sfFlatMapChanges(); waitfor sfFlatMapChanges() > seen; "
+                            'sfSMessage("map %s after %d change", sfFlatMap(), sfFlatMapChanges()); } start watch();'
+                            ), run.messages
+        robot.motion.set_velocity(400.0)  # west, down the hall to the lobby's automatic transition
+        robot.run_until(lambda: any(m.startswith("map ") for m in run.messages), max_cycles=200)
+        assert "map lobby.wld after 1 change" in run.messages
+        assert run.flat.map_name == "lobby.wld"
+        answer = robot.link.query(TransitionQuery("GOTO-3"))  # no such transition: no change
+        assert isinstance(answer, MapChanged) and answer.map_file is None
+        assert ev.eval_text("m = sfFlatMap(); n = sfFlatMapChanges();")
+        assert (ev.value("m"), int(ev.value("n"))) == ("lobby.wld", 1)
+    finally:
+        run.close()
+
+
+def test_sf_flat_map_is_empty_on_a_pioneer_link() -> None:
+    lines: list[str] = []
+    ev = Evaluator(Robot(), output=lines.append, read_init=False)
+    assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+    assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
+
+
 def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: Path) -> None:
     flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=0), pose=(3000.0, 1000.0, 0.0))
     server = FlatServer(flat)

@@ -23,8 +23,9 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
   fast as both can go; with a real-time clock the link takes whatever has arrived.
 * ``sfSMessage`` text goes to Flat's message field too (blanks as ``_``); Pioneer commands sent
   directly (``sfRobotCom``) have no Flat meaning and are dropped with a warning.
-* A ``(time :MAP-CHANGED map)`` form fires :attr:`FlatLink.on_map_changed`; the next step output's pose
-  becomes the global pose (the map's frame) and the sonar buffers are cleared.
+* A ``(time :MAP-CHANGED map)`` form fires :attr:`FlatLink.on_map_changed` and counts in
+  :attr:`FlatLink.map_changes` (Colbert polls ``sfFlatMap()`` / ``sfFlatMapChanges()``); the next step
+  output's pose becomes the global pose (the map's frame) and the sonar buffers are cleared.
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ class FlatLink(Link):
         self.on_map_changed: Event[[str]] = Event("map_changed")
         """A map change the server announced (automatic, or answering ``t``/``m``): the new map file."""
         self.map_name: str | None = None
+        """The map file the server last announced (None before any change)."""
+        self.map_changes = 0
+        """Map changes announced since connecting (``sfFlatMapChanges``)."""
         self.last_output: StepOutput | None = None
         self.message = ""
         """Flat's message field: the latest ``sfSMessage`` text, sent with every control line."""
@@ -164,6 +168,7 @@ class FlatLink(Link):
         self._replies.clear()
         self._owe_input = False
         self._previous = None
+        self.map_name, self.map_changes = None, 0
         self.reflector.configure(flat_params())
         self.reflector.restart()
         self.state = LinkState.CONFIGURING
@@ -257,6 +262,7 @@ class FlatLink(Link):
 
     def _map_changed(self, name: str) -> None:
         self.map_name = name
+        self.map_changes += 1
         self._relocated = True
         log.info("Flat map changed to %s", name)
         self.on_map_changed.emit(name)
