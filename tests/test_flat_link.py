@@ -27,7 +27,9 @@ from saphira.flat.link import FlatLink, heading_velocity, link_for_url
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
+from saphira.geometry import norm2_angle
 from saphira.link import Link
+from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.wldfile import parse_wld
 from saphira.sim.world import World, load_world
@@ -155,6 +157,26 @@ def test_avoid_collision_over_flat_stops_for_what_only_the_laser_sees(maps_dir: 
             assert robot.reflector.laser.scans > 100
         else:
             assert flat.wall_contacts > 0
+    finally:
+        run.close()
+
+
+def test_perception_fits_the_side_wall_to_flats_laser(maps_dir: Path) -> None:
+    """Sonar off, one TOP laser: the interpretation's right wall hypothesis is the south wall, 1 m away."""
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=1, sonar=False),
+                          pose=(1000.0, 1000.0, 0.0))
+    run = Served(flat)
+    try:
+        robot = run.robot
+        perception = perception_for(robot.reflector, robot.scheduler)
+        perception.start_interpretation()
+        robot.motion.set_velocity(300.0)
+        robot.run(cycles=30)
+        wall = perception.right_wall
+        assert wall.viewable and perception.interpretation.right.laser
+        th = math.radians(wall.th)
+        assert -math.sin(th) * wall.x + math.cos(th) * wall.y == pytest.approx(-1000.0, abs=5.0)
+        assert abs(norm2_angle(wall.th)) < 0.5 and wall.length > 1000.0
     finally:
         run.close()
 
