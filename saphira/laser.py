@@ -187,6 +187,8 @@ class ReflectedLaser:
         self.assembler = LaserAssembler()
         self.ring = LaserRing()
         self.scan: LaserScan | None = None
+        self.scans = 0
+        """Complete scans taken in (``sfLaserScans``), whichever link brought them."""
 
     def restart(self) -> None:
         """A new session: no scan yet."""
@@ -206,12 +208,18 @@ class ReflectedLaser:
         at_odo, at_global = assembler.poses
         scan = LaserScan(
             ranges, angles, at_odo, at_global, config.max_range, config.x, config.y,
-            first.pose, assembler.reflectance(), assembler.counters.scans,
+            first.pose, assembler.reflectance(), self.scans + 1,
         )  # fmt: skip
+        return self.keep(scan, robot_pose)
+
+    def keep(self, scan: LaserScan, robot_pose: Pose) -> LaserScan:
+        """Make ``scan`` the latest and its points the LPS ring, moved from the scan's robot pose to
+        ``robot_pose`` (the odometric pose now). Links whose scans come whole (Flat) call this directly."""
         self.scan = scan
+        self.scans += 1
         xs, ys = scan.points()
         self.ring.replace(xs, ys)
-        dx, dy, dth = relative_motion(at_odo, robot_pose)
+        dx, dy, dth = relative_motion(scan.robot_pose, robot_pose)
         if dx or dy or dth:
             rad = math.radians(dth)
             self.ring.move(math.cos(rad), math.sin(rad), dx, dy)

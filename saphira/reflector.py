@@ -20,7 +20,7 @@ from enum import Enum
 from saphira.accessories import AccessoryReflector
 from saphira.artifacts import PointList
 from saphira.geometry import Pose, norm2_angle
-from saphira.laser import LaserScan, ReflectedLaser
+from saphira.laser import FloatArray, LaserScan, ReflectedLaser
 from saphira.laser_config import laser_config
 from saphira.motion import MotionControl
 from saphira.odometry import Motion, OdometryIntegrator
@@ -182,6 +182,17 @@ class Reflector:
         state = self.state
         odo = Pose(state.odo_x, state.odo_y, state.odo_th)
         return self.laser.apply_packet(payload, odo, state.global_pose)
+
+    def apply_laser_scan(
+        self, ranges: FloatArray, angles: FloatArray, max_range: float, mount: tuple[float, float] = (0.0, 0.0)
+    ) -> LaserScan:
+        """Take a whole scan taken now (a link whose protocol sends scans whole, as Flat's does): ranges
+        (mm) at robot-frame ``angles`` (deg) from the laser at ``mount`` (mm ahead, mm left)."""
+        state = self.state
+        odo = Pose(state.odo_x, state.odo_y, state.odo_th)
+        scan = LaserScan(ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1],
+                         sequence=self.laser.scans + 1)
+        return self.laser.keep(scan, odo)
 
     def _move_global(self, forward: float, left: float, dth: float) -> None:
         state = self.state

@@ -16,8 +16,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from saphira.behavior.library import find_behavior
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
@@ -25,7 +27,9 @@ from saphira.flat.link import FlatLink, heading_velocity, link_for_url
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
+from saphira.geometry import norm2_angle
 from saphira.link import Link
+from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.wldfile import parse_wld
 from saphira.sim.world import World, load_world
@@ -78,24 +82,104 @@ def test_the_link_feeds_pose_sonar_and_lasers_and_sends_setpoints(maps_dir: Path
         assert robot.sonar.range(0) == pytest.approx(800, abs=60)
         assert robot.sonar.range(3) == pytest.approx(800, abs=60)
         assert (robot.state.ax, robot.state.ay, robot.state.ath) == (5000.0, 1000.0, 0.0)
-        # The laser scan is kept on the link, and reads as the server's own 'l' answer.
-        assert [s.name for s in robot.link.lasers] == ["TOP"] and len(robot.link.lasers[0].ranges) == 180
+        # The laser scan is the reflector's, in the robot frame, and reads as the server's own 'l' answer
+        # (Flat's "y ahead" frame: x to the right, y ahead).
+        scan = robot.reflector.laser.scan
+        assert scan is not None and scan.count == 180 and robot.reflector.laser.scans == robot.state.sips
+        assert scan.angles[0] == pytest.approx(-89.5) and scan.angles[-1] == pytest.approx(89.5)
         answer = robot.link.query(LaserQuery())
         assert isinstance(answer, LaserReply)
-        mine = robot.link.laser_readings()[0][1]
         theirs = answer.lasers[0][1]
-        assert len(mine) == len(theirs) == 180
-        assert all(math.hypot(a.x - b.x, a.y - b.y) < 0.5 for a, b in zip(mine, theirs, strict=True))  # 0.1 mm print
+        rad = np.radians(scan.angles)
+        ahead, left = scan.ranges * np.cos(rad), scan.ranges * np.sin(rad)
+        assert len(theirs) == 180
+        assert all(math.hypot(a - t.y, lf + t.x) < 0.5 for a, lf, t in zip(ahead, left, theirs, strict=True))
         # A rotation setpoint turns the robot at Flat's 50 deg/s² up to the asked rate.
         robot.motion.set_rvelocity(20.0)
         robot.run(cycles=12)
         assert flat.robot.rvel == pytest.approx(20.0)
         assert robot.state.rvel == pytest.approx(20.0, abs=0.5)  # measured from the pose's change
-        assert robot.state.ath == pytest.approx(flat.pose.th, abs=0.5)
+        # The client holds the pose of the last step output; the server thread may already have taken
+        # the step of the control line that answered it (one 100 ms step, 2 degrees, ahead) or not yet.
+        assert robot.state.ath == pytest.approx(robot.link.last_output.pose[2])
+        assert 0.0 <= norm2_angle(flat.pose.th - robot.state.ath) <= 20.0 * 0.1 + 0.01
         # sfSMessage goes to Flat's message field.
         assert run.evaluator.eval_text('sfSMessage("turning at %d", 20);')
         robot.run(cycles=2)
         assert run.messages[-1] == "turning at 20" and flat.message == "turning_at_20"
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("lasers", [1, 2])
+def test_colbert_reads_the_walls_from_flats_lasers(maps_dir: Path, lasers: int) -> None:
+    """One laser gives 180 readings (-89.5 .. 89.5 degrees), two are merged into 270 (-134.5 .. 134.5)."""
+    run = served(load_world(maps_dir / "room.wld"), (5000.0, 2000.0, 0.0), lasers=lasers)
+    try:
+        run.robot.run(cycles=2)
+        ev = run.evaluator
+        count = 180 if lasers == 1 else 270
+        ahead, last = count // 2, count - 1
+        assert ev.eval_text(f"int n, r, l, k; float a, b; n = sfLaserCount(); k = sfLaserScans(); "
+                            f"r = sfLaserRange({ahead}); a = sfLaserAngle({ahead}); "
+                            f"l = sfLaserRange({last}); b = sfLaserAngle({last});"), run.messages
+        assert int(ev.value("n")) == count and int(ev.value("k")) == run.robot.state.sips >= 2
+        # The east wall is 1000 mm ahead: reading 'ahead' looks 0.5 degrees left of straight ahead.
+        assert float(ev.value("a")) == pytest.approx(0.5)
+        assert int(ev.value("r")) == pytest.approx(1000.0 / math.cos(math.radians(0.5)), abs=1.0)
+        # The last reading looks 89.5 degrees left (one laser) at the north wall 4000 mm away, or
+        # 134.5 degrees left (two) at the west wall 5000 mm behind: beyond the 5 m the ring keeps.
+        if lasers == 1:
+            assert float(ev.value("b")) == pytest.approx(89.5)
+            assert int(ev.value("l")) == pytest.approx(4000.0 / math.cos(math.radians(0.5)), abs=1.0)
+        else:
+            assert float(ev.value("b")) == pytest.approx(134.5)
+            assert int(ev.value("l")) == pytest.approx(4000.0 / math.sin(math.radians(45.5)), abs=1.0)
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("lasers", [1, 0], ids=["with a laser", "without"])
+def test_avoid_collision_over_flat_stops_for_what_only_the_laser_sees(maps_dir: Path, lasers: int) -> None:
+    """Flat's robot with its sonar off: with a laser, avoid_collision keeps it off the east wall (the
+    laser's points reach the occupancy queries through the reflector); without, it drives into it."""
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=lasers, sonar=False),
+                          pose=(3000.0, 2000.0, 0.0))
+    run = Served(flat)
+    try:
+        robot = run.robot
+        robot.start_behavior(find_behavior("avoid_collision"), priority=0)
+        robot.start_behavior(find_behavior("constant_velocity"), 400.0, priority=2)
+        farthest = 0.0
+        for _ in range(150):
+            robot.step()
+            farthest = max(farthest, flat.pose.x)
+        assert all(buffer.points()[0].size == 0 for buffer in robot.sonar.buffers.values())  # no sonar at all
+        if lasers:
+            assert flat.wall_contacts == 0 and farthest > 4500.0
+            assert robot.reflector.laser.scans > 100
+        else:
+            assert flat.wall_contacts > 0
+    finally:
+        run.close()
+
+
+def test_perception_fits_the_side_wall_to_flats_laser(maps_dir: Path) -> None:
+    """Sonar off, one TOP laser: the interpretation's right wall hypothesis is the south wall, 1 m away."""
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=1, sonar=False),
+                          pose=(1000.0, 1000.0, 0.0))
+    run = Served(flat)
+    try:
+        robot = run.robot
+        perception = perception_for(robot.reflector, robot.scheduler)
+        perception.start_interpretation()
+        robot.motion.set_velocity(300.0)
+        robot.run(cycles=30)
+        wall = perception.right_wall
+        assert wall.viewable and perception.interpretation.right.laser
+        th = math.radians(wall.th)
+        assert -math.sin(th) * wall.x + math.cos(th) * wall.y == pytest.approx(-1000.0, abs=5.0)
+        assert abs(norm2_angle(wall.th)) < 0.5 and wall.length > 1000.0
     finally:
         run.close()
 
@@ -134,6 +218,36 @@ def test_map_changes_arrive_as_events(maps_dir: Path) -> None:
         assert changes == ["lobby.wld"] and run.flat.map_name == "lobby.wld"
     finally:
         run.close()
+
+
+def test_colbert_sees_map_changes(maps_dir: Path) -> None:
+    """sfFlatMap / sfFlatMapChanges: an activity waits for the automatic change into the lobby."""
+    building = load_world_file(maps_dir / "flat" / "building.world")
+    run = Served(FlatSimulation(flat_world=building))
+    try:
+        robot, ev = run.robot, run.evaluator
+        assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+        assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
+        assert ev.eval_text("act watch() { int seen; seen = sfFlatMapChanges(); waitfor sfFlatMapChanges() > seen; "
+                            'sfSMessage("map %s after %d change", sfFlatMap(), sfFlatMapChanges()); } start watch();'
+                            ), run.messages
+        robot.motion.set_velocity(400.0)  # west, down the hall to the lobby's automatic transition
+        robot.run_until(lambda: any(m.startswith("map ") for m in run.messages), max_cycles=200)
+        assert "map lobby.wld after 1 change" in run.messages
+        assert run.flat.map_name == "lobby.wld"
+        answer = robot.link.query(TransitionQuery("GOTO-3"))  # no such transition: no change
+        assert isinstance(answer, MapChanged) and answer.map_file is None
+        assert ev.eval_text("m = sfFlatMap(); n = sfFlatMapChanges();")
+        assert (ev.value("m"), int(ev.value("n"))) == ("lobby.wld", 1)
+    finally:
+        run.close()
+
+
+def test_sf_flat_map_is_empty_on_a_pioneer_link() -> None:
+    lines: list[str] = []
+    ev = Evaluator(Robot(), output=lines.append, read_init=False)
+    assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+    assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
 
 
 def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: Path) -> None:

@@ -595,9 +595,10 @@ def install_bindings(ev: Evaluator) -> None:
             )
         ),
     ]
-    from saphira.colbert import bindings_maps  # map files and the occupancy grid
+    from saphira.colbert import bindings_flat, bindings_maps  # map files and the occupancy grid; Flat's maps
 
     tables.append(bindings_maps.table(s))
+    tables.append(bindings_flat.table(s))
     for table in tables:
         for name, slots, factory, text in table.structs:
             ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)

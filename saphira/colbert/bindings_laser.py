@@ -68,7 +68,7 @@ def table(s: _Session) -> BindingTable:
     return BindingTable(
         functions=[
             ("sfLaserCount", "int()", lambda: _count(s), "readings in the latest laser scan (0: none yet)"),
-            ("sfLaserScans", "int()", lambda: s.robot.reflector.laser.assembler.counters.scans,
+            ("sfLaserScans", "int()", lambda: s.robot.reflector.laser.scans,
              "complete laser scans received"),
             ("sfLaserRange", "int(int)", lambda i: _range(s, i), "range of laser reading i, mm"),
             ("sfLaserAngle", "float(int)", lambda i: _angle(s, i), "bearing of laser reading i, degrees"),

@@ -8,13 +8,22 @@ clockwise from the front); we keep that for the mount angle on the wire. The las
 
 A scan runs from the laser's right to its left (as a SICK does): reading *i* (0-based) looks
 ``i + 0.5`` degrees counter-clockwise from the laser's right-hand direction. Nothing within
-:data:`MAX_RANGE` gives :data:`MAX_RANGE`. Rays are cast against the world with the simulator's geometry
-layer (:meth:`saphira.sim.geometry.SegmentIndex.cast_rays`), the same code the sonar uses.
+:data:`MAX_RANGE` gives :data:`MAX_RANGE`. Rays are cast by the Pioneer simulator's laser
+(:func:`saphira.sim.laser.cast_scan`: the walls within reach from the world's index, one fan of rays
+from the laser's place), so the two simulators' lasers see the same world the same way; only the
+configuration differs (Flat's ranges are exact: the seed gives its lasers no noise model).
 
 Robot-centric readings (the ``l`` query, and what every laser query works on) are in Flat's right-handed
 "y ahead" frame: x to the robot's right, y straight ahead (mm, from the robot's centre); ``theta`` is the
 bearing counter-clockwise from the x axis (0 right, 90 ahead, 180 left), folded into [−90, 270) so that
 the two lasers' bearings (−45 … 225) form one increasing sequence.
+
+Our client (:mod:`saphira.flat.link`) gives the reflector one scan per step in Saphira's robot frame
+(:func:`robot_frame_scan`): bearings counter-clockwise from straight ahead, the two lasers merged as the
+queries merge them (each keeps the half nearer its own axis), so ``TOP`` gives 180 readings from −89.5
+to 89.5 degrees and ``LEFT``/``RIGHT`` 270 from −134.5 to 134.5, one per degree, as one wide laser on
+the centre would. The wire does not say where the lasers sit, so the client takes them on the centre
+(this server's default).
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ import numpy as np
 
 from saphira.flat.codec import LASER_READINGS, LaserScan, Reading
 from saphira.geometry import Pose
+from saphira.sim.geometry import FloatArray
+from saphira.sim.laser import cast_scan
 from saphira.sim.world import World
 
 MAX_RANGE = 8000.0
@@ -69,6 +80,29 @@ def bearing(right: float, ahead: float) -> float:
     return theta + 360.0 if theta < -90.0 else theta
 
 
+def robot_frame_scan(scans: tuple[LaserScan, ...]) -> tuple[FloatArray, FloatArray]:
+    """Every laser's ranges (mm) as one scan, with bearings (deg, counter-clockwise from ahead) increasing.
+
+    Reading *i* of a laser at Flat's (clockwise) mount angle *a* looks ``i + 0.5 − 90 − a`` degrees off
+    ahead. Where lasers overlap, a bearing is kept by the laser whose axis is nearest it (for LEFT and
+    RIGHT: RIGHT below 0 degrees, LEFT above, the queries' rule), so no bearing appears twice.
+    """
+    if not scans:
+        return np.zeros(0), np.zeros(0)
+    axes = np.array([-scan.angle for scan in scans])
+    ranges, angles = [], []
+    offsets = np.arange(LASER_READINGS) + 0.5 - 90.0
+    for k, scan in enumerate(scans):
+        bearings = offsets + axes[k]
+        gaps = np.abs(bearings[:, None] - axes[None, :])
+        own = np.argmin(gaps, axis=1) == k
+        ranges.append(np.asarray(scan.ranges, dtype=np.float64)[own])
+        angles.append(bearings[own])
+    merged_angles = np.concatenate(angles)
+    order = np.argsort(merged_angles, kind="stable")
+    return np.concatenate(ranges)[order], merged_angles[order]
+
+
 @dataclass(frozen=True)
 class LaserRig:
     """The robot's lasers (0, 1 or 2 of them) and their reach."""
@@ -95,10 +129,10 @@ class LaserRig:
     def scan(self, world: World, pose: Pose) -> tuple[LaserScan, ...]:
         """Every laser's 180 ranges from the robot's true ``pose`` in ``world``."""
         scans = []
-        offsets = np.arange(LASER_READINGS) + 0.5 - 90.0
+        offsets = np.arange(LASER_READINGS, dtype=np.float64) + 0.5 - 90.0
         for mount in self.mounts:
             x, y, heading = self._origin(pose, mount)
-            distances = world.index.ray_distances((x, y), heading + offsets, self.max_range)
+            distances = cast_scan(world.index, (x, y), heading + offsets, self.max_range)
             ranges = np.where(np.isfinite(distances), distances, self.max_range)
             scans.append(LaserScan(mount.name, mount.angle, tuple(float(r) for r in ranges)))
         return tuple(scans)

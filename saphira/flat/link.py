@@ -4,8 +4,10 @@
 reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
-ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans are kept here
-(:attr:`FlatLink.lasers`, :meth:`FlatLink.laser_readings`; main has no laser structure on the reflector).
+ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans, merged into one scan in the robot
+frame (:func:`saphira.flat.laser.robot_frame_scan`), go to the reflector's laser
+(:meth:`~saphira.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS ring, the occupancy
+queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
 Each cycle the setpoints go out as one ``c v w 1 message`` line.
 
 Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.md):
@@ -21,8 +23,9 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
   fast as both can go; with a real-time clock the link takes whatever has arrived.
 * ``sfSMessage`` text goes to Flat's message field too (blanks as ``_``); Pioneer commands sent
   directly (``sfRobotCom``) have no Flat meaning and are dropped with a warning.
-* A ``(time :MAP-CHANGED map)`` form fires :attr:`FlatLink.on_map_changed`; the next step output's pose
-  becomes the global pose (the map's frame) and the sonar buffers are cleared.
+* A ``(time :MAP-CHANGED map)`` form fires :attr:`FlatLink.on_map_changed` and counts in
+  :attr:`FlatLink.map_changes` (Colbert polls ``sfFlatMap()`` / ``sfFlatMapChanges()``); the next step
+  output's pose becomes the global pose (the map's frame) and the sonar buffers are cleared.
 """
 
 from __future__ import annotations
@@ -41,16 +44,14 @@ from saphira.events import Event
 from saphira.flat.codec import (
     CodecError,
     Control,
-    LaserScan,
     MapChanged,
     Query,
-    Reading,
     Reply,
     StepOutput,
     format_input,
     parse_reply,
 )
-from saphira.flat.laser import LaserMount, LaserRig
+from saphira.flat.laser import MAX_RANGE, robot_frame_scan
 from saphira.flat.simulation import ROT_ACCEL, flat_params
 from saphira.geometry import norm2_angle
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
@@ -110,8 +111,9 @@ class FlatLink(Link):
         self.on_map_changed: Event[[str]] = Event("map_changed")
         """A map change the server announced (automatic, or answering ``t``/``m``): the new map file."""
         self.map_name: str | None = None
-        self.lasers: tuple[LaserScan, ...] = ()
-        """The latest step output's laser scans (ranges in mm from each laser)."""
+        """The map file the server last announced (None before any change)."""
+        self.map_changes = 0
+        """Map changes announced since connecting (``sfFlatMapChanges``)."""
         self.last_output: StepOutput | None = None
         self.message = ""
         """Flat's message field: the latest ``sfSMessage`` text, sent with every control line."""
@@ -166,6 +168,7 @@ class FlatLink(Link):
         self._replies.clear()
         self._owe_input = False
         self._previous = None
+        self.map_name, self.map_changes = None, 0
         self.reflector.configure(flat_params())
         self.reflector.restart()
         self.state = LinkState.CONFIGURING
@@ -259,6 +262,7 @@ class FlatLink(Link):
 
     def _map_changed(self, name: str) -> None:
         self.map_name = name
+        self.map_changes += 1
         self._relocated = True
         log.info("Flat map changed to %s", name)
         self.on_map_changed.emit(name)
@@ -317,7 +321,6 @@ class FlatLink(Link):
             self._track_stall(math.hypot(x - px, y - py))
         self._previous = output
         self.last_output = output
-        self.lasers = output.lasers
         state.odo_x, state.odo_y, state.odo_th = x, y, th
         pose = reflector.motion.pose
         pose.x, pose.y, pose.th, pose.vel, pose.control = x, y, th, state.vel, 0.0
@@ -326,6 +329,9 @@ class FlatLink(Link):
         for number, value in enumerate(output.sonar):
             reflector.sonar.add_reading(number, round(value), odo, state.global_pose)
         state.sonar_enabled = bool(output.sonar)
+        if output.lasers:
+            ranges, angles = robot_frame_scan(output.lasers)
+            reflector.apply_laser_scan(ranges, angles, MAX_RANGE)
         state.motors_enabled = True
         state.sips += 1
         self.counters.sips += 1
@@ -374,9 +380,3 @@ class FlatLink(Link):
         else:
             angular = 0.0
         return linear, angular
-
-    # ------------------------------------------------------------------ lasers
-    def laser_readings(self) -> tuple[tuple[str, tuple[Reading, ...]], ...]:
-        """The latest scans as robot-centric readings (the ``l`` query's frame), computed here."""
-        rig = LaserRig(tuple(LaserMount(scan.name, scan.angle) for scan in self.lasers))
-        return rig.readings(self.lasers)

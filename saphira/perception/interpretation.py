@@ -1,4 +1,4 @@
-"""Sonar interpretation (see docs/colbert.md): wall, corridor, door and junction hypotheses in the LPS.
+"""Sonar and laser interpretation (see docs/colbert.md): wall, corridor, door and junction hypotheses in the LPS.
 
 Three steps, run by three micro-tasks under the manual's instance names (see :mod:`saphira.perception`):
 
@@ -22,6 +22,17 @@ Three steps, run by three micro-tasks under the manual's instance names (see :mo
   added back. Repeated detections of the same break refine one hypothesis (running mean).
 
 Every hypothesis is a ``PERCEPT`` artifact on the pointlist, so its local coordinates follow the robot.
+
+**With a laser** (the reflector has a scan: a Pioneer simulator's laser or Flat's), the laser *replaces*
+the sonar for the side lines: ``side segment`` fits each side's line to the latest scan's points on that
+side (the LPS laser ring) instead of the side sonar buffer. A scan is hundreds of points with
+centimetre noise, taken at one instant from the true pose, where the side buffer holds a few dozen
+cone-smeared echoes bent by odometry drift; pooling both would only weigh the better fit down. A side's
+points are those within :data:`LASER_MIN_BEARING` of abeam or further round (nearer straight ahead or
+behind, a 1-degree scan spaces its points on a side wall more than a door's width apart) and within
+:data:`MAX_SIDE_RANGE` of the robot's axis. The whole scan is recent, so the newest-readings window and
+the turn history do not apply, and a break needs no cone correction. Registration, corridor and door
+finding read the hypotheses, so they take the laser's lines unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +40,8 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.geometry import cos_sin, norm2_angle, norm_angle
@@ -38,6 +51,10 @@ from saphira.sonar import Region
 
 MAX_SIDE_RANGE = 3000.0
 """mm: side readings farther than this from the robot's axis are not used for walls."""
+
+LASER_MIN_BEARING = 25.0
+"""deg: laser points nearer than this to straight ahead (or behind) are not side points: at 3 m from a
+wall a 1-degree scan spaces its points there about 300 mm apart, just under :data:`MIN_APPARENT_GAP`."""
 
 MAX_BEND = 25.0
 """deg: side readings taken before the heading last differed this much from now are not fitted."""
@@ -113,6 +130,8 @@ class SideState:
     segment: Segment | None = None
     recent: Segment | None = None
     sonar_offset: float = 0.0
+    laser: bool = False
+    """The segments were fitted to laser points (no sonar cone to correct for)."""
 
 
 def _percept_wall() -> Wall:
@@ -177,7 +196,11 @@ class Interpretation:
         """Fit a segment to each side buffer (entries taken since the last turn)."""
         sonar = self.reflector.sonar
         usable = self._usable()
+        if self.reflector.laser.scan is not None:
+            self._laser_sides()
+            return
         for side, sign, n in ((self.left, 1.0, usable[0]), (self.right, -1.0, usable[1])):
+            side.laser = False
             xs, ys = sonar.buffers[side.region].recent(n)
             keep = (sign * ys > 100.0) & (sign * ys < MAX_SIDE_RANGE)
             xs, ys = xs[keep], ys[keep]
@@ -188,6 +211,18 @@ class Interpretation:
                 enough = int(mask.sum()) >= MIN_RECENT
                 side.recent = line_through(xs[-RECENT:][mask], ys[-RECENT:][mask], RECENT) if enough else None
             side.sonar_offset = self._sonar_offset(side.region)
+
+    def _laser_sides(self) -> None:
+        """Fit each side's segment to the latest laser scan's points on that side (module docstring)."""
+        xs, ys = self.reflector.laser.ring.points()
+        for side, sign in ((self.left, 1.0), (self.right, -1.0)):
+            across = sign * ys
+            bearing = np.degrees(np.arctan2(across, xs))
+            keep = (bearing >= LASER_MIN_BEARING) & (bearing <= 180.0 - LASER_MIN_BEARING)
+            keep &= (across > 100.0) & (across < MAX_SIDE_RANGE)
+            side.segment = side.recent = fit_segment(xs[keep], ys[keep])
+            side.laser = True
+            side.sonar_offset = 0.0
 
     def _sonar_offset(self, region: Region) -> float:
         """How far the side sonars of ``region`` sit from the robot's axis (the nearest one)."""
@@ -286,11 +321,12 @@ class Interpretation:
     def test_wall_break(self) -> None:
         """Find doors and junctions as breaks in the walls; refine the hypotheses already held."""
         self.new_breaks = []
-        tan_half = math.tan(math.radians(SONAR_HALF_ANGLE))
+        sonar_tan = math.tan(math.radians(SONAR_HALF_ANGLE))
         for side, sign in ((self.left, 1.0), (self.right, -1.0)):
             seg = side.segment
             if seg is None or not side.wall.viewable:
                 continue
+            tan_half = 0.0 if side.laser else sonar_tan
             distance = max(0.0, abs(seg.normal_distance) - side.sonar_offset)
             c, s = cos_sin(seg.th)
             for gap in find_gaps(seg, MIN_APPARENT_GAP):
