@@ -22,6 +22,7 @@ commands:
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
+  batch EXP.toml  run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them
 
 Run 'saphira COMMAND --help' for a command's options.
 """
@@ -130,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+
+    from saphira.batch.command import add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
@@ -198,6 +203,12 @@ def cmd_shell(args: argparse.Namespace) -> int:
     return run_shell(args)
 
 
+def cmd_batch(args: argparse.Namespace) -> int:
+    from saphira.batch.command import run_batch
+
+    return run_batch(args)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from saphira.colbert.check import check_files
 
@@ -206,7 +217,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
-    "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay,
+    "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay, "batch": cmd_batch,
 }  # fmt: skip
 
 
