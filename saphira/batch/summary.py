@@ -32,8 +32,13 @@ class Estimate:
     half_width: float | None
 
     def __str__(self) -> str:
-        ci = f" ± {self.half_width:.3g}" if self.half_width is not None else ""
-        return f"{self.mean:.4g}{ci}"
+        ci = f" ± {_short(self.half_width)}" if self.half_width is not None else ""
+        return f"{_short(self.mean)}{ci}"
+
+
+def _short(value: float) -> str:
+    """Four significant digits, but never an exponent for the metres and mm/s of a run."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
 
 @dataclass
