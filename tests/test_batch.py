@@ -105,7 +105,8 @@ def test_trials_that_divide_by_zero_hang_or_raise_are_failed_rows_and_the_others
 
 def test_a_killed_batch_resumes_without_rerunning_finished_trials(tmp_path: Path) -> None:
     hook = DATA / "spin.py"
-    exp = _experiment(tmp_path, f'duration = 1\nseeds = [0, 1, 2, 3, 4]\n[metrics]\nhook = "{hook}:count_and_maybe_die"\n')
+    body = f'duration = 1\nseeds = [0, 1, 2, 3, 4]\n[metrics]\nhook = "{hook}:count_and_maybe_die"\n'
+    exp = _experiment(tmp_path, body)
     out = tmp_path / "out"
     log = tmp_path / "calls.log"
     env = {**os.environ, "BATCH_TEST_LOG": str(log), "PYTHONPATH": str(ROOT)}
