@@ -24,6 +24,8 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
+FloatArray = npt.NDArray[np.float64]
+
 NO_ECHO = 5000
 """Range reported for a sonar that heard no echo; also what occupancy queries return for 'nothing'."""
 
@@ -84,6 +86,8 @@ class RingBuffer:
         self.valid = np.zeros(CBUF_LEN, dtype=bool)
         self.limit = 0
         self._head = 0
+        self.version = 0
+        """Counts changes, so that :meth:`Sonar.points` can reuse its arrays until one happens."""
         self.set_limit(limit)
 
     def set_limit(self, limit: int) -> None:
@@ -97,10 +101,12 @@ class RingBuffer:
     def clear(self) -> None:
         self.valid[:] = False
         self._head = 0
+        self.version += 1
 
     def add(self, x: float, y: float, valid: bool) -> None:
         if self.limit == 0:
             return
+        self.version += 1
         i = self._head
         self.xs[i] = x
         self.ys[i] = y
@@ -115,10 +121,22 @@ class RingBuffer:
     def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
         """Re-express every entry after the robot moved by (dx, dy) and turned (cos_t, sin_t)."""
         n = self.limit
+        self.version += 1
         px = self.xs[:n] - dx
         py = self.ys[:n] - dy
         self.xs[:n] = cos_t * px + sin_t * py
         self.ys[:n] = -sin_t * px + cos_t * py
+
+
+_SOURCES: dict[Region, tuple[Region, ...]] = {
+    Region.FRONT: (Region.FRONT,),
+    Region.BACK: (Region.BACK,),
+    Region.LEFT: (Region.LEFT,),
+    Region.RIGHT: (Region.RIGHT,),
+    Region.SIDES: (Region.LEFT, Region.RIGHT),
+    Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
+}
+"""The ring buffers each ``source`` of :meth:`Sonar.points` reads."""
 
 
 def _region_of(bearing: float) -> Region:
@@ -152,6 +170,8 @@ class Sonar:
             Region.LEFT: RingBuffer(side_buffer),
             Region.RIGHT: RingBuffer(side_buffer),
         }
+        # Behaviors ask for the same points many times a cycle; the buffers change once or twice.
+        self._points: dict[Region, tuple[tuple[int, ...], tuple[FloatArray, FloatArray]]] = {}
 
     # -------------------------------------------------------------- readings
     def add_reading(
@@ -220,18 +240,20 @@ class Sonar:
 
     def points(self, source: Region = Region.ALL) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL)."""
-        chosen = {
-            Region.FRONT: (Region.FRONT,),
-            Region.BACK: (Region.BACK,),
-            Region.LEFT: (Region.LEFT,),
-            Region.RIGHT: (Region.RIGHT,),
-            Region.SIDES: (Region.LEFT, Region.RIGHT),
-            Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
-        }[source]
-        parts = [self.buffers[r].points() for r in chosen]
+        buffers = [self.buffers[r] for r in _SOURCES[source]]
+        versions = tuple(b.version for b in buffers)
+        cached = self._points.get(source)
+        if cached is not None and cached[0] == versions:
+            return cached[1]
+        parts = [b.points() for b in buffers]
         if len(parts) == 1:
-            return parts[0]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            xs, ys = parts[0]
+        else:
+            xs, ys = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        xs.flags.writeable = False  # shared until the buffers change: callers must not write into them
+        ys.flags.writeable = False
+        self._points[source] = (versions, (xs, ys))
+        return xs, ys
 
     # -------------------------------------------------------------- occupancy (docs/colbert.md §7)
     def occ_box_ret(
