@@ -38,18 +38,24 @@ def trials(folder: Path, count: int, duration: float) -> list[TrialSpec]:
     return load_experiment(exp).trials()
 
 
-def timed(specs: list[TrialSpec], options: EngineOptions, out: Path) -> float:
+def cpu(results: ResultsDir) -> float:
+    """CPU seconds the trials' threads used, wherever they ran."""
+    return sum(float(row["cpu_s"]) for row in results.rows)
+
+
+def timed(specs: list[TrialSpec], options: EngineOptions, out: Path) -> tuple[float, float]:
+    """(wall seconds, trial CPU seconds) of running ``specs``."""
     results = ResultsDir(out)
     start = time.perf_counter()
     report = run_trials(specs, results, options)
     elapsed = time.perf_counter() - start
     results.close()
     assert report.ran == len(specs) and report.failed == 0, report
-    return elapsed
+    return elapsed, cpu(results)
 
 
-def timed_on_cluster(specs: list[TrialSpec], workers: int, out: Path) -> tuple[float, float]:
-    """(seconds with the cluster's start-up, seconds from the first submission) for ``specs``."""
+def timed_on_cluster(specs: list[TrialSpec], workers: int, out: Path) -> tuple[float, float, float]:
+    """(seconds with the cluster's start-up, seconds from the first submission, trial CPU seconds)."""
     from distributed import as_completed
 
     from saphira.batch.trial import run_trial
@@ -64,7 +70,7 @@ def timed_on_cluster(specs: list[TrialSpec], workers: int, out: Path) -> tuple[f
             results.add(future.result())
         done = time.perf_counter()
     results.close()
-    return done - start, done - ready
+    return done - start, done - ready, cpu(results)
 
 
 def main() -> None:
@@ -78,11 +84,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         specs = trials(folder, args.trials, args.duration)
-        serial = timed(specs, EngineOptions(serial=True), folder / "serial")
-        with_startup, steady = timed_on_cluster(specs, workers, folder / "dask")
+        serial, serial_cpu = timed(specs, EngineOptions(serial=True), folder / "serial")
+        with_startup, steady, cluster_cpu = timed_on_cluster(specs, workers, folder / "dask")
         short = trials(folder, args.short, 0.1)
-        short_serial = timed(short, EngineOptions(serial=True), folder / "short-serial")
-        _, short_dask = timed_on_cluster(short, 1, folder / "short-dask")
+        short_serial, _ = timed(short, EngineOptions(serial=True), folder / "short-serial")
+        _, short_dask, _ = timed_on_cluster(short, 1, folder / "short-dask")
     per_min = lambda seconds: args.trials / seconds * 60  # noqa: E731
     print(f"{args.trials} trials of {args.duration:g} simulated seconds (experiments/wander stack, room world)")
     print(f"  serial:                        {serial:7.1f} s  {per_min(serial):6.1f} trials/min  "
@@ -91,6 +97,10 @@ def main() -> None:
           f"speed-up {serial / steady:.2f}x (target >= 1.7x on 2 cores)")  # fmt: skip
     print(f"    with the cluster's start-up: {with_startup:7.1f} s  {per_min(with_startup):6.1f} trials/min  "
           f"speed-up {serial / with_startup:.2f}x")  # fmt: skip
+    print(f"  CPU per trial: serial {serial_cpu / args.trials:.2f} s, on the cluster {cluster_cpu / args.trials:.2f} "
+          f"s; cores the run got: serial {serial_cpu / serial:.2f}, cluster {cluster_cpu / steady:.2f} of {workers}")
+    print("    (a speed-up needs free cores: with Linux's autogroup, CPU is shared per session, so on a loaded")
+    print("     machine the cluster's workers share one session's slice and the ratio drops towards 1)")
     print(f"{args.short} one-cycle trials:")
     print(f"  a trial's fixed cost (session, simulator, handshake, load, metrics, row): "
           f"{short_serial / args.short * 1000:.1f} ms")  # fmt: skip

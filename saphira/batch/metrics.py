@@ -9,9 +9,10 @@ Built-in metrics (columns of ``trials.csv``):
   did not all succeed, or there were none);
 * ``pose_error`` — at the end, distance between the robot's registered (global) pose and the true one, mm;
 * ``act_<name>`` — final state of each top-level activity (``success``, ``failure``, ``running`` …);
-* ``cycle_p50_ms``, ``cycle_p99_ms`` — cycle time percentiles, and ``wall_s`` — the trial's wall-clock
-  time. These three depend on the machine and its load: :data:`TIMING_COLUMNS` are the columns that
-  differ between two runs of the same trial; every other column is the same for the same seed.
+* ``cycle_p50_ms``, ``cycle_p99_ms`` — cycle time percentiles; ``wall_s`` and ``cpu_s`` — the trial's
+  wall-clock and CPU time (its thread's: what the trial costs whatever else the machine runs). These
+  depend on the machine and its load: :data:`TIMING_COLUMNS` are the columns that differ between two
+  runs of the same trial; every other column is the same for the same seed.
 
 User metrics: an activity prints ``sfSMessage("METRIC dist=%d", d)`` (several ``name=value`` pairs may
 share one line; the last value printed wins), or the experiment's hook returns a mapping.
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 MetricValue = float | int | str
 
 BUILTIN_METRICS = ("wall_contacts", "stall_cycles", "distance", "mean_speed", "time_to_success", "pose_error")
-TIMING_COLUMNS = ("cycle_p50_ms", "cycle_p99_ms", "wall_s")
+TIMING_COLUMNS = ("cycle_p50_ms", "cycle_p99_ms", "wall_s", "cpu_s")
 ACT_PREFIX = "act_"
 
 _METRIC_LINE = re.compile(r"^\s*METRIC\s+(.*)$")

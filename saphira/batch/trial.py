@@ -120,7 +120,7 @@ def short_name(name: str) -> str:
 
 def run_trial(spec: TrialSpec) -> TrialResult:
     """Run one trial and measure it; never raises (failures are rows with status and error)."""
-    wall_start = time.perf_counter()
+    wall_start, cpu_start = time.perf_counter(), time.thread_time()
     result = TrialResult(base_row(spec))
     console = _CapturingConsole()
     errors = _ErrorLog()
@@ -147,6 +147,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
             result.recording = record_path.read_bytes()
         record_path.unlink(missing_ok=True)
     result.row["wall_s"] = round(time.perf_counter() - wall_start, 3)
+    result.row["cpu_s"] = round(time.thread_time() - cpu_start, 3)
     return result
 
 
