@@ -219,6 +219,16 @@ def test_a_bad_experiment_file_exits_2_with_its_message(tmp_path: Path, capsys) 
     assert "bad.toml: [run] activity: no such file" in capsys.readouterr().err
 
 
+def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
+    from saphira.batch import runner
+
+    monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 2)  # a refused connection is retried until then
+    exp = _experiment(tmp_path, "duration = 1\n")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    assert main(["batch", str(exp), "--out", str(tmp_path / "out"), "--scheduler", address]) == 2
+    assert f"cannot reach the Dask scheduler at {address}" in capsys.readouterr().err
+
+
 def test_a_grid_key_the_file_does_not_declare_fails_its_trials_with_the_name(tmp_path: Path) -> None:
     exp = _experiment(tmp_path, "duration = 1\n[grid]\nvelocity = [1.0]\n")
     out = tmp_path / "out"

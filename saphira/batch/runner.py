@@ -24,8 +24,14 @@ from typing import Any
 from saphira.batch.experiment import TrialSpec
 from saphira.batch.results import ResultsDir
 from saphira.batch.trial import STATUS_ERROR, STATUS_OK, TrialResult, base_row, run_trial
+from saphira.errors import SaphiraError
 
-log = logging.getLogger(__name__)
+CONNECT_TIMEOUT = 20
+"""Seconds to wait for ``--scheduler`` to answer."""
+
+
+class EngineError(SaphiraError):
+    """The Dask scheduler given cannot be reached."""
 
 
 @dataclass
@@ -111,7 +117,10 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if options.scheduler:
-        client = Client(options.scheduler, timeout="20s")
+        try:
+            client = Client(options.scheduler, timeout=f"{CONNECT_TIMEOUT}s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise EngineError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from exc
         try:
             yield client
         finally:
