@@ -87,7 +87,7 @@ def main() -> None:
         serial, serial_cpu = timed(specs, EngineOptions(serial=True), folder / "serial")
         with_startup, steady, cluster_cpu = timed_on_cluster(specs, workers, folder / "dask")
         short = trials(folder, args.short, 0.1)
-        short_serial, _ = timed(short, EngineOptions(serial=True), folder / "short-serial")
+        short_serial, short_cpu = timed(short, EngineOptions(serial=True), folder / "short-serial")
         _, short_dask, _ = timed_on_cluster(short, 1, folder / "short-dask")
     per_min = lambda seconds: args.trials / seconds * 60  # noqa: E731
     print(f"{args.trials} trials of {args.duration:g} simulated seconds (experiments/wander stack, room world)")
@@ -103,7 +103,7 @@ def main() -> None:
     print("     machine the cluster's workers share one session's slice and the ratio drops towards 1)")
     print(f"{args.short} one-cycle trials:")
     print(f"  a trial's fixed cost (session, simulator, handshake, load, metrics, row): "
-          f"{short_serial / args.short * 1000:.1f} ms")  # fmt: skip
+          f"{short_serial / args.short * 1000:.1f} ms wall, {short_cpu / args.short * 1000:.1f} ms CPU")  # fmt: skip
     print(f"  Dask engine overhead per trial (1 worker minus serial): "
           f"{(short_dask - short_serial) / args.short * 1000:.1f} ms (target < 50 ms)")  # fmt: skip
 
