@@ -297,10 +297,10 @@ class Sonar:
             along, left = -ys, xs
         else:
             raise ValueError(f"occ_plane direction must be FRONT, BACK, LEFT or RIGHT, not {direction.name}")
-        mask = (along > d) & (left <= s1) & (left >= -s2)
-        if not mask.any():
+        candidates = np.flatnonzero((along > d) & (left <= s1) & (left >= -s2))
+        if not candidates.size:
             return NO_ECHO, 0.0, 0.0
-        i = int(np.argmin(np.where(mask, along, np.inf)))
+        i = int(candidates[np.argmin(along[candidates])])  # the first nearest, as argmin over all would pick
         return round(float(along[i])), float(xs[i]), float(ys[i])
 
     def occ_plane(self, direction: Region, source: Region, d: float, s1: float, s2: float) -> int:
