@@ -219,6 +219,16 @@ def test_a_bad_experiment_file_exits_2_with_its_message(tmp_path: Path, capsys) 
     assert "bad.toml: [run] activity: no such file" in capsys.readouterr().err
 
 
+def test_a_python_module_is_an_activity_and_its_attributes_are_parameters(tmp_path: Path) -> None:
+    exp = tmp_path / "brain.toml"
+    exp.write_text(f'[run]\nactivity = "{DATA / "brain.py"}"\nworld = "room"\nduration = 3\n'
+                   "[grid]\nSPEED = [120.0, 240.0]\n")  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 0
+    distance = {r["SPEED"]: float(r["distance"]) for r in _rows(out)}
+    assert 1.5 < distance["240.0"] / distance["120.0"] < 2.5  # each trial cruised at its own speed
+
+
 def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
     from saphira.batch import runner
 
