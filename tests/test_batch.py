@@ -255,3 +255,14 @@ def test_random_starts_and_samples_are_drawn_once_and_recorded(tmp_path: Path) -
     assert len({t.start for t in trials}) == 2 and all(t.start is not None for t in trials)
     assert all(200.0 <= float(dict(t.values)["standoff"]) <= 500.0 for t in trials)
     assert [t.trial_id for t in trials] == [t.trial_id for t in exp.trials()]
+
+
+def test_trial_ids_do_not_depend_on_where_the_experiment_folder_is(tmp_path: Path) -> None:
+    ids = []
+    for folder in (tmp_path / "a", tmp_path / "b" / "moved"):
+        folder.mkdir(parents=True)
+        (folder / "stack.act").write_text(STACK.read_text())
+        (folder / "spin.py").write_text((DATA / "spin.py").read_text())
+        (folder / "exp.toml").write_text('[run]\nactivity = "stack.act"\nduration = 5\nseeds = 2\n')
+        ids.append([t.trial_id for t in load_experiment(folder / "exp.toml").trials()])
+    assert ids[0] == ids[1] and len(set(ids[0])) == 2

@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import random
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -126,11 +127,18 @@ class Experiment:
             self.worlds, self.params, self.points(), self.starts, self.seeds
         ):
             values = tuple(point.items())
-            key = json.dumps([str(self.activity), world, params, self.duration, seed, start, values])
+            # Paths relative to the experiment file, so that a moved results folder still resumes.
+            files = [self._relative(p) for p in (str(self.activity), world, params)]
+            key = json.dumps([*files, self.duration, seed, start, values])
             trial_id = hashlib.sha1(key.encode()).hexdigest()[:12]
             specs.append(TrialSpec(trial_id, str(self.activity), world, params, self.duration, seed, start,
                                    values, self.time_limit, self.hook, self.record))  # fmt: skip
         return specs
+
+
+    def _relative(self, name: str) -> str:
+        path = Path(name)
+        return os.path.relpath(path, self.path.resolve().parent) if path.is_absolute() else name
 
 
 def load_experiment(path: str | Path) -> Experiment:
