@@ -172,6 +172,8 @@ class Sonar:
         }
         # Behaviors ask for the same points many times a cycle; the buffers change once or twice.
         self._points: dict[Region, tuple[tuple[int, ...], tuple[FloatArray, FloatArray]]] = {}
+        self._occ_points: FloatArray | None = None  # the points the kept occ_plane answers are about
+        self._occ_answers: dict[tuple[Region, Region, float, float, float], tuple[int, float, float]] = {}
 
     # -------------------------------------------------------------- readings
     def add_reading(
@@ -284,8 +286,23 @@ class Sonar:
 
         ``s1`` is the limit on the left and ``s2`` on the right *as seen looking in that direction*;
         all three are positive. Returns (distance along the direction, x, y), or (5000, 0, 0).
+        Answers are kept until the buffers change: behaviors ask the same questions in one cycle.
         """
         xs, ys = self.points(source)
+        key = (direction, source, d, s1, s2)
+        if self._occ_points is not xs:
+            self._occ_points = xs
+            self._occ_answers.clear()
+        elif key in self._occ_answers:
+            return self._occ_answers[key]
+        answer = self._occ_plane(xs, ys, direction, d, s1, s2)
+        self._occ_answers[key] = answer
+        return answer
+
+    @staticmethod
+    def _occ_plane(
+        xs: FloatArray, ys: FloatArray, direction: Region, d: float, s1: float, s2: float
+    ) -> tuple[int, float, float]:
         # Rotate into a frame whose +x is the query direction and +y its left.
         if direction == Region.FRONT:
             along, left = xs, ys
