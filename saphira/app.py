@@ -100,7 +100,8 @@ class Session:
             self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
         else:
-            self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed)
+            pose = getattr(self.args, "pose", None)  # saphira batch: a start pose other than the world's
+            self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
         if self.ui_address is not None:

@@ -24,6 +24,7 @@ commands:
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
   map WORLD       convert a simulator world into a Saphira map file of WALL artifacts
+  batch EXP.toml  run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them
 
 Run 'saphira COMMAND --help' for a command's options.
 """
@@ -139,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     from saphira.perception.worldmap import add_map_parser
 
     add_map_parser(sub)
+
+    from saphira.batch.command import add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
@@ -207,6 +212,12 @@ def cmd_shell(args: argparse.Namespace) -> int:
     return run_shell(args)
 
 
+def cmd_batch(args: argparse.Namespace) -> int:
+    from saphira.batch.command import run_batch
+
+    return run_batch(args)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from saphira.colbert.check import check_files
 
@@ -221,7 +232,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
-    "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay,
+    "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay, "batch": cmd_batch,
     "map": cmd_map,
 }  # fmt: skip
 

@@ -49,6 +49,7 @@ def saphira_commands() -> list[list[str]]:
 def scratch(tmp_path: Path) -> Path:
     """A working folder with the sample files where the README's relative paths expect them."""
     (tmp_path / "colbert").symlink_to(PROJECT / "colbert")
+    (tmp_path / "experiments").symlink_to(PROJECT / "experiments")
     for lang, body in BLOCKS:
         if lang == "c":
             name = re.search(r"/\* (\S+\.act)", body)

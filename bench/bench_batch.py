@@ -1,0 +1,112 @@
+"""``saphira batch`` throughput: a local Dask cluster against ``--serial``, and the engine's overhead per trial.
+
+One run measures, on the same experiment (experiments/wander's stack in the room world, one trial per seed):
+
+* serial — ``--trials`` trials of ``--duration`` simulated seconds one after another in this process;
+* local cluster — the same trials on a :class:`distributed.LocalCluster` of ``--workers`` processes
+  (default: one per core), timed from submitting the first trial to the last row written, and again
+  with the cluster's start-up included;
+* overhead — ``--short`` trials of one simulated cycle, serially and through a one-worker cluster:
+  the serial time per short trial is what a trial costs besides its cycles (session, simulator,
+  handshake, loading the file, metrics, the CSV row); the difference per trial between the cluster and
+  serial runs is the Dask engine's own overhead (scheduling, pickling the spec and the result).
+
+Targets (issue 16): the local cluster runs >= 1.7x the trials per minute of serial on 2 cores; the
+engine's overhead per trial < 50 ms. Run from the project root: ``python bench/bench_batch.py``
+(``--trials 20`` for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from saphira.batch.experiment import TrialSpec, load_experiment
+from saphira.batch.results import ResultsDir
+from saphira.batch.runner import EngineOptions, _client, run_trials
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTIVITY = ROOT / "experiments" / "wander" / "batch_wander.act"
+
+
+def trials(folder: Path, count: int, duration: float) -> list[TrialSpec]:
+    exp = folder / "bench.toml"
+    exp.write_text(f'[run]\nactivity = "{ACTIVITY}"\nworld = "room"\nparams = "p3dx"\nduration = {duration}\n'
+                   f"seeds = {count}\n[grid]\nspeed = [300.0]\n")  # fmt: skip
+    return load_experiment(exp).trials()
+
+
+def cpu(results: ResultsDir) -> float:
+    """CPU seconds the trials' threads used, wherever they ran."""
+    return sum(float(row["cpu_s"]) for row in results.rows)
+
+
+def timed(specs: list[TrialSpec], options: EngineOptions, out: Path) -> tuple[float, float]:
+    """(wall seconds, trial CPU seconds) of running ``specs``."""
+    results = ResultsDir(out)
+    start = time.perf_counter()
+    report = run_trials(specs, results, options)
+    elapsed = time.perf_counter() - start
+    results.close()
+    assert report.ran == len(specs) and report.failed == 0, report
+    return elapsed, cpu(results)
+
+
+def timed_on_cluster(specs: list[TrialSpec], workers: int, out: Path) -> tuple[float, float, float]:
+    """(seconds with the cluster's start-up, seconds from the first submission, trial CPU seconds)."""
+    from dask.distributed import as_completed
+
+    from saphira.batch.trial import run_trial
+
+    results = ResultsDir(out)
+    start = time.perf_counter()
+    with _client(EngineOptions(workers=workers)) as client:
+        client.wait_for_workers(workers)
+        ready = time.perf_counter()
+        futures = client.map(run_trial, specs, pure=False)
+        for future in as_completed(futures):
+            results.add(future.result())
+        done = time.perf_counter()
+    results.close()
+    return done - start, done - ready, cpu(results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds per trial")
+    parser.add_argument("--workers", type=int, default=None, help="local cluster size (default: cores)")
+    parser.add_argument("--short", type=int, default=40, help="one-cycle trials for the overhead measurement")
+    args = parser.parse_args()
+    workers = EngineOptions(workers=args.workers).local_workers()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        specs = trials(folder, args.trials, args.duration)
+        serial, serial_cpu = timed(specs, EngineOptions(serial=True), folder / "serial")
+        with_startup, steady, cluster_cpu = timed_on_cluster(specs, workers, folder / "dask")
+        short = trials(folder, args.short, 0.1)
+        short_serial, short_cpu = timed(short, EngineOptions(serial=True), folder / "short-serial")
+        _, short_dask, _ = timed_on_cluster(short, 1, folder / "short-dask")
+    per_min = lambda seconds: args.trials / seconds * 60  # noqa: E731
+    print(f"{args.trials} trials of {args.duration:g} simulated seconds (experiments/wander stack, room world)")
+    print(f"  serial:                        {serial:7.1f} s  {per_min(serial):6.1f} trials/min  "
+          f"({args.trials * args.duration / serial:.0f}x real time)")  # fmt: skip
+    print(f"  local cluster ({workers} workers):    {steady:7.1f} s  {per_min(steady):6.1f} trials/min  "
+          f"speed-up {serial / steady:.2f}x (target >= 1.7x on 2 cores)")  # fmt: skip
+    print(f"    with the cluster's start-up: {with_startup:7.1f} s  {per_min(with_startup):6.1f} trials/min  "
+          f"speed-up {serial / with_startup:.2f}x")  # fmt: skip
+    print(f"  CPU per trial: serial {serial_cpu / args.trials:.2f} s, on the cluster {cluster_cpu / args.trials:.2f} "
+          f"s; cores the run got: serial {serial_cpu / serial:.2f}, cluster {cluster_cpu / steady:.2f} of {workers}")
+    print("    (a speed-up needs free cores: with Linux's autogroup, CPU is shared per session, so on a loaded")
+    print("     machine the cluster's workers share one session's slice and the ratio drops towards 1)")
+    print(f"{args.short} one-cycle trials:")
+    print(f"  a trial's fixed cost (session, simulator, handshake, load, metrics, row): "
+          f"{short_serial / args.short * 1000:.1f} ms wall, {short_cpu / args.short * 1000:.1f} ms CPU")  # fmt: skip
+    print(f"  Dask engine overhead per trial (1 worker minus serial): "
+          f"{(short_dask - short_serial) / args.short * 1000:.1f} ms (target < 50 ms)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

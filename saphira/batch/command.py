@@ -1,0 +1,128 @@
+"""``saphira batch EXP.toml --out DIR``: run an experiment's trials and summarise them.
+
+Prints what will run, a progress bar with ETA (stderr), then the summary table per configuration and
+the winning setting (stdout); writes ``DIR/trials.csv``, ``DIR/summary.csv`` and the plots. Exit status
+0 when every trial succeeded, 1 when any failed or hung (they are rows like the others), 2 for a bad
+experiment file or option, 130 when interrupted (run the same command again to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from saphira.errors import SaphiraError
+
+if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
+    from saphira.batch.experiment import Experiment
+    from saphira.batch.results import ResultsDir
+    from saphira.batch.trial import TrialResult
+
+MAX_ERRORS_SHOWN = 5
+
+
+def add_batch_parser(sub: Any) -> None:
+    """The ``batch`` subcommand, added to the ``saphira`` command's subparsers."""
+    parser = sub.add_parser(
+        "batch", help="run an experiment: many lock-step trials",
+        description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
+        "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
+        "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
+        "trials already there. Prints a summary per configuration (mean, 95 %% CI) and the best setting, and "
+        "writes DIR/summary.csv and plots (with matplotlib).",
+        epilog="exit status: 0 when every trial succeeded, 1 when any failed or hung, 2 for a bad experiment "
+        "file or option, 130 when interrupted.",
+    )  # fmt: skip
+    parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
+    parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
+    engine = parser.add_mutually_exclusive_group()
+    engine.add_argument("--serial", action="store_true", help="run the trials one by one in this process")
+    engine.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, "
+                        "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)")
+    parser.add_argument("--workers", type=_positive_int, metavar="N",
+                        help="worker processes of the local cluster (default: one per core)")
+    parser.add_argument("--no-plots", action="store_true", help="write no plots")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    """The ``saphira batch`` command."""
+    from saphira.batch.experiment import load_experiment
+    from saphira.batch.progress import Progress
+    from saphira.batch.results import TRIALS_FILE, ResultsDir
+    from saphira.batch.runner import EngineOptions, run_trials
+    from saphira.batch.trial import STATUS_OK
+
+    if args.workers and (args.serial or args.scheduler):
+        print("saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    exp = load_experiment(args.experiment)
+    out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
+    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler)
+    trials = exp.trials()
+    results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
+                                       *exp.parameter_names, "seed"])  # fmt: skip
+    todo = len(trials) - len(results.finished & {t.trial_id for t in trials})
+    resumed = f"; {len(trials) - todo} already in {out / TRIALS_FILE}" if todo < len(trials) else ""
+    print(f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} "
+          f"{options.describe()}", flush=True)  # fmt: skip
+    progress = Progress(todo) if not args.quiet else None
+
+    def arrived(result: TrialResult) -> None:
+        if progress is not None:
+            progress.advance(result.status != STATUS_OK)
+
+    try:
+        run_trials(trials, results, options, arrived)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.close()
+        print(f"interrupted: {len(results.rows)} trials are in {out / TRIALS_FILE}; run the same command to resume")
+        return 130
+    finally:
+        results.close()
+    if progress is not None:
+        progress.close()
+    ids = {t.trial_id for t in trials}
+    rows = [r for r in results.rows if r["trial"] in ids]
+    return _report(args, exp, out, results, rows)
+
+
+def _report(
+    args: argparse.Namespace, exp: Experiment, out: Path, results: ResultsDir, rows: list[dict[str, str]]
+) -> int:
+    from saphira.batch.results import TRIALS_FILE
+    from saphira.batch.summary import SUMMARY_FILE, format_table, summarize, write_summary
+    from saphira.batch.trial import STATUS_OK
+
+    configs = summarize(exp, rows)
+    print(format_table(exp, configs, rows))
+    write_summary(out / SUMMARY_FILE, exp, configs, rows)
+    failed = [r for r in rows if r["status"] != STATUS_OK]
+    for row in failed[:MAX_ERRORS_SHOWN]:
+        print(f"  trial {row['trial']} ({row['status']}): {row['error']}")
+    if len(failed) > MAX_ERRORS_SHOWN:
+        print(f"  ... and {len(failed) - MAX_ERRORS_SHOWN} more failed trials: see {out / TRIALS_FILE}")
+    written = [out / TRIALS_FILE, out / SUMMARY_FILE]
+    if not args.no_plots:
+        try:
+            from saphira.batch.plots import write_plots
+
+            written += write_plots(out, exp, rows, results.paths())
+        except SaphiraError as exc:  # matplotlib missing
+            print(f"no plots: {exc}")
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 1 if failed else 0

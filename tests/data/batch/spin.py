@@ -1,0 +1,37 @@
+"""A Colbert plugin for tests/test_batch.py: a function that never returns, one that raises, and a
+metrics hook that can kill the batch (to test resuming). Written for this project."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+
+def _spin() -> int:
+    n = 0
+    while True:  # a hang in Python code, which only the trial's wall-clock limit ends
+        n += 1
+
+
+def _fails() -> int:
+    return 1 // 0
+
+
+def load_init(env: Any) -> None:
+    env.add_function("spin", _spin, "int", ())
+    env.add_function("python_fails", _fails, "int", ())
+
+
+def count_and_maybe_die(trial: Any) -> dict[str, float]:
+    """Metrics hook: logs each call; kills this process at the 3rd trial unless KILL_MARKER exists."""
+    log = Path(os.environ["BATCH_TEST_LOG"])
+    with log.open("a") as out:
+        out.write(trial.spec.trial_id + "\n")
+    calls = len(log.read_text().split())
+    marker = log.with_suffix(".killed")
+    if calls == 3 and not marker.exists():
+        marker.write_text("killed once\n")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"pid": os.getpid()}
