@@ -6,6 +6,7 @@ sleeps. Pixels are compared between screenshots of the LPS canvas.
 
 from __future__ import annotations
 
+import itertools
 import math
 import signal
 import urllib.error
@@ -19,6 +20,7 @@ from playwright import sync_api as playwright_api
 
 from saphira.tasks import TaskState
 from saphira.ui.display import display_for
+from saphira.ui.liveview import GRID_EVERY
 from tests.ui_support import LiveSession, chromium_path, colour_centroid, live_session, start_command
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
@@ -228,3 +230,38 @@ def _canvas_point(page: Page, x: float, y: float) -> tuple[float, float]:
     box = page.page.locator("#lps").bounding_box()
     assert box is not None
     return box["x"] + x, box["y"] + y
+
+
+OCC_RGB = (72, 61, 139)  # the page's occupied grid cells
+
+
+def test_occupancy_grid_menu_starts_the_grid_and_its_image_goes_out_only_when_changed(
+    browser: Any, session: LiveSession
+) -> None:
+    page = Page(browser, session.url)
+    assert page.page.is_enabled("#occgrid")
+    _, _, before = colour_centroid(page.canvas(), OCC_RGB)
+    page.page.check("#occgrid")
+    page.page.wait_for_function("() => window.saphira.grid !== null")
+    assert "occ grid" in session.robot.scheduler
+    assert page.page.is_checked("#occgrid") and not page.page.is_checked("#local")  # the grid forces global
+    # Standing still, the grid takes in no new readings: no new image however many frames go by.
+    page.wait_cycle(page.frame_cycle() + 4 * GRID_EVERY)
+    standing = page.page.evaluate("() => window.saphira.gridFrames.length")
+    page.wait_cycle(page.frame_cycle() + 6 * GRID_EVERY)
+    assert page.page.evaluate("() => window.saphira.gridFrames.length") == standing
+    # Driving, it changes every cycle, but its image goes out at most every GRID_EVERY frames.
+    page.page.focus("#lps")
+    for _ in range(4):
+        page.page.keyboard.press("ArrowUp")
+    page.page.wait_for_function("(n) => window.saphira.gridFrames.length >= n", arg=standing + 4)
+    cycles = page.page.evaluate("() => window.saphira.gridFrames")[standing - 1 :]
+    period = display_for(session.robot.scheduler).period
+    assert all(b - a >= GRID_EVERY * period for a, b in itertools.pairwise(cycles)), cycles
+    page.page.keyboard.press(" ")
+    page.wait_cycle(page.frame_cycle() + 2)
+    _, _, after = colour_centroid(page.canvas(), OCC_RGB)
+    assert before == 0 and after > 50, f"{after} occupied-cell pixels"
+    session.evaluator.eval_text("sfGetDisplayState(sfOCCGRID)")
+    assert session.lines[-1] == "1 (int)"
+    assert page.errors == []

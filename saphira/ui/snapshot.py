@@ -24,6 +24,7 @@ import numpy.typing as npt
 from saphira.behavior.blend import Channel
 from saphira.behavior.executive import BehaviorTask
 from saphira.colbert.runtime import Activity
+from saphira.perception.occupancy import grid_image
 from saphira.sonar import NO_ECHO
 from saphira.tasks import Task, state_name
 from saphira.ui.drawing import Primitive
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
 
-__all__ = ["WAKE_SECONDS", "Snapshot", "Wake", "capture"]
+__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture"]
 
 WAKE_SECONDS = 10.0
 """The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
@@ -54,6 +55,9 @@ class Wake:
         while self.points and self.points[0][0] < now - WAKE_SECONDS:
             self.points.popleft()
 
+
+GridCopy = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[float, float], float]
+"""An occupancy grid's log-odds and evidence arrays (copies), its origin and resolution."""
 
 _RawBehavior = tuple[BehaviorTask[Any, Any], int, bool, float, float, float, float, tuple[float, ...], tuple[Any, ...]]
 
@@ -92,6 +96,8 @@ class Snapshot:
     summation: tuple[float | None, float | None]
     truth: list[tuple[str, float, float, float]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    grid: GridCopy | None = None
+    """Copies of the occupancy grid's arrays when this frame carries its image (see ``LiveView``)."""
 
     def to_dict(self) -> dict[str, Any]:
         x, y, th = self.pose
@@ -125,6 +131,7 @@ class Snapshot:
             "behaviors": [_behavior_dict(b) for b in self.behavior_rows()],
             "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
             "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
+            **({"occgrid": grid_image(*self.grid)} if self.grid is not None else {}),
             **self.extra,
         }
 
