@@ -265,3 +265,37 @@ def test_occupancy_grid_menu_starts_the_grid_and_its_image_goes_out_only_when_ch
     session.evaluator.eval_text("sfGetDisplayState(sfOCCGRID)")
     assert session.lines[-1] == "1 (int)"
     assert page.errors == []
+
+
+ARTIFACT_RGB = (0x55, 0x6B, 0x2F)  # sfColorDarkOliveGreen: sfArtifactColor
+
+
+def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    simple_walls = page.page.evaluate("() => window.saphira.hello.walls.length")
+    page.page.click("#prompt button >> text=Load world…")
+    page.page.keyboard.type("corridor")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'sfLoadWorldFile("corridor")')
+    page.page.wait_for_function(
+        "(n) => window.saphira.hello.walls.length !== n && window.saphira.hello.bounds[2] >= 24000", arg=simple_walls
+    )
+    assert session.sim.simulation.world.source.endswith("corridor.wld")
+    page.page.uncheck("#local")
+    page.page.uncheck("#follow")
+    page.page.evaluate("() => { Object.assign(window.saphira.view, {scale: 0.045, cx: 12000, cy: 6000}); draw(); }")
+    _, _, before = colour_centroid(page.canvas(), ARTIFACT_RGB)
+    page.page.click("#prompt button >> text=Load map…")
+    page.page.keyboard.type("corridor")
+    page.page.keyboard.press("Enter")
+    page.page.wait_for_function(
+        "() => { const a = window.saphira.frame.artifacts.map((x) => x[0]);"
+        " return a.includes(3) && a.includes(5) && a.includes(2); }"
+    )
+    ids = page.page.evaluate("() => window.saphira.frame.artifacts.filter((a) => a[0] === 5).map((a) => a[1])")
+    assert sorted(ids) == [2, 3, 4, 5, 6, 7, 8, 9], ids  # the map's doors with their ids
+    page.wait_cycle(page.frame_cycle() + 1)
+    _, _, after = colour_centroid(page.canvas(), ARTIFACT_RGB)
+    assert before == 0 and after > 500, f"{after} artifact pixels"
+    assert "sfLoadMapFile(\"corridor\")" in page.page.text_content("#output")
+    assert page.errors == []

@@ -37,7 +37,7 @@ from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
 from saphira.ui.drawing import COLORS, drawing_for
 from saphira.ui.server import UiServer
-from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture
+from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator
@@ -118,6 +118,8 @@ class LiveView:
         self._info: dict[str, Any] = {"CPU": 0.0, "Scrn": 0.0}
         self._pending: Snapshot | None = None
         self._frames = 0
+        self._world = sim.simulation.world if sim is not None else None
+        """The simulator's world the pages were last given (a frame carries the walls when it changes)."""
         self._grid_sent: tuple[int, int, int] | None = None
         """(frame, grid readings, server connections) when the last grid image went out."""
         self.deferred = False
@@ -164,6 +166,10 @@ class LiveView:
                 snapshot.extra["display"] = self.display.as_dict()
                 self._frames += 1
                 snapshot.grid = self._grid_update(server)
+                world = self.sim.simulation.world if self.sim is not None else None
+                if world is not self._world:  # sfLoadWorldFile: the pages redraw the new world's walls
+                    self._world = world
+                    snapshot.extra.update(world_outline(world))
                 self._pending = snapshot
                 if not self.deferred:
                     self.flush()
@@ -202,14 +208,12 @@ class LiveView:
     # ------------------------------------------------------------------ what a page gets first
     def hello(self) -> dict[str, Any]:
         params = self.robot.params
-        world = self.sim.simulation.world if self.sim is not None else None
         return {
             "mode": "client",
             "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
                       "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
                       "front": params.robot_length_front, "rear": params.robot_length_rear},
-            "walls": [] if world is None else [[round(v) for v in seg] for seg in world.segments.tolist()],
-            "bounds": None if world is None else [round(v) for v in world.bounds],
+            **world_outline(self.sim.simulation.world if self.sim is not None else None),
             "palette": self.drawing.palette_css(),
             "colors": {name: value for name, (value, _) in COLORS.items()},
             "display": self.display.as_dict(),

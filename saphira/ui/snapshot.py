@@ -32,8 +32,9 @@ from saphira.ui.drawing import Primitive
 if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
+    from saphira.sim.world import World
 
-__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture"]
+__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture", "world_outline"]
 
 WAKE_SECONDS = 10.0
 """The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
@@ -142,6 +143,15 @@ class Snapshot:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def world_outline(world: World | None) -> dict[str, Any]:
+    """A world's walls (segments, mm) and bounds as a page draws them: in the first message a page gets,
+    and again in the next frame when the world changes (``sfLoadWorldFile``, a Flat map transition)."""
+    if world is None:
+        return {"walls": [], "bounds": None}
+    return {"walls": [[round(v) for v in seg] for seg in world.segments.tolist()],
+            "bounds": [round(v) for v in world.bounds]}  # fmt: skip
 
 
 def _round(value: float | None, digits: int) -> float | None:

@@ -59,6 +59,7 @@ function receive(msg) {
     saphira.frame = msg;
     saphira.frames += 1;
     if (msg.occgrid) receiveGrid(msg);
+    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
       applyDisplay(msg.display);
