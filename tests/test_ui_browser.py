@@ -299,3 +299,32 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     assert before == 0 and after > 500, f"{after} artifact pixels"
     assert "sfLoadMapFile(\"corridor\")" in page.page.text_content("#output")
     assert page.errors == []
+
+
+RED_RGB = (0xD6, 0x27, 0x28)  # sfColorRed: avoid_collision's sensitivity boxes
+BLUE_RGB = (0x1F, 0x4F, 0xD6)  # sfColorBlue: lanes
+
+
+def test_behaviors_draw_their_sensitivity_boxes_and_lanes(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    _, _, red_before = colour_centroid(page.canvas(), RED_RGB)
+    _, _, blue_before = colour_centroid(page.canvas(), BLUE_RGB)
+    page.evaluate_colbert("start sfAvoidCollision(2.0, 1.0, 8.0, 300.0) priority 0;")
+    page.evaluate_colbert(
+        "start sfFollow(sfCreateLocalPoint(0.0, 0.0, 0.0), sfCreateLocalPoint(3000.0, 0.0, 0.0), "
+        "300.0, 300.0, 100.0, 300.0, 0.5) priority 1;"
+    )
+    page.page.wait_for_function(
+        "() => { const d = window.saphira.frame.drawing.map((p) => p[5]);"
+        " return d.includes('#d62728') && d.includes('#1f4fd6'); }"
+    )
+    drawing = page.page.evaluate("() => window.saphira.frame.drawing")
+    assert sum(1 for d in drawing if d[5] == "#d62728" and d[7]) == 1, "front: full truth dashed (sensitivity 2)"
+    page.wait_cycle(page.frame_cycle() + 1)
+    png = page.canvas()
+    _, _, red_after = colour_centroid(png, RED_RGB)
+    _, _, blue_after = colour_centroid(png, BLUE_RGB)
+    assert red_before == 0 and red_after > 100, f"{red_after} red pixels"
+    assert blue_before == 0 and blue_after > 50, f"{blue_after} blue pixels"
+    assert session.view.behaviors_drawn > 0
+    assert page.errors == []

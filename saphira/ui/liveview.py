@@ -21,6 +21,9 @@ task) is the heaviest part of a frame (a few kB to tens of kB), so a frame carri
 (``"occgrid"``) only when the grid has taken in new readings since the last image went out, and at most
 every :data:`GRID_EVERY` frames; a page keeps drawing the last image it got. A newly connected page, or
 turning the menu item on again, gets the next one without waiting for a change.
+
+Behaviors draw their lanes and sensitivity boxes (a ``draw`` on their definition, given an LPS pen) into
+each frame while a page watches; with no page they are never asked, so they cost the cycle nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from saphira.clock import DEFAULT_PERIOD, RealTimeClock
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
-from saphira.ui.drawing import COLORS, drawing_for
+from saphira.ui.drawing import COLORS, LocalPen, drawing_for
 from saphira.ui.server import UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
@@ -118,6 +121,9 @@ class LiveView:
         self._info: dict[str, Any] = {"CPU": 0.0, "Scrn": 0.0}
         self._pending: Snapshot | None = None
         self._frames = 0
+        self.behaviors_drawn = 0
+        """How many times a behavior drew itself for a frame (stays 0 while no page watches)."""
+        self._draw_failed: set[str] = set()
         self._world = sim.simulation.world if sim is not None else None
         """The simulator's world the pages were last given (a frame carries the walls when it changes)."""
         self._grid_sent: tuple[int, int, int] | None = None
@@ -158,9 +164,12 @@ class LiveView:
         self._cycles += 1
         period = self.display.period
         if period > 0 and self._cycles % period == 0:
-            drawing = self.drawing.take()
             server = self.server
-            if server is not None and server.pages:
+            watching = server is not None and server.pages > 0
+            if watching:
+                self._draw_behaviors()
+            drawing = self.drawing.take()
+            if server is not None and watching:
                 self._update_rates(server)
                 snapshot = capture(robot, self.wake, drawing, self._info, self.sim)
                 snapshot.extra["display"] = self.display.as_dict()
@@ -174,6 +183,25 @@ class LiveView:
                 if not self.deferred:
                     self.flush()
         return TaskState.RESUME
+
+    def _draw_behaviors(self) -> None:
+        """Each running behavior with a ``draw`` draws its lanes and sensitivity boxes into this frame.
+
+        Done here, once per frame and only while a page watches, rather than in the executive every
+        cycle: drawing costs the control cycle nothing when nobody looks. A behavior whose ``draw``
+        fails is reported once and not drawn again."""
+        s = self.robot.state
+        pen = LocalPen(self.drawing, (s.ax, s.ay, s.ath), width=2)
+        for task in self.robot.executive.behaviors:
+            draw = task.defn.draw
+            if draw is None or not task.active or task.finished or task.name in self._draw_failed:
+                continue
+            try:
+                draw(task.ctx, pen)
+            except Exception as exc:  # a user's drawing must not stop the display
+                self._draw_failed.add(task.name)
+                self.evaluator.output(f"behavior {task.name}: its drawing failed: {type(exc).__name__}: {exc}")
+            self.behaviors_drawn += 1
 
     def _grid_update(self, server: UiServer) -> GridCopy | None:
         """The occupancy grid's arrays when this frame should carry its image (see the module docstring)."""
