@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import signal
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from playwright import sync_api as playwright_api
 from saphira.tasks import TaskState
 from saphira.ui.display import display_for
 from saphira.ui.liveview import GRID_EVERY
+from tests.flat_controller import Controller
 from tests.ui_support import LiveSession, chromium_path, colour_centroid, live_session, start_command
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
@@ -328,3 +330,57 @@ def test_behaviors_draw_their_sensitivity_boxes_and_lanes(browser: Any, session:
     assert blue_before == 0 and blue_after > 50, f"{blue_after} blue pixels"
     assert session.view.behaviors_drawn > 0
     assert page.errors == []
+
+
+def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser: Any) -> None:
+    proc, url = start_command("sim", "--flat", "0", "--flat-stopped", "--ui", "127.0.0.1:0", "-q")
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held: list[Any] = []
+    try:
+        page.goto(url)
+        page.wait_for_function("() => window.saphira.frame !== null && window.saphira.frame.flat !== undefined")
+        assert page.is_visible("#flat-panel") and page.is_visible("#simline")
+        assert "stopped" in (page.text_content("#flat-status") or "")
+        host, port = page.evaluate("() => window.saphira.frame.flat.address")
+        start = page.evaluate("() => window.saphira.frame.robots[0].slice(1, 4)")
+        controller = Controller(host, port)
+        page.wait_for_function("() => window.saphira.frame.flat.controller !== null")
+        # Stopped: the controller's input is held until STEP lets exactly one step through.
+        stepper = threading.Thread(target=lambda: held.append(controller.step(400.0)), daemon=True)
+        stepper.start()
+        page.wait_for_function("() => window.saphira.frame.flat.held")
+        page.click("#flat-step")
+        page.wait_for_function("() => window.saphira.frame.flat.steps === 1")
+        stepper.join(timeout=20)
+        assert len(held) == 1 and held[0].time == 100  # standard mode: one step of 100 ms
+        # START: it runs freely; the page follows the robot on the Flat server's world.
+        page.click("#flat-start")
+        page.wait_for_function("() => window.saphira.frame.flat.running")
+        for _ in range(20):
+            controller.step(400.0)
+        page.wait_for_function(
+            "([x, y]) => { const r = window.saphira.frame.robots[0]; return Math.hypot(r[1] - x, r[2] - y) > 100; }",
+            arg=start[:2],
+        )
+        assert "running" in (page.text_content("#flat-status") or "")
+        # STOP: the next input is held again.
+        page.click("#flat-stop")
+        page.wait_for_function("() => !window.saphira.frame.flat.running")
+        stepper = threading.Thread(target=lambda: held.append(controller.step(0.0)), daemon=True)
+        stepper.start()
+        page.wait_for_function("() => window.saphira.frame.flat.held")
+        steps = page.evaluate("() => window.saphira.frame.flat.steps")
+        assert steps == 21 and len(held) == 1
+        page.click("#flat-start")
+        stepper.join(timeout=20)
+        assert len(held) == 2
+        controller.send("e 0 0 0")
+        assert proc.wait(timeout=30) == 0
+        assert errors == []
+    finally:
+        page.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)

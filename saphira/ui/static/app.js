@@ -55,6 +55,8 @@ function receive(msg) {
       saphira.view.cx = (msg.bounds[0] + msg.bounds[2]) / 2;
       saphira.view.cy = (msg.bounds[1] + msg.bounds[3]) / 2;
     }
+    $("flat-panel").hidden = !msg.frame || !msg.frame.flat;
+    if (msg.frame) receive(msg.frame);  /* a Flat server may be stopped: no frame would come */
   } else if (msg.type === "frame") {
     saphira.frame = msg;
     saphira.frames += 1;
@@ -366,6 +368,11 @@ function drawSim(f, pal) {
   }
 }
 
+/* the Flat server's control panel (saphira sim --flat PORT --ui) */
+for (const button of document.querySelectorAll("#flat-panel button")) {
+  button.addEventListener("click", () => send({ type: "panel", command: button.dataset.command }));
+}
+
 /* ------------------------------------------------------------------ information area and windows */
 function renderPanels(f) {
   const dl = $("info-fields");
@@ -399,6 +406,11 @@ function renderSimInfo(f) {
       label.append(radio, " " + r[0]);
       set.appendChild(label);
     });
+  }
+  if (f.flat) {
+    const s = f.flat;
+    $("flat-status").textContent = `${s.running ? "running" : "stopped"}${s.held ? ", holding a step" : ""}; ` +
+      `step ${s.steps}; map ${s.map}; controller ${s.controller || "none"} (port ${s.address[1]})`;
   }
   $("simline").textContent = f.robots.map((r) => `${r[0]}: x ${(r[1] / 1000).toFixed(2)} m, y ${(r[2] / 1000).toFixed(2)} m, th ${r[3].toFixed(0)}°`).join(" \u2014 ");
 }
