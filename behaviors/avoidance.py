@@ -30,6 +30,13 @@ Decisions the manual leaves open, made here:
   falls below 0.2), so a symmetric dead end cannot make it dither.
 * keep_off looks out to 4000 mm x sensitivity beyond the body (the manual's range 0.2 .. 2.0 gives
   0.8 m .. 8 m, capped by the front sonar range), turns Slowly and slows to the caution speed.
+
+A live view draws each behavior's sensitivity boxes (:func:`draw_boxes`, the manual's obstacle
+sensitivity rectangles): the path ahead, as wide as the margined body, out to where an obstacle
+starts to count (avoid/stop_collision: the standoff plus the stopping distance at the current speed),
+and a box on each side out to the side reach. Where a sensitivity above 1 reaches full truth before
+the body, that distance is drawn dashed inside the box. avoid_collision draws in red, stop_collision in
+orange-red, keep_off in yellow.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from saphira.behavior.behavior import (
     Activity,
     BehaviorContext,
     FuzzyVars,
+    LpsPen,
     Rule,
     TurnDir,
     TurnModifier,
@@ -182,6 +190,25 @@ def _escape_direction(ctx: BehaviorContext[Any, Any]) -> TurnDir:
     return TurnDir.LEFT if left > right else TurnDir.RIGHT
 
 
+def draw_boxes(
+    ctx: BehaviorContext[Any, Any], pen: LpsPen, front: tuple[float, float], side: tuple[float, float], color: str
+) -> None:
+    """The sensitivity boxes in the LPS: ``front`` and ``side`` are (reach beyond the body, sensitivity)."""
+    r = ctx.robot_radius
+    half = r + BODY_MARGIN
+    reach, sensitivity = front
+    pen.box(r, -half, r + reach, half, color)
+    if sensitivity > 1.0:  # full truth from here in
+        full = r + reach * (1.0 - 1.0 / sensitivity)
+        pen.line(full, -half, full, half, color, dashed=True)
+    reach, sensitivity = side
+    for sign in (1.0, -1.0):
+        pen.box(-0.5 * r, sign * r, r, sign * (r + reach), color)
+        if sensitivity > 1.0:
+            full = sign * (r + reach * (1.0 - 1.0 / sensitivity))
+            pen.line(-0.5 * r, full, r, full, color, dashed=True)
+
+
 # ------------------------------------------------------------------------------ avoid_collision
 @dataclass(kw_only=True)
 class AvoidCollisionParams:
@@ -269,6 +296,9 @@ avoid_collision = behavior(
         Rule("Slow", when=lambda v: f_and(v.side_close, f_not(v.obstacle_front)), then=speed(SIDE_SLOW_SPEED)),
     ],
     activity=Activity(turn=lambda v: _nearest(v), speed=1.0),
+    draw=lambda ctx, pen: draw_boxes(
+        ctx, pen, (_stopping_reach(ctx, ctx.p.standoff), ctx.p.front), (ctx.p.standoff, ctx.p.side), "Red"
+    ),
 )
 
 
@@ -308,6 +338,9 @@ stop_collision = behavior(
         Rule("Slow", when=lambda v: f_and(v.obstacle_side, f_not(v.obstacle_front)), then=speed(SIDE_SLOW_SPEED)),
     ],
     activity=Activity(speed=1.0),
+    draw=lambda ctx, pen: draw_boxes(
+        ctx, pen, (_stopping_reach(ctx, ctx.p.standoff), ctx.p.front), (ctx.p.standoff, ctx.p.side), "OrangeRed"
+    ),
 )
 
 
@@ -327,11 +360,14 @@ KEEP_OFF_RANGE = 4000.0
 """mm beyond the body that keep_off looks at sensitivity 1.0."""
 
 
+def _keep_off_reach(ctx: BehaviorContext[KeepOffParams, KeepOffVars]) -> float:
+    return min(KEEP_OFF_RANGE * ctx.p.sensitivity, ctx.sonar.front_max_range - ctx.robot_radius)
+
+
 def update_keep_off(ctx: BehaviorContext[KeepOffParams, KeepOffVars]) -> None:
     """Steer gently away from distant obstacles and slow to the caution speed when one is ahead."""
-    p, v = ctx.p, ctx.v
-    r = ctx.robot_radius
-    reach = min(KEEP_OFF_RANGE * p.sensitivity, ctx.sonar.front_max_range - r)
+    v = ctx.v
+    reach = _keep_off_reach(ctx)
     left, right = side_clearances(ctx, reach)
     v.obstacle_front = down_straight(v.path.update(ctx, path_clearance(ctx)), 0.0, reach)
     v.obstacle_left = down_straight(left, 0.0, reach)
@@ -360,4 +396,5 @@ keep_off = behavior(
         Rule("Caution", when=lambda v: v.obstacle_front, then=speed(lambda v: v.p.caution_speed)),
     ],
     activity=Activity(turn=lambda v: _nearest(v), speed=1.0),
+    draw=lambda ctx, pen: draw_boxes(ctx, pen, (_keep_off_reach(ctx), 1.0), (_keep_off_reach(ctx), 1.0), "Yellow"),
 )

@@ -12,7 +12,9 @@ slows (fully at 60) and turns on the spot. The goal point is reached when the ro
 lane, is within 100 mm of it or past it; the robot slows over the last 500 mm.
 
 Each behavior sets the preferred turn direction (``sfPreferredTurnDir``) towards the lane heading, and
-exposes the lane it follows as ``vars.lane`` (LPS coordinates) for a display to draw.
+exposes the lane it follows as ``vars.lane`` (LPS coordinates) with its edges and goal; a live view
+draws it (:func:`draw_lane`: the centre line and the edges dashed, as the manual's dotted lanes, from
+behind the robot to the goal, where a cross bar marks it).
 
 Decisions for the manual's gaps: follow_corridor's lane runs down the corridor's middle, pointed
 towards the goal, with edges inset 100 mm plus the robot's radius from the walls; follow_door's
@@ -24,7 +26,7 @@ less the robot's diameter and 100 mm, and succeeds 500 mm plus a radius beyond t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from saphira.artifacts import Artifact, Corridor, Door
 from saphira.behavior.behavior import (
@@ -32,6 +34,7 @@ from saphira.behavior.behavior import (
     BehaviorContext,
     BehaviorDef,
     FuzzyVars,
+    LpsPen,
     Rule,
     TurnDir,
     behavior,
@@ -43,7 +46,7 @@ from saphira.behavior.behavior import (
     straight_up,
     turn_by,
 )
-from saphira.geometry import ORIGIN, Located, Pose, change_vp, norm2_angle, norm_angle, point_move
+from saphira.geometry import ORIGIN, Located, Pose, change_vp, norm2_angle, norm_angle, point_move, unchange_vp
 
 APPROACH_DISTANCE = 500.0
 """mm of offset from the lane's line at which the robot steers back at the full approach angle."""
@@ -76,6 +79,10 @@ class LaneVars:
     at_goal: float = 0.0
     speed_in: float = 0.0
     speed_off: float = 0.0
+    left_edge: float = 0.0
+    right_edge: float = 0.0
+    goal_along: float = 0.0
+    """Where the goal lies along the lane (mm from the lane's point)."""
 
 
 def track(v: LaneVars, lane: Located, goal: Located, right_edge: float, left_edge: float, turn_ratio: float) -> TurnDir:
@@ -92,9 +99,30 @@ def track(v: LaneVars, lane: Located, goal: Located, right_edge: float, left_edg
         straight_up(v.yo, -right_edge - EDGE_SOFTNESS, -right_edge),
     )
     v.misaligned = straight_up(abs(v.heading_error), 30.0, 60.0)
-    remaining = change_vp(lane, goal).x - robot.x
+    v.left_edge, v.right_edge = left_edge, right_edge
+    v.goal_along = change_vp(lane, goal).x
+    remaining = v.goal_along - robot.x
     v.at_goal = down_straight(remaining, 0.0, GOAL_SLOWDOWN)
     return TurnDir.LEFT if v.heading_error >= 0.0 else TurnDir.RIGHT
+
+
+LANE_COLOR = "Blue"
+LANE_BEHIND = 500.0
+"""mm of lane drawn behind the robot."""
+
+
+def draw_lane(ctx: BehaviorContext[Any, Any], pen: LpsPen) -> None:
+    """The lane in the LPS: centre line and edges dashed, from behind the robot to the goal's cross bar."""
+    v: LaneVars = ctx.v
+    lane = v.lane
+    start = min(change_vp(lane, ORIGIN).x - LANE_BEHIND, v.goal_along)
+    for offset in (0.0, v.left_edge, -v.right_edge):
+        a = unchange_vp(lane, Pose(start, offset))
+        b = unchange_vp(lane, Pose(v.goal_along, offset))
+        pen.line(a.x, a.y, b.x, b.y, LANE_COLOR, dashed=True)
+    a = unchange_vp(lane, Pose(v.goal_along, v.left_edge))
+    b = unchange_vp(lane, Pose(v.goal_along, -v.right_edge))
+    pen.line(a.x, a.y, b.x, b.y, LANE_COLOR)
 
 
 def _slow(v: LaneVars) -> float:
@@ -150,6 +178,7 @@ follow: BehaviorDef[FollowParams, FollowVars] = behavior(
     update=update_follow,
     rules=LANE_RULES,
     activity=LANE_ACTIVITY,
+    draw=draw_lane,
 )
 
 
@@ -199,6 +228,7 @@ follow_corridor: BehaviorDef[FollowCorridorParams, FollowCorridorVars] = behavio
     update=update_follow_corridor,
     rules=LANE_RULES,
     activity=LANE_ACTIVITY,
+    draw=draw_lane,
 )
 
 
@@ -249,4 +279,5 @@ follow_door: BehaviorDef[FollowDoorParams, FollowDoorVars] = behavior(
     update=update_follow_door,
     rules=LANE_RULES,
     activity=LANE_ACTIVITY,
+    draw=draw_lane,
 )

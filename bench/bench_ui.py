@@ -8,7 +8,9 @@ cycle's duration is the time its phases take (``Scheduler.run_cycle``), as the r
 
 Target (issue 12): p99 with two pages / p99 with none <= 1.10. Also reported: the frame size and rate
 at the default display period (every 2 cycles: 5 frames per second of robot time).
-Run from the project root: ``python bench/bench_ui.py``.
+``--occgrid`` runs the same with ``sfOCCGRID`` on (the grid's task in both halves; its image, copied in
+the cycle at most every ``GRID_EVERY`` frames, only with pages).
+Run from the project root: ``python bench/bench_ui.py [--occgrid]``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import multiprocessing
 import multiprocessing.queues
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -106,6 +109,9 @@ def main() -> None:
     assert view.server is not None
     server = view.server
     assert evaluator.load(DEMO)
+    grid = "--occgrid" in sys.argv[1:]
+    if grid:
+        evaluator.eval_text("sfSetDisplayState(sfOCCGRID, 1)")
     run_block(robot, 50)  # warm up: the demo under way, the buffers filled
     alone: list[float] = []
     watched: list[float] = []
@@ -125,7 +131,8 @@ def main() -> None:
         robot_seconds += BLOCK * robot.clock.period
     view.stop()
     p99_alone, p99_watched = np.percentile(alone, 99), np.percentile(watched, 99)
-    print(f"cycles: {len(alone)} with no page, {len(watched)} with {PAGES} pages (demo.act, {SPEED:g}x real time)")
+    print(f"cycles: {len(alone)} with no page, {len(watched)} with {PAGES} pages (demo.act, {SPEED:g}x real time"
+          f"{', occupancy grid on' if grid else ''})")
     for what, durations, p99 in (("no page", alone, p99_alone), (f"{PAGES} pages", watched, p99_watched)):
         print(f"  {what:8s} p50 {statistics.median(durations):.2f} ms  p99 {p99:.2f} ms  max {max(durations):.2f} ms")
     ratio = p99_watched / p99_alone

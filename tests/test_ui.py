@@ -235,3 +235,14 @@ def test_a_bad_ui_address_is_a_usage_error() -> None:
     command = [sys.executable, "-m", "saphira", "run", "x.act", "--ui", "host:port"]
     done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 2 and "expected [HOST:]PORT" in done.stderr
+
+
+def test_behaviors_are_not_asked_to_draw_while_no_page_watches(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    robot, ev, view, _ = lockstep
+    ev.eval_text("start sfAvoidCollision(1.0, 1.0, 8.0, 300.0) priority 0")
+    ev.eval_text("start sfKeepOff(100.0, 0.5) priority 1")
+    robot.run(cycles=20)
+    assert view.behaviors_drawn == 0
+    assert drawing_for(robot.scheduler).take() == []

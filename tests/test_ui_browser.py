@@ -6,8 +6,10 @@ sleeps. Pixels are compared between screenshots of the LPS canvas.
 
 from __future__ import annotations
 
+import itertools
 import math
 import signal
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,6 +21,8 @@ from playwright import sync_api as playwright_api
 
 from saphira.tasks import TaskState
 from saphira.ui.display import display_for
+from saphira.ui.liveview import GRID_EVERY
+from tests.flat_controller import Controller
 from tests.ui_support import LiveSession, chromium_path, colour_centroid, live_session, start_command
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
@@ -231,3 +235,155 @@ def _canvas_point(page: Page, x: float, y: float) -> tuple[float, float]:
     box = page.page.locator("#lps").bounding_box()
     assert box is not None
     return box["x"] + x, box["y"] + y
+
+
+OCC_RGB = (72, 61, 139)  # the page's occupied grid cells
+
+
+def test_occupancy_grid_menu_starts_the_grid_and_its_image_goes_out_only_when_changed(
+    browser: Any, session: LiveSession
+) -> None:
+    page = Page(browser, session.url)
+    assert page.page.is_enabled("#occgrid")
+    _, _, before = colour_centroid(page.canvas(), OCC_RGB)
+    page.page.check("#occgrid")
+    page.page.wait_for_function("() => window.saphira.grid !== null")
+    assert "occ grid" in session.robot.scheduler
+    assert page.page.is_checked("#occgrid") and not page.page.is_checked("#local")  # the grid forces global
+    # Standing still, the grid takes in no new readings: no new image however many frames go by.
+    page.wait_cycle(page.frame_cycle() + 4 * GRID_EVERY)
+    standing = page.page.evaluate("() => window.saphira.gridFrames.length")
+    page.wait_cycle(page.frame_cycle() + 6 * GRID_EVERY)
+    assert page.page.evaluate("() => window.saphira.gridFrames.length") == standing
+    # Driving, it changes every cycle, but its image goes out at most every GRID_EVERY frames.
+    page.page.focus("#lps")
+    for _ in range(4):
+        page.page.keyboard.press("ArrowUp")
+    page.page.wait_for_function("(n) => window.saphira.gridFrames.length >= n", arg=standing + 4)
+    cycles = page.page.evaluate("() => window.saphira.gridFrames")[standing - 1 :]
+    period = display_for(session.robot.scheduler).period
+    assert all(b - a >= GRID_EVERY * period for a, b in itertools.pairwise(cycles)), cycles
+    page.page.keyboard.press(" ")
+    page.wait_cycle(page.frame_cycle() + 2)
+    _, _, after = colour_centroid(page.canvas(), OCC_RGB)
+    assert before == 0 and after > 50, f"{after} occupied-cell pixels"
+    session.evaluator.eval_text("sfGetDisplayState(sfOCCGRID)")
+    assert session.lines[-1] == "1 (int)"
+    assert page.errors == []
+
+
+ARTIFACT_RGB = (0x55, 0x6B, 0x2F)  # sfColorDarkOliveGreen: sfArtifactColor
+
+
+def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    simple_walls = page.page.evaluate("() => window.saphira.hello.walls.length")
+    page.page.click("#prompt button >> text=Load world…")
+    page.page.keyboard.type("corridor")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'sfLoadWorldFile("corridor")')
+    page.page.wait_for_function(
+        "(n) => window.saphira.hello.walls.length !== n && window.saphira.hello.bounds[2] >= 24000", arg=simple_walls
+    )
+    assert session.sim.simulation.world.source.endswith("corridor.wld")
+    page.page.uncheck("#local")
+    page.page.uncheck("#follow")
+    page.page.evaluate("() => { Object.assign(window.saphira.view, {scale: 0.045, cx: 12000, cy: 6000}); draw(); }")
+    _, _, before = colour_centroid(page.canvas(), ARTIFACT_RGB)
+    page.page.click("#prompt button >> text=Load map…")
+    page.page.keyboard.type("corridor")
+    page.page.keyboard.press("Enter")
+    page.page.wait_for_function(
+        "() => { const a = window.saphira.frame.artifacts.map((x) => x[0]);"
+        " return a.includes(3) && a.includes(5) && a.includes(2); }"
+    )
+    ids = page.page.evaluate("() => window.saphira.frame.artifacts.filter((a) => a[0] === 5).map((a) => a[1])")
+    assert sorted(ids) == [2, 3, 4, 5, 6, 7, 8, 9], ids  # the map's doors with their ids
+    page.wait_cycle(page.frame_cycle() + 1)
+    _, _, after = colour_centroid(page.canvas(), ARTIFACT_RGB)
+    assert before == 0 and after > 500, f"{after} artifact pixels"
+    assert "sfLoadMapFile(\"corridor\")" in page.page.text_content("#output")
+    assert page.errors == []
+
+
+RED_RGB = (0xD6, 0x27, 0x28)  # sfColorRed: avoid_collision's sensitivity boxes
+BLUE_RGB = (0x1F, 0x4F, 0xD6)  # sfColorBlue: lanes
+
+
+def test_behaviors_draw_their_sensitivity_boxes_and_lanes(browser: Any, session: LiveSession) -> None:
+    page = Page(browser, session.url)
+    _, _, red_before = colour_centroid(page.canvas(), RED_RGB)
+    _, _, blue_before = colour_centroid(page.canvas(), BLUE_RGB)
+    page.evaluate_colbert("start sfAvoidCollision(2.0, 1.0, 8.0, 300.0) priority 0;")
+    page.evaluate_colbert(
+        "start sfFollow(sfCreateLocalPoint(0.0, 0.0, 0.0), sfCreateLocalPoint(3000.0, 0.0, 0.0), "
+        "300.0, 300.0, 100.0, 300.0, 0.5) priority 1;"
+    )
+    page.page.wait_for_function(
+        "() => { const d = window.saphira.frame.drawing.map((p) => p[5]);"
+        " return d.includes('#d62728') && d.includes('#1f4fd6'); }"
+    )
+    drawing = page.page.evaluate("() => window.saphira.frame.drawing")
+    assert sum(1 for d in drawing if d[5] == "#d62728" and d[7]) == 1, "front: full truth dashed (sensitivity 2)"
+    page.wait_cycle(page.frame_cycle() + 1)
+    png = page.canvas()
+    _, _, red_after = colour_centroid(png, RED_RGB)
+    _, _, blue_after = colour_centroid(png, BLUE_RGB)
+    assert red_before == 0 and red_after > 100, f"{red_after} red pixels"
+    assert blue_before == 0 and blue_after > 50, f"{blue_after} blue pixels"
+    assert session.view.behaviors_drawn > 0
+    assert page.errors == []
+
+
+def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser: Any) -> None:
+    proc, url = start_command("sim", "--flat", "0", "--flat-stopped", "--ui", "127.0.0.1:0", "-q")
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held: list[Any] = []
+    try:
+        page.goto(url)
+        page.wait_for_function("() => window.saphira.frame !== null && window.saphira.frame.flat !== undefined")
+        assert page.is_visible("#flat-panel") and page.is_visible("#simline")
+        assert "stopped" in (page.text_content("#flat-status") or "")
+        host, port = page.evaluate("() => window.saphira.frame.flat.address")
+        start = page.evaluate("() => window.saphira.frame.robots[0].slice(1, 4)")
+        controller = Controller(host, port)
+        page.wait_for_function("() => window.saphira.frame.flat.controller !== null")
+        # Stopped: the controller's input is held until STEP lets exactly one step through.
+        stepper = threading.Thread(target=lambda: held.append(controller.step(400.0)), daemon=True)
+        stepper.start()
+        page.wait_for_function("() => window.saphira.frame.flat.held")
+        page.click("#flat-step")
+        page.wait_for_function("() => window.saphira.frame.flat.steps === 1")
+        stepper.join(timeout=20)
+        assert len(held) == 1 and held[0].time == 100  # standard mode: one step of 100 ms
+        # START: it runs freely; the page follows the robot on the Flat server's world.
+        page.click("#flat-start")
+        page.wait_for_function("() => window.saphira.frame.flat.running")
+        for _ in range(20):
+            controller.step(400.0)
+        page.wait_for_function(
+            "([x, y]) => { const r = window.saphira.frame.robots[0]; return Math.hypot(r[1] - x, r[2] - y) > 100; }",
+            arg=start[:2],
+        )
+        assert "running" in (page.text_content("#flat-status") or "")
+        # STOP: the next input is held again.
+        page.click("#flat-stop")
+        page.wait_for_function("() => !window.saphira.frame.flat.running")
+        stepper = threading.Thread(target=lambda: held.append(controller.step(0.0)), daemon=True)
+        stepper.start()
+        page.wait_for_function("() => window.saphira.frame.flat.held")
+        steps = page.evaluate("() => window.saphira.frame.flat.steps")
+        assert steps == 21 and len(held) == 1
+        page.click("#flat-start")
+        stepper.join(timeout=20)
+        assert len(held) == 2
+        controller.send("e 0 0 0")
+        assert proc.wait(timeout=30) == 0
+        assert errors == []
+    finally:
+        page.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)

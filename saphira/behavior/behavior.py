@@ -64,7 +64,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from saphira.artifacts import PointList
 from saphira.behavior.blend import Channel, Consequent, TurnModifier
@@ -96,6 +96,7 @@ __all__ = [
     "BehaviorDef",
     "BehaviorError",
     "FuzzyVars",
+    "LpsPen",
     "NoParams",
     "ParamKind",
     "ParamSpec",
@@ -374,6 +375,18 @@ class FuzzyVars(Generic[P]):
     p: P
 
 
+class LpsPen(Protocol):
+    """What a behavior's ``draw`` gets: lines and boxes in the LPS (mm, the robot at the origin facing
+    +x), in a colour named as the drawing API's ``sfColor<Name>`` (``"Red"``, ``"SteelBlue"``…).
+
+    The live view calls ``draw`` once per frame, only while a page is watching, after the behavior's
+    ``update`` of that cycle (:mod:`saphira.ui.liveview`); without a page it costs nothing."""
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, color: str, dashed: bool = False) -> None: ...
+
+    def box(self, xmin: float, ymin: float, xmax: float, ymax: float, color: str, dashed: bool = False) -> None: ...
+
+
 # ----------------------------------------------------------------------------------------- the context
 class BehaviorContext(Generic[P, V]):
     """What ``init`` and ``update`` see: the instance (``p``, ``v``) and the robot (``robot``, ``sonar``…).
@@ -490,6 +503,8 @@ class BehaviorDef(Generic[P, V]):
     activity: Activity[V] = Activity()
     init: Callable[[BehaviorContext[P, V]], None] | None = None
     doc: str = ""
+    draw: Callable[[BehaviorContext[P, V], LpsPen], None] | None = None
+    """Draws what the behavior looks at (its lanes, its sensitivity boxes) for a live view."""
     compiled_rules: tuple[_CompiledRule, ...] = field(init=False, repr=False)
     activity_functions: tuple[Callable[[V], float], ...] = field(init=False, repr=False)
 
@@ -568,6 +583,7 @@ def behavior(
     activity: Activity[V] | None = None,
     init: Callable[[BehaviorContext[P, V]], None] | None = None,
     doc: str | None = None,
+    draw: Callable[[BehaviorContext[P, V], LpsPen], None] | None = None,
 ) -> BehaviorDef[P, V]:
     """Define a behavior from a parameter dataclass (see the module docstring for the shape)."""
     specs = param_specs(params)
@@ -585,4 +601,5 @@ def behavior(
         activity=activity if activity is not None else Activity(),
         init=init,
         doc=(doc if doc is not None else (update.__doc__ or "")).strip(),
+        draw=draw,
     )

@@ -48,18 +48,12 @@ class _Stop(Exception):
 def _panel(server: FlatServer, stream: TextIO) -> None:
     """Read START / STOP / STEP [n] lines and press the buttons."""
     for line in stream:
-        words = line.upper().split()
-        if not words:
+        if not line.strip():
             continue
-        if words[0] == "START":
-            server.start()
-        elif words[0] == "STOP":
-            server.stop()
-        elif words[0] == "STEP" and (len(words) == 1 or words[1].isdigit()):
-            server.step(int(words[1]) if len(words) > 1 else 1)
-        else:
-            print(f"saphira sim --flat: unknown panel command {line.strip()!r} (START, STOP or STEP [n])",
-                  file=sys.stderr, flush=True)
+        try:
+            server.press(line)
+        except ValueError as exc:
+            print(f"saphira sim --flat: {exc}", file=sys.stderr, flush=True)
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -90,6 +84,17 @@ def run(args: argparse.Namespace) -> int:
     mode = "real-time" if args.flat_realtime else "standard"
     print(f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
           f"{mode} mode{', stopped' if stopped else ''})", flush=True)
+    view = None
+    if getattr(args, "ui", None) is not None:
+        from saphira.ui.simview import FlatView
+
+        view = FlatView(flat, server)
+        try:
+            print(f"live view: {view.start(*args.ui)}", flush=True)
+        except OSError as exc:
+            server.close()
+            print(f"saphira sim: {exc}", file=sys.stderr)
+            return 2
     threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
     previous = {}
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -101,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         server.close()
+        if view is not None:
+            view.stop()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     with contextlib.suppress(OSError, ValueError):

@@ -13,8 +13,9 @@ mode a step lasts as long as the wall clock says since the previous step output 
 The control panel's START / STOP / STEP are :meth:`FlatServer.start`, :meth:`FlatServer.stop` and
 :meth:`FlatServer.step`: while stopped, a controller's input is held until START or STEP (one step).
 The command line starts the server running, or stopped with ``--flat-stopped``; ``--flat-steps N``
-presses STEP N times and then stays stopped; and lines ``START``, ``STOP`` or ``STEP`` on the standard
-input press the buttons. A line that cannot be read is logged with its column and ignored.
+presses STEP N times and then stays stopped; and lines ``START``, ``STOP`` or ``STEP [n]`` on the
+standard input, or the live view's buttons (``saphira sim --flat PORT --ui``), press them: both go
+through :meth:`FlatServer.press`. A line that cannot be read is logged with its column and ignored.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ class FlatServer:
         self._closed = False
         self.held = threading.Event()
         """Set while a controller's input waits for START or STEP."""
+        self.controller: str | None = None
+        """``host:port`` of the connected controller, None while none is."""
+        self.on_step: Callable[[], None] | None = None
+        """Called from the serving thread after every step and when a controller comes or goes (the live view)."""
 
     @property
     def address(self) -> tuple[str, int]:
@@ -82,12 +87,34 @@ class FlatServer:
             self._step_credit += count
             self._panel.notify_all()
 
+    def press(self, line: str) -> None:
+        """A control-panel line: ``START``, ``STOP`` or ``STEP [n]`` (any case); ValueError otherwise."""
+        words = line.upper().split()
+        if words == ["START"]:
+            self.start()
+        elif words == ["STOP"]:
+            self.stop()
+        elif words and words[0] == "STEP" and (len(words) == 1 or (len(words) == 2 and words[1].isdigit())):
+            self.step(int(words[1]) if len(words) > 1 else 1)
+        else:
+            raise ValueError(f"unknown panel command {line.strip()!r} (START, STOP or STEP [n])")
+
+    def _stepped(self) -> None:
+        if self.on_step is not None:
+            self.on_step()
+
     @property
     def running(self) -> bool:
         return self._running
 
     def _wait_for_panel(self) -> bool:
         """Block while stopped (False if the server closed meanwhile)."""
+        with self._panel:
+            waiting = not self._running and self._step_credit == 0 and not self._closed
+            if waiting:
+                self.held.set()
+        if waiting:
+            self._stepped()  # a live view shows the step being held
         with self._panel:
             while not self._running and self._step_credit == 0 and not self._closed:
                 self.held.set()
@@ -108,8 +135,11 @@ class FlatServer:
             except OSError:
                 return
             log.info("controller connected from %s:%s", *peer[:2])
+            self.controller = f"{peer[0]}:{peer[1]}"
             with conn:
                 self.serve_connection(conn)
+            self.controller = None
+            self._stepped()
             log.info("controller %s:%s gone", *peer[:2])
 
     def serve_connection(self, conn: socket.socket) -> None:
@@ -119,6 +149,7 @@ class FlatServer:
         flat = self.flat
         try:
             self._send(conn, [format_reply(flat.output())])
+            self._stepped()
             last = self.monotonic()
             for line in reader:
                 if not line.strip():
@@ -143,6 +174,7 @@ class FlatServer:
                 last = now
                 changes = flat.control(item, dt)
                 self.steps += 1
+                self._stepped()
                 self._send(conn, [*(format_reply(c) for c in changes), format_reply(flat.output())])
         except OSError as exc:
             log.info("controller connection ended: %s", exc)

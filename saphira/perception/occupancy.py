@@ -70,6 +70,7 @@ from saphira.tasks import Phase, Task, TaskState
 __all__ = [
     "OccupancyGrid",
     "OccupancyTask",
+    "grid_image",
     "occupancy_grid_for",
     "start_occupancy_grid",
 ]
@@ -251,21 +252,7 @@ class OccupancyGrid:
         gives 0 rows and columns. Small enough to send every display period (a 20 m × 10 m floor at
         100 mm is 20 kB).
         """
-        res = self.resolution
-        rows_any = np.flatnonzero((self.seen > 0.0).any(axis=1)) if self.seen.size else np.zeros(0, dtype=np.intp)
-        if not len(rows_any):
-            return {"origin": [self.origin_x, self.origin_y], "resolution": res, "rows": 0, "cols": 0, "cells": ""}
-        cols_any = np.flatnonzero((self.seen > 0.0).any(axis=0))
-        i0, i1, j0, j1 = int(rows_any[0]), int(rows_any[-1]) + 1, int(cols_any[0]), int(cols_any[-1]) + 1
-        box = self.probabilities()[i0:i1, j0:j1]
-        cells = np.rint(box * 255.0).astype(np.uint8)
-        return {
-            "origin": [self.origin_x + j0 * res, self.origin_y + i0 * res],
-            "resolution": res,
-            "rows": i1 - i0,
-            "cols": j1 - j0,
-            "cells": base64.b64encode(cells.tobytes()).decode("ascii"),
-        }
+        return grid_image(self.log_odds, self.seen, self.origin, self.resolution)
 
     # ------------------------------------------------------------------ updates
     def integrate(self, sensors: FloatArray, ranges: FloatArray) -> None:
@@ -344,6 +331,25 @@ class OccupancyGrid:
         known = np.minimum(1.0, strength / SURFACE_KNOWN)
         result: FloatArray = -L_FREE * base * weight * (1.0 - specular * known)
         return result
+
+
+def grid_image(log_odds: FloatArray, seen: FloatArray, origin: tuple[float, float], res: float) -> dict[str, Any]:
+    """:meth:`OccupancyGrid.view_image` of copies of a grid's arrays (a live view copies them in the
+    control cycle and builds the image in its own thread)."""
+    rows_any = np.flatnonzero((seen > 0.0).any(axis=1)) if seen.size else np.zeros(0, dtype=np.intp)
+    if not len(rows_any):
+        return {"origin": [origin[0], origin[1]], "resolution": res, "rows": 0, "cols": 0, "cells": ""}
+    cols_any = np.flatnonzero((seen > 0.0).any(axis=0))
+    i0, i1, j0, j1 = int(rows_any[0]), int(rows_any[-1]) + 1, int(cols_any[0]), int(cols_any[-1]) + 1
+    box = 1.0 / (1.0 + np.exp(-log_odds[i0:i1, j0:j1]))
+    cells = np.rint(box * 255.0).astype(np.uint8)
+    return {
+        "origin": [origin[0] + j0 * res, origin[1] + i0 * res],
+        "resolution": res,
+        "rows": i1 - i0,
+        "cols": j1 - j0,
+        "cells": base64.b64encode(cells.tobytes()).decode("ascii"),
+    }
 
 
 class OccupancyTask(Task):

@@ -12,12 +12,22 @@ The manual's colour table lost its numbers except ``sfColorDarkTurquoise`` (10) 
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["COLORS", "COLOR_VARIABLES", "LINE_DASHED", "LINE_SOLID", "Drawing", "Primitive", "drawing_for"]
+__all__ = [
+    "COLORS",
+    "COLOR_VARIABLES",
+    "LINE_DASHED",
+    "LINE_SOLID",
+    "Drawing",
+    "LocalPen",
+    "Primitive",
+    "drawing_for",
+]
 
 LINE_SOLID = 0
 LINE_DASHED = 1
@@ -97,6 +107,11 @@ class Drawing:
         with self._lock:
             self._drawn.append(primitive)
 
+    def add(self, primitive: Primitive) -> None:
+        """Record a primitive drawn with its own colour and line, leaving the graphics state alone."""
+        with self._lock:
+            self._drawn.append(primitive)
+
     def draw_vector(self, x1: float, y1: float, x2: float, y2: float) -> None:
         """A line from (x1, y1) to (x2, y2), global mm (``sfDrawVector``)."""
         self._add("v", x1, y1, x2, y2)
@@ -135,6 +150,32 @@ class Drawing:
 
     def palette_css(self) -> dict[str, str]:
         return {what.lower(): css_color(value) for what, value in self.palette.items()}
+
+
+class LocalPen:
+    """Draws in the LPS (the robot at the origin facing +x) onto a :class:`Drawing` in global mm,
+    the robot being at global ``pose`` (x, y, th degrees); the behaviors' ``draw`` gets one
+    (:class:`saphira.behavior.behavior.LpsPen`). Boxes turn with the robot, so unlike the manual's
+    robot-centric rectangles they sit right in the global view too."""
+
+    def __init__(self, drawing: Drawing, pose: tuple[float, float, float], width: int = 1) -> None:
+        self.drawing = drawing
+        self.x, self.y = pose[0], pose[1]
+        rad = math.radians(pose[2])
+        self.c, self.s = math.cos(rad), math.sin(rad)
+        self.width = width
+
+    def _global(self, x: float, y: float) -> tuple[float, float]:
+        return self.x + self.c * x - self.s * y, self.y + self.s * x + self.c * y
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, color: str, dashed: bool = False) -> None:
+        (gx1, gy1), (gx2, gy2) = self._global(x1, y1), self._global(x2, y2)
+        self.drawing.add(Primitive("v", gx1, gy1, gx2, gy2, COLORS[color][0], self.width, dashed))
+
+    def box(self, xmin: float, ymin: float, xmax: float, ymax: float, color: str, dashed: bool = False) -> None:
+        corners = [(xmin, ymin), (xmax, ymin), (xmax, ymax), (xmin, ymax)]
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            self.line(ax, ay, bx, by, color, dashed)
 
 
 _DRAWINGS: weakref.WeakKeyDictionary[object, Drawing] = weakref.WeakKeyDictionary()

@@ -15,6 +15,15 @@ True overrides them): Up/Down change the velocity setpoint by :data:`SPEED_STEP`
 heading setpoint by :data:`TURN_STEP` degrees (direct motion, taking the channels from the behaviors),
 space stops the robot, ``c`` starts or removes a constant-velocity behavior (:data:`CRUISE_SPEED`
 mm/s; the channels go back to the behaviors), ``s`` steps one cycle in single-step mode.
+
+The occupancy grid (``sfOCCGRID`` on, from Colbert or the Display menu, which also starts the grid's
+task) is the heaviest part of a frame (a few kB to tens of kB), so a frame carries its image
+(``"occgrid"``) only when the grid has taken in new readings since the last image went out, and at most
+every :data:`GRID_EVERY` frames; a page keeps drawing the last image it got. A newly connected page, or
+turning the menu item on again, gets the next one without waiting for a change.
+
+Behaviors draw their lanes and sensitivity boxes (a ``draw`` on their definition, given an LPS pen) into
+each frame while a page watches; with no page they are never asked, so they cost the cycle nothing.
 """
 
 from __future__ import annotations
@@ -26,23 +35,26 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.clock import DEFAULT_PERIOD, RealTimeClock
+from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 from saphira.tasks import Phase, TaskState
-from saphira.ui.display import DisplayState, View, display_for
-from saphira.ui.drawing import COLORS, drawing_for
+from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
+from saphira.ui.drawing import COLORS, LocalPen, drawing_for
 from saphira.ui.server import UiServer
-from saphira.ui.snapshot import Snapshot, Wake, capture
+from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
 
-__all__ = ["CRUISE_SPEED", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
+__all__ = ["CRUISE_SPEED", "GRID_EVERY", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
 
 SPEED_STEP = 50.0
 TURN_STEP = 10.0
 CRUISE_SPEED = 300.0
 CRUISE_TASK = "keys.cruise"
+GRID_EVERY = 5
+"""Frames between two occupancy-grid images at most (1 s at the default display period of 2 cycles)."""
 HISTORY = 200
 """Interaction-area lines a newly opened page is shown."""
 
@@ -108,6 +120,14 @@ class LiveView:
         self._cpu = (time.monotonic(), time.process_time(), 0)
         self._info: dict[str, Any] = {"CPU": 0.0, "Scrn": 0.0}
         self._pending: Snapshot | None = None
+        self._frames = 0
+        self.behaviors_drawn = 0
+        """How many times a behavior drew itself for a frame (stays 0 while no page watches)."""
+        self._draw_failed: set[str] = set()
+        self._world = sim.simulation.world if sim is not None else None
+        """The simulator's world the pages were last given (a frame carries the walls when it changes)."""
+        self._grid_sent: tuple[int, int, int] | None = None
+        """(frame, grid readings, server connections) when the last grid image went out."""
         self.deferred = False
         """True when the clock calls :meth:`flush` at every cycle boundary (see :func:`serve`)."""
         original = evaluator.output
@@ -144,16 +164,58 @@ class LiveView:
         self._cycles += 1
         period = self.display.period
         if period > 0 and self._cycles % period == 0:
-            drawing = self.drawing.take()
             server = self.server
-            if server is not None and server.pages:
+            watching = server is not None and server.pages > 0
+            if watching:
+                self._draw_behaviors()
+            drawing = self.drawing.take()
+            if server is not None and watching:
                 self._update_rates(server)
                 snapshot = capture(robot, self.wake, drawing, self._info, self.sim)
                 snapshot.extra["display"] = self.display.as_dict()
+                self._frames += 1
+                snapshot.grid = self._grid_update(server)
+                world = self.sim.simulation.world if self.sim is not None else None
+                if world is not self._world:  # sfLoadWorldFile: the pages redraw the new world's walls
+                    self._world = world
+                    snapshot.extra.update(world_outline(world))
                 self._pending = snapshot
                 if not self.deferred:
                     self.flush()
         return TaskState.RESUME
+
+    def _draw_behaviors(self) -> None:
+        """Each running behavior with a ``draw`` draws its lanes and sensitivity boxes into this frame.
+
+        Done here, once per frame and only while a page watches, rather than in the executive every
+        cycle: drawing costs the control cycle nothing when nobody looks. A behavior whose ``draw``
+        fails is reported once and not drawn again."""
+        s = self.robot.state
+        pen = LocalPen(self.drawing, (s.ax, s.ay, s.ath), width=2)
+        for task in self.robot.executive.behaviors:
+            draw = task.defn.draw
+            if draw is None or not task.active or task.finished or task.name in self._draw_failed:
+                continue
+            try:
+                draw(task.ctx, pen)
+            except Exception as exc:  # a user's drawing must not stop the display
+                self._draw_failed.add(task.name)
+                self.evaluator.output(f"behavior {task.name}: its drawing failed: {type(exc).__name__}: {exc}")
+            self.behaviors_drawn += 1
+
+    def _grid_update(self, server: UiServer) -> GridCopy | None:
+        """The occupancy grid's arrays when this frame should carry its image (see the module docstring)."""
+        if not self.display.occgrid:
+            self._grid_sent = None
+            return None
+        grid = occupancy_grid_for(self.robot)
+        sent = self._grid_sent
+        if sent is not None:
+            frame, readings, connections = sent
+            if self._frames - frame < GRID_EVERY or (readings, connections) == (grid.readings, server.connections):
+                return None
+        self._grid_sent = (self._frames, grid.readings, server.connections)
+        return grid.log_odds.copy(), grid.seen.copy(), grid.origin, grid.resolution
 
     def flush(self) -> None:
         """Hand the captured frame to the server. Called at the cycle boundary when :attr:`deferred`:
@@ -174,14 +236,12 @@ class LiveView:
     # ------------------------------------------------------------------ what a page gets first
     def hello(self) -> dict[str, Any]:
         params = self.robot.params
-        world = self.sim.simulation.world if self.sim is not None else None
         return {
             "mode": "client",
             "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
                       "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
                       "front": params.robot_length_front, "rear": params.robot_length_rear},
-            "walls": [] if world is None else [[round(v) for v in seg] for seg in world.segments.tolist()],
-            "bounds": None if world is None else [round(v) for v in world.bounds],
+            **world_outline(self.sim.simulation.world if self.sim is not None else None),
             "palette": self.drawing.palette_css(),
             "colors": {name: value for name, (value, _) in COLORS.items()},
             "display": self.display.as_dict(),
@@ -204,7 +264,11 @@ class LiveView:
         elif kind == "key":
             self.key(str(message.get("key", "")))
         elif kind == "display":
-            self.display.set(int(message["menu"]), int(message["state"]))
+            menu, state = int(message["menu"]), int(message["state"])
+            self.display.set(menu, state)
+            if menu == DisplayMenu.OCCGRID and state:
+                with self.robot.scheduler.lock:
+                    start_occupancy_grid(self.robot)  # the grid must exist to be shown
         elif kind == "view":
             self.display.set_view(View(float(message["scale"]), float(message["cx"]), float(message["cy"]),
                                        float(message.get("rotation", 0.0)), int(message["width"]),

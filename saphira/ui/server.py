@@ -75,6 +75,8 @@ class UiServer:
         self.port = port
         self.token = secrets.token_urlsafe(24)
         self.frames_published = 0
+        self.connections = 0
+        """WebSocket connections accepted so far (a new page may need what others already have)."""
         self._pages: set[_Page] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -212,6 +214,7 @@ class UiServer:
         page = _Page(ws)
         await ws.send_str(json.dumps({"type": "hello", **self.handler.hello()}))
         self._pages.add(page)
+        self.connections += 1
         writer = asyncio.ensure_future(self._write(page))
         try:
             async for msg in ws:

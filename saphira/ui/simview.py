@@ -7,6 +7,13 @@ where the button was released (which is how a robot stuck on a wall is freed).
 
 The simulator loop stays in charge: a page's request is queued and applied by :meth:`SimView.cycle`,
 which the loop calls once per cycle, so the world is only ever changed from the simulator's thread.
+When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
+
+:class:`FlatView` is the same window for ``saphira sim --flat PORT --ui``: the Flat server's world and
+robot, one frame per step (the Flat server has no cycle of its own: it steps when its controller
+sends a line), and the control panel's START / STOP / STEP buttons, pressed through
+:meth:`~saphira.flat.server.FlatServer.press` as the standard input's lines are. A robot placed with
+the mouse moves at the next step (the step loop owns the world).
 """
 
 from __future__ import annotations
@@ -14,15 +21,20 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from saphira.sim.simulation import Simulation
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import drawing_for
 from saphira.ui.server import UiServer
+from saphira.ui.snapshot import world_outline
 
-__all__ = ["SimView"]
+if TYPE_CHECKING:
+    from saphira.flat.server import FlatServer
+    from saphira.flat.simulation import FlatSimulation
+
+__all__ = ["FlatView", "SimView"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +43,15 @@ class _SimFrame:
     time: float
     robots: tuple[tuple[str, float, float, float, float], ...]
     display: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        robots = [[n, round(x), round(y), round(th, 1), round(r)] for n, x, y, th, r in self.robots]
+        return {"type": "frame", "cycle": self.cycle, "time": round(self.time, 2), "robots": robots,
+                "display": self.display, **self.extra}  # fmt: skip
 
     def to_json(self) -> str:
-        robots = [[n, round(x), round(y), round(th, 1), round(r)] for n, x, y, th, r in self.robots]
-        return json.dumps({"type": "frame", "cycle": self.cycle, "time": round(self.time, 2), "robots": robots,
-                           "display": self.display}, separators=(",", ":"))  # fmt: skip
+        return json.dumps(self.to_dict(), separators=(",", ":"))
 
 
 class SimView:
@@ -49,6 +65,7 @@ class SimView:
         self._cycles = 0
         self._requests: deque[dict[str, Any]] = deque(maxlen=64)
         self._lock = threading.Lock()
+        self._world = simulation.world
 
     def start(self, host: str, port: int) -> str:
         self.server = UiServer(self, host, port)
@@ -70,8 +87,21 @@ class SimView:
         server = self.server
         if server is None or not server.pages or period <= 0 or self._cycles % period:
             return
+        server.publish(self.frame(now))
+
+    def frame(self, now: float) -> _SimFrame:
+        """What the page shows now: every robot, the display state, the walls when the world changed."""
         robots = tuple((r.name, r.x, r.y, r.th, r.radius) for r in self.simulation.robots)
-        server.publish(_SimFrame(self._cycles, now, robots, self.display.as_dict()))
+        extra = self.status()
+        world = self.simulation.world
+        if world is not self._world:
+            self._world = world
+            extra.update(world_outline(world))
+        return _SimFrame(self._cycles, now, robots, self.display.as_dict(), extra)
+
+    def status(self) -> dict[str, Any]:
+        """More for the frame (the Flat panel's state)."""
+        return {}
 
     def _place(self, request: dict[str, Any]) -> None:
         robots = self.simulation.robots
@@ -84,13 +114,11 @@ class SimView:
 
     # ------------------------------------------------------------------ PageHandler
     def hello(self) -> dict[str, Any]:
-        world = self.simulation.world
         palette = drawing_for(self).palette_css()
         return {
             "mode": "sim",
             "robot": None,
-            "walls": [[round(v) for v in seg] for seg in world.segments.tolist()],
-            "bounds": [round(v) for v in world.bounds],
+            **world_outline(self.simulation.world),
             "palette": palette,
             "display": self.display.as_dict(),
             "history": [],
@@ -108,3 +136,37 @@ class SimView:
             return
         else:
             raise ValueError(f"unknown request type {kind!r}")
+
+
+class FlatView(SimView):
+    """The live view of ``saphira sim --flat PORT --ui`` (see the module docstring)."""
+
+    def __init__(self, flat: FlatSimulation, server: FlatServer) -> None:
+        super().__init__(flat.simulation)
+        self.flat = flat
+        self.flat_server = server
+        self.display.period = 1  # a frame per step: a STEP pressed on the page shows its one step
+        server.on_step = self._stepped
+
+    def _stepped(self) -> None:
+        self.cycle(self.flat.simulation.time)
+
+    def status(self) -> dict[str, Any]:
+        server = self.flat_server
+        host, port = server.address
+        panel = {"address": [host, port], "running": server.running, "held": server.held.is_set(),
+                 "steps": server.steps, "map": self.flat.map_name, "controller": server.controller}  # fmt: skip
+        return {"flat": panel}
+
+    def hello(self) -> dict[str, Any]:
+        # The page gets the robot at once: a stopped server, or one with no controller, sends no frames.
+        return {**super().hello(), "frame": self.frame(self.flat.simulation.time).to_dict()}
+
+    def handle(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "panel":
+            super().handle(message)
+            return
+        self.flat_server.press(str(message.get("command", "")))
+        server = self.server
+        if server is not None:  # show the new state now: while stopped no step will
+            server.publish(self.frame(self.flat.simulation.time))

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from saphira.behavior.blend import Channel
 from saphira.behavior.executive import BehaviorTask
 from saphira.colbert.runtime import Activity
+from saphira.perception.occupancy import grid_image
 from saphira.sonar import NO_ECHO
 from saphira.tasks import Task, state_name
 from saphira.ui.drawing import Primitive
@@ -31,8 +32,9 @@ from saphira.ui.drawing import Primitive
 if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
+    from saphira.sim.world import World
 
-__all__ = ["WAKE_SECONDS", "Snapshot", "Wake", "capture"]
+__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture", "world_outline"]
 
 WAKE_SECONDS = 10.0
 """The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
@@ -54,6 +56,9 @@ class Wake:
         while self.points and self.points[0][0] < now - WAKE_SECONDS:
             self.points.popleft()
 
+
+GridCopy = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[float, float], float]
+"""An occupancy grid's log-odds and evidence arrays (copies), its origin and resolution."""
 
 _RawBehavior = tuple[BehaviorTask[Any, Any], int, bool, float, float, float, float, tuple[float, ...], tuple[Any, ...]]
 
@@ -92,6 +97,8 @@ class Snapshot:
     summation: tuple[float | None, float | None]
     truth: list[tuple[str, float, float, float]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    grid: GridCopy | None = None
+    """Copies of the occupancy grid's arrays when this frame carries its image (see ``LiveView``)."""
 
     def to_dict(self) -> dict[str, Any]:
         x, y, th = self.pose
@@ -125,6 +132,7 @@ class Snapshot:
             "behaviors": [_behavior_dict(b) for b in self.behavior_rows()],
             "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
             "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
+            **({"occgrid": grid_image(*self.grid)} if self.grid is not None else {}),
             **self.extra,
         }
 
@@ -135,6 +143,15 @@ class Snapshot:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def world_outline(world: World | None) -> dict[str, Any]:
+    """A world's walls (segments, mm) and bounds as a page draws them: in the first message a page gets,
+    and again in the next frame when the world changes (``sfLoadWorldFile``, a Flat map transition)."""
+    if world is None:
+        return {"walls": [], "bounds": None}
+    return {"walls": [[round(v) for v in seg] for seg in world.segments.tolist()],
+            "bounds": [round(v) for v in world.bounds]}  # fmt: skip
 
 
 def _round(value: float | None, digits: int) -> float | None:

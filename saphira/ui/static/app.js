@@ -18,7 +18,7 @@ const ctx = canvas.getContext("2d");
 
 /* state visible to tests and to the console: frames received, the last frame, the connection */
 const saphira = window.saphira = {
-  hello: null, frame: null, frames: 0, connected: false,
+  hello: null, frame: null, frames: 0, connected: false, grid: null, gridFrames: [],
   view: { scale: 0.08, cx: 0, cy: 0, rotation: 0, follow: true, local: false },
 };
 let socket = null;
@@ -61,9 +61,13 @@ function receive(msg) {
       saphira.view.cx = (msg.bounds[0] + msg.bounds[2]) / 2;
       saphira.view.cy = (msg.bounds[1] + msg.bounds[3]) / 2;
     }
+    $("flat-panel").hidden = !msg.frame || !msg.frame.flat;
+    if (msg.frame) receive(msg.frame);  /* a Flat server may be stopped: no frame would come */
   } else if (msg.type === "frame") {
     saphira.frame = msg;
     saphira.frames += 1;
+    if (msg.occgrid) receiveGrid(msg);
+    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
       applyDisplay(msg.display);
@@ -100,6 +104,7 @@ $("period").addEventListener("change", (e) => setDisplay(0, Number(e.target.valu
 $("local").addEventListener("change", (e) => { setDisplay(1, e.target.checked ? 0 : 1); saphira.view.local = e.target.checked; draw(); });
 $("wake").addEventListener("change", (e) => setDisplay(2, e.target.checked ? 1 : 0));
 $("step").addEventListener("change", (e) => setDisplay(3, e.target.checked ? 1 : 0));
+$("occgrid").addEventListener("change", (e) => setDisplay(4, e.target.checked ? 1 : 0));
 $("clear-sonar").addEventListener("click", () => send({ type: "clear_sonar" }));
 $("grow").addEventListener("click", () => zoom(1.25));
 $("shrink").addEventListener("click", () => zoom(0.8));
@@ -211,6 +216,7 @@ function draw() {
   const hello = saphira.hello, f = saphira.frame;
   if (!hello) return;
   drawGrid();
+  if (hello.display && hello.display.occgrid) drawOccGrid();
   for (const w of hello.walls) line(w[0], w[1], w[2], w[3], "#222", 2);
   if (!f) return;
   const pal = hello.palette || {};
@@ -236,6 +242,43 @@ function drawGrid() {
   if ((x1 - x0) / step > 400 || (y1 - y0) / step > 400) return;
   for (let x = x0; x <= x1; x += step) line(x, y0, x, y1, "#eeeeee");
   for (let y = y0; y <= y1; y += step) line(x0, y, x1, y, "#eeeeee");
+}
+
+/* ------------------------------------------------------------------ the occupancy grid (sfOCCGRID) */
+const OCC_RGB = [72, 61, 139];  /* occupied cells: dark slate blue; free and unknown cells stay clear */
+
+function receiveGrid(f) {
+  /* a frame carries the grid's image only when it changed (and at most every few frames): keep it */
+  const g = f.occgrid;
+  saphira.gridFrames.push(f.cycle);
+  if (saphira.gridFrames.length > 100) saphira.gridFrames.shift();
+  if (!g.rows || !g.cols) { saphira.grid = null; return; }
+  const bytes = atob(g.cells), image = new ImageData(g.cols, g.rows);
+  for (let i = 0; i < g.rows; i++) {
+    for (let j = 0; j < g.cols; j++) {
+      const p = bytes.charCodeAt(i * g.cols + j), at = ((g.rows - 1 - i) * g.cols + j) * 4;  /* row 0 is south */
+      image.data[at] = OCC_RGB[0]; image.data[at + 1] = OCC_RGB[1]; image.data[at + 2] = OCC_RGB[2];
+      image.data[at + 3] = p >= 192 ? 255 : p > 140 ? 90 : 0;
+    }
+  }
+  const off = document.createElement("canvas");
+  off.width = g.cols; off.height = g.rows;
+  off.getContext("2d").putImageData(image, 0, 0);
+  saphira.grid = { origin: g.origin, resolution: g.resolution, rows: g.rows, cols: g.cols, canvas: off, cycle: f.cycle };
+}
+
+function drawOccGrid() {
+  const g = saphira.grid;
+  if (!g) return;
+  const top = g.origin[1] + g.rows * g.resolution;
+  const [ax, ay] = toScreen(g.origin[0], top);
+  const [bx, by] = toScreen(g.origin[0] + g.resolution, top);
+  const [cx, cy] = toScreen(g.origin[0], top - g.resolution);
+  ctx.save();
+  ctx.imageSmoothingEnabled = false;
+  ctx.setTransform(bx - ax, by - ay, cx - ax, cy - ay, ax, ay);
+  ctx.drawImage(g.canvas, 0, 0);
+  ctx.restore();
 }
 
 function drawRobot(f, color) {
@@ -331,6 +374,11 @@ function drawSim(f, pal) {
   }
 }
 
+/* the Flat server's control panel (saphira sim --flat PORT --ui) */
+for (const button of document.querySelectorAll("#flat-panel button")) {
+  button.addEventListener("click", () => send({ type: "panel", command: button.dataset.command }));
+}
+
 /* ------------------------------------------------------------------ information area and windows */
 function renderPanels(f) {
   const dl = $("info-fields");
@@ -364,6 +412,11 @@ function renderSimInfo(f) {
       label.append(radio, " " + r[0]);
       set.appendChild(label);
     });
+  }
+  if (f.flat) {
+    const s = f.flat;
+    $("flat-status").textContent = `${s.running ? "running" : "stopped"}${s.held ? ", holding a step" : ""}; ` +
+      `step ${s.steps}; map ${s.map}; controller ${s.controller || "none"} (port ${s.address[1]})`;
   }
   $("simline").textContent = f.robots.map((r) => `${r[0]}: x ${(r[1] / 1000).toFixed(2)} m, y ${(r[2] / 1000).toFixed(2)} m, th ${r[3].toFixed(0)}°`).join(" \u2014 ");
 }
