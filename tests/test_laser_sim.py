@@ -20,7 +20,7 @@ from saphira.params import RobotParams, load_params, params_for_file
 from saphira.protocol import Command, PacketId, decode_frame
 from saphira.protocol.errors import DecodeError
 from saphira.protocol.laser import FLAG_MOVED, LaserPacket, decode_laser, laser_packets
-from saphira.sim.geometry import cast_fan, cast_rays
+from saphira.sim.geometry import FanWalls, cast_even_fan, cast_fan, cast_rays
 from saphira.sim.laser import cast_scan
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
@@ -183,6 +183,19 @@ def test_a_fan_agrees_with_cast_rays_among_random_walls() -> None:
         origin = (float(rng.integers(-3000, 3000)), float(rng.integers(-3000, 3000)))
         angles = np.sort(rng.uniform(-180.0, 180.0, int(rng.integers(1, 200))))
         fan, rays = cast_fan(origin, angles, walls, 4000.0), cast_rays(origin, angles, walls, 4000.0).distances
+        assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
+        assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
+
+
+def test_an_even_fan_agrees_with_cast_rays_among_random_walls() -> None:
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        walls = rng.integers(-3000, 3000, size=(int(rng.integers(1, 30)), 4)).astype(np.float64)
+        origin = (float(rng.integers(-3000, 3000)), float(rng.integers(-3000, 3000)))
+        first, increment = float(rng.uniform(-360.0, 360.0)), float(rng.choice([0.25, 0.5, 1.0, 2.0, 7.0]))
+        count = int(rng.integers(1, 400))  # up to more than a full turn, which takes the general way
+        fan = cast_even_fan(origin, first, increment, count, FanWalls(walls), 4000.0)
+        rays = cast_rays(origin, first + increment * np.arange(count), walls, 4000.0).distances
         assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
         assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
 
