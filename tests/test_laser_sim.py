@@ -22,6 +22,7 @@ from saphira.protocol.errors import DecodeError
 from saphira.protocol.laser import FLAG_MOVED, LaserPacket, decode_laser, laser_packets
 from saphira.sim.geometry import FanWalls, cast_even_fan, cast_fan, cast_rays
 from saphira.sim.laser import cast_scan
+from saphira.sim.objects import WorldObject
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
@@ -221,6 +222,25 @@ def test_other_robots_block_the_laser(tmp_path: Path) -> None:
     ahead = robot.laser.scan.ranges[90]
     face = other.radius * math.cos(math.radians(22.5))  # its body is an octagon for the laser, as for sonar
     assert ahead == pytest.approx(1500.0 - 18.0 - face)
+
+
+def test_the_laser_sees_a_free_box_as_the_sonar_does_and_not_one_a_gripper_holds(tmp_path: Path) -> None:
+    params = params_with(LASER_P3DX, "LaserNoise 0\n", tmp_path)
+    box = WorldObject(1500.0, 0.0, 0.0, 300.0, 300.0, "red")
+    walls = room()
+    world = World(walls.name, walls.source, walls.segments, walls.bounds, objects=(box,))
+    sim = Simulation(world, 0, odometry_error=False)
+    robot = sim.add_robot(params, (0.0, 0.0, 0.0))
+    assert robot.laser is not None
+    robot.laser.set_mode(1)
+    sim.step(0.1)
+    assert robot.laser.scan is not None
+    face = box.radius * math.cos(math.radians(22.5))  # the box's disc, an octagon for laser and sonar alike
+    assert robot.laser.scan.ranges[90] == pytest.approx(1500.0 - 18.0 - face)
+    assert robot.laser.scan.ranges[0] == pytest.approx(1500.0)  # the wall to the right is no nearer
+    sim.objects[0].holder = robot.gripper  # held: it is part of the robot, not an obstacle
+    sim.step(0.1)
+    assert robot.laser.scan.ranges[90] == pytest.approx(4000.0 - 18.0)
 
 
 # ------------------------------------------------------------------------------------------ the server
