@@ -201,13 +201,20 @@ def test_an_even_fan_agrees_with_cast_rays_among_random_walls() -> None:
         assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
 
 
-@pytest.mark.parametrize("origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0)])
+@pytest.mark.parametrize(
+    "origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0), (500.0, 0.5), (-300.0, 0.0)]
+)
 def test_a_fan_agrees_with_cast_rays_at_corners_and_on_walls(origin: tuple[float, float]) -> None:
     square = np.array([[0, 0, 1000, 0], [1000, 0, 1000, 1000], [1000, 1000, 0, 1000], [0, 1000, 0, 0]], float)
     angles = np.arange(0.0, 360.0, 7.5)
     fan, rays = cast_fan(origin, angles, square), cast_rays(origin, angles, square).distances
     assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
     assert np.allclose(fan, rays, rtol=1e-12, atol=1e-9)  # the same distances, up to rounding
+    for first in (-90.0, 0.0, 45.0, 90.0, 180.0):  # half turns, as a SICK scans, from on and beside walls
+        even = cast_even_fan(origin, first, 7.5, 25, FanWalls(square))
+        truth = cast_rays(origin, first + 7.5 * np.arange(25), square).distances
+        assert np.array_equal(np.isfinite(even), np.isfinite(truth))
+        assert np.allclose(even, truth, rtol=1e-12, atol=1e-9)
 
 
 def test_other_robots_block_the_laser(tmp_path: Path) -> None:

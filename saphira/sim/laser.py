@@ -40,7 +40,7 @@ from saphira.laser_config import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_stream
-from saphira.sim.geometry import FanWalls, FloatArray, SegmentIndex, cast_even_fan, cast_fan
+from saphira.sim.geometry import FanWalls, FloatArray, IntArray, SegmentIndex, cast_even_fan, cast_fan
 
 log = logging.getLogger("saphira.sim.laser")
 
@@ -99,7 +99,7 @@ class SimLaser:
         self.moved = False
         """SIM_SET_POSE moved the robot since the last packet was sent (0x61 flags bit 0)."""
         self._clock = 0.0
-        self._fan_walls: tuple[object, SegmentIndex, bytes, FanWalls] | None = None
+        self._fan_walls: tuple[IntArray | None, SegmentIndex, bytes, FanWalls] | None = None
         self._cast_key: tuple[object, ...] | None = None
         self._distances: FloatArray = np.zeros(0)
 
@@ -159,16 +159,25 @@ class SimLaser:
     def _walls(self, index: SegmentIndex, origin: tuple[float, float], extra: FloatArray | None) -> FanWalls:
         """The walls (and ``extra`` segments) within range of ``origin``, prepared for the fan.
 
-        The index hands back the same id array for the same block of cells and ``extra`` rarely
-        changes between steps, so the preparation is kept and reused while both stay the same.
+        The preparation is kept while the walls stay the same: the index hands back the same id
+        array for the same block of cells, a range that covers the whole grid (a SICK's 32 m in an
+        office) needs no query at all, and ``extra`` (other robots, boxes) rarely changes.
         """
         x, y = origin
         reach = self.config.max_range
-        ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
+        size = index.cell_size
+        ids: IntArray | None = None  # None: every wall of the index
+        if not (
+            x - reach <= index.x0
+            and y - reach <= index.y0
+            and x + reach >= index.x0 + index.nx * size
+            and y + reach >= index.y0 + index.ny * size
+        ):
+            ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
         more = extra.tobytes() if extra is not None and extra.shape[0] else b""
         cached = self._fan_walls
         if cached is None or cached[0] is not ids or cached[1] is not index or cached[2] != more:
-            segments = index.segments[ids]
+            segments = index.segments if ids is None else index.segments[ids]
             if more:
                 segments = np.concatenate([segments, extra])
             cached = self._fan_walls = (ids, index, more, FanWalls(segments))
