@@ -200,7 +200,7 @@ def laser_packets_at(
     """The packets of a scan back to back, and the offsets where each one starts (and the last ends)."""
     if not 1 <= per_packet <= MAX_READINGS_PER_PACKET:
         raise EncodeError(f"a laser packet holds 1..{MAX_READINGS_PER_PACKET} readings, not {per_packet}")
-    values = np.rint(np.asarray(ranges, dtype=np.float64)).clip(0.0, 65535.0).astype("<u2")
+    values = np.minimum(np.maximum(np.rint(np.asarray(ranges, dtype=np.float64)), 0.0), 65535.0).astype("<u2")
     total = int(values.shape[0])
     if total > 0xFFFF:
         raise EncodeError(f"a scan of {total} readings does not fit the u16 total")
@@ -212,14 +212,18 @@ def laser_packets_at(
     if extended:
         if reflectance is not None:
             stream[layout.reflectance_at] = np.clip(np.asarray(reflectance), 0, 255)
-        stream[layout.head_at[:, 0]] = laser_index & 0xFF
-        stream[layout.head_at[:, 1]] = flags & 0xFF
+        if laser_index & 0xFF:  # the template holds 0
+            stream[layout.head_at[:, 0]] = laser_index & 0xFF
+        if flags & 0xFF:
+            stream[layout.head_at[:, 1]] = flags & 0xFF
     else:
         clipped = (max(-0x8000, min(0x7FFF, round(v))) for v in pose)
         stream[layout.head_at] = np.frombuffer(_POSE.pack(*clipped), np.uint8)
-    sums = (layout.weights @ stream.astype(np.float64)).astype(np.int64) & 0xFFFF
-    if layout.odd_packets.size:
+    sums = (layout.weights @ stream.astype(np.float64)).astype(np.int64)  # to ">u2" below keeps the low 16 bits
+    if not extended and layout.odd_packets.size:
         sums[layout.odd_packets] ^= stream[layout.odd_at]
+    elif flags & 0xFF and layout.odd_packets.size:  # an odd 0x61 payload ends with its flags byte
+        sums[layout.odd_packets] ^= flags & 0xFF
     stream[layout.checksum_at] = sums.astype(">u2").view(np.uint8)
     return stream.tobytes(), layout.bounds
 

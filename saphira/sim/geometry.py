@@ -192,6 +192,7 @@ def cast_even_fan(
         return cast_fan(origin, first_deg + increment_deg * np.arange(count), walls, max_range)
     ox, oy = origin
     period, lead, slack = 360.0 / increment_deg, window / increment_deg, _FAN_SLACK_DEG / increment_deg
+    directions, nothing = _fan_directions(increment_deg, count)
     pair = np.empty((2, len(walls)), dtype=np.complex128)
     start = np.subtract(walls.start_conj, complex(ox, -oy), out=pair[0])  # conj(start - origin)
     np.multiply(start, walls.end - complex(ox, oy), out=pair[1])  # conj(r0)·r1: the span, and cross(r0, r1)
@@ -200,23 +201,22 @@ def cast_even_fan(
     span = turns[1]
     size = np.abs(span)
     low = (np.minimum(span, 0.0) - turns[0] - (first_deg / increment_deg + slack - lead)) % period - lead
-    high = low + (size + 2.0 * slack)
+    beyond = low + (size + 2.0 * slack + 1.0)  # one ray past the wall's far end
     first = np.maximum(np.ceil(low), 0.0)
-    runs = (np.maximum(np.minimum(np.floor(high), count - 1.0) - first, -1.0) + 1.0).astype(np.intp)
-    special = (np.abs(h) <= walls.near_line) | (size >= lead - 2.0 * slack)
-    if special.any():
-        ids = np.flatnonzero(special)
+    runs = np.maximum(np.minimum(np.floor(beyond), count) - first, 0.0).astype(np.intp)
+    if (np.abs(h) <= walls.near_line).any() or (size >= lead - 2.0 * slack).any():
+        ids = np.flatnonzero((np.abs(h) <= walls.near_line) | (size >= lead - 2.0 * slack))
         near = np.hypot(*_to_nearest(ox, oy, walls.segments[ids])) < _FAN_NEAR_MM
         ids = ids[near | (np.abs(h[ids]) <= walls.on_line[ids]) | (size[ids] >= lead - 2.0 * slack)]
         runs[ids] = 0
         angles = first_deg + increment_deg * np.arange(count)
         result = cast_rays(origin, angles, walls.segments[ids]).distances
     else:
-        result = np.full(count, np.inf)
+        result = nothing.copy()
     total = int(runs.sum())
     if total:
         ray = ((first - (np.add.accumulate(runs) - runs)).repeat(runs) + np.arange(total)).astype(np.intp)
-        rays = _fan_directions(increment_deg, count) * cmath.exp(1j * math.radians(first_deg))
+        rays = directions * cmath.exp(1j * math.radians(first_deg))
         # cross(ray, edge) = Re(ray · (ey + i ex)); t = cross(r0, edge) / cross(ray, edge), as in cast_rays
         t = h.repeat(runs) / (rays[ray] * walls.edge_swapped.repeat(runs)).real
         np.minimum.at(result, ray, t)
@@ -225,11 +225,14 @@ def cast_even_fan(
 
 
 @functools.lru_cache(maxsize=8)
-def _fan_directions(increment_deg: float, count: int) -> npt.NDArray[np.complex128]:
-    """Unit vectors of an even fan's rays from bearing 0, as complex numbers (read-only, shared)."""
+def _fan_directions(increment_deg: float, count: int) -> tuple[npt.NDArray[np.complex128], FloatArray]:
+    """Unit vectors of an even fan's rays from bearing 0 as complex numbers, and its rays' distances
+    when they hit nothing (both read-only, shared)."""
     directions: npt.NDArray[np.complex128] = np.exp(1j * np.radians(increment_deg * np.arange(count)))
+    nothing = np.full(count, np.inf)
     directions.setflags(write=False)
-    return directions
+    nothing.setflags(write=False)
+    return directions, nothing
 
 
 def _fan(
