@@ -200,11 +200,14 @@ def cast_even_fan(
     turns = np.arctan2(pair.imag, pair.real) * (180.0 / math.pi / increment_deg)  # in rays: -bearing, span
     span = turns[1]
     size = np.abs(span)
-    low = (np.minimum(span, 0.0) - turns[0] - (first_deg / increment_deg + slack - lead)) % period - lead
+    # The wall's clockwise end in rays from the first, taken in [-lead, period - lead): the offset
+    # makes the argument of fmod positive (min(span, 0) - turns[0] > -period), where it is a cheap mod.
+    offset = first_deg / increment_deg + slack - lead - period * (2.0 + (first_deg / increment_deg) // period)
+    low = np.fmod(np.minimum(span, 0.0) - turns[0] - offset, period) - lead
     beyond = low + (size + 2.0 * slack + 1.0)  # one ray past the wall's far end
-    first = np.maximum(np.ceil(low), 0.0)
+    first = np.maximum(np.ceil(low), 0.0).astype(np.intp)
     runs = np.maximum(np.minimum(np.floor(beyond), count) - first, 0.0).astype(np.intp)
-    if (np.abs(h) <= walls.near_line).any() or (size >= lead - 2.0 * slack).any():
+    if (np.abs(h) <= walls.near_line).any() or size.max() >= lead - 2.0 * slack:
         ids = np.flatnonzero((np.abs(h) <= walls.near_line) | (size >= lead - 2.0 * slack))
         near = np.hypot(*_to_nearest(ox, oy, walls.segments[ids])) < _FAN_NEAR_MM
         ids = ids[near | (np.abs(h[ids]) <= walls.on_line[ids]) | (size[ids] >= lead - 2.0 * slack)]
@@ -215,7 +218,7 @@ def cast_even_fan(
         result = nothing.copy()
     total = int(runs.sum())
     if total:
-        ray = ((first - (np.add.accumulate(runs) - runs)).repeat(runs) + np.arange(total)).astype(np.intp)
+        ray = (first - (np.add.accumulate(runs) - runs)).repeat(runs) + np.arange(total)
         rays = directions * cmath.exp(1j * math.radians(first_deg))
         # cross(ray, edge) = Re(ray · (ey + i ex)); t = cross(r0, edge) / cross(ray, edge), as in cast_rays
         t = h.repeat(runs) / (rays[ray] * walls.edge_swapped.repeat(runs)).real
