@@ -151,7 +151,7 @@ class SimLaser:
             self._distances = cast_even_fan(origin, key[1], key[2], key[3], walls, config.max_range)
         distances = self._distances
         noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
-        ranges = noisy.clip(0.0, config.max_range)  # no return (inf) reads as the maximum range
+        ranges = np.maximum(np.minimum(noisy, config.max_range), 0.0)  # no return (inf) reads as the maximum range
         self.scans += 1
         self.scan = LaserScan(ranges, self.start, self.increment, odometric, true_pose, self.scans)
         return self.scan
