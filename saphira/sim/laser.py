@@ -2,9 +2,9 @@
 
 :class:`SimLaser` is one robot's laser (:class:`~saphira.laser_config.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-the sonar's geometry code (:func:`~saphira.sim.geometry.cast_fan`, which gives the distances of
+the sonar's geometry code (:func:`~saphira.sim.geometry.cast_even_fan`, which gives the distances of
 :func:`~saphira.sim.geometry.cast_rays` up to rounding); each reading is the distance to the first
-wall (or other robot) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
+wall (or other robot, or free box) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
 nothing is within range (as AMRISim reports "no return").
 
 Speed: a scan of 181 rays must cost well under a simulator step. :func:`~saphira.sim.geometry.cast_even_fan`
