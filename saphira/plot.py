@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saphira.errors import SaphiraError
+from saphira.sim.objects import COLOURS, SimObject
 from saphira.sim.world import World
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ def draw_run(
     if world is not None and len(world.segments):
         walls = world.segments.reshape(-1, 2, 2) / 1000.0
         ax.add_collection(LineCollection(list(walls), colors="0.15", linewidths=1.2, label="walls"))
+    if world is not None and world.objects:
+        _draw_boxes(ax, world)
     if hits:
         hx, hy = zip(*hits, strict=True)
         ax.scatter([x / 1000 for x in hx], [y / 1000 for y in hy], s=2, c="tab:orange", alpha=0.5,
@@ -103,6 +106,17 @@ def draw_run(
     ax.set_position((left / fig_w, bottom / fig_h, ax_w / fig_w, ax_h / fig_h))
     legend.set_bbox_to_anchor((1.0 + LEGEND_GAP / ax_w, 1.0), transform=ax.transAxes)
     return fig
+
+
+def _draw_boxes(ax: Any, world: World) -> None:
+    """The world's boxes (``box`` directive) as footprints filled in their colours, where the file put them."""
+    from matplotlib.patches import Polygon
+
+    for k, spec in enumerate(world.objects):
+        colour = tuple(c / 255 for c in COLOURS[spec.colour])
+        label = "boxes" if k == 0 else "_nolegend_"
+        ax.add_patch(Polygon(SimObject(spec).corners() / 1000.0, closed=True, facecolor=colour, edgecolor="0.15",
+                             linewidth=0.6, label=label))  # fmt: skip
 
 
 def plot_run(

@@ -20,8 +20,9 @@ from saphira.params import RobotParams, load_params, params_for_file
 from saphira.protocol import Command, PacketId, decode_frame
 from saphira.protocol.errors import DecodeError
 from saphira.protocol.laser import FLAG_MOVED, LaserPacket, decode_laser, laser_packets
-from saphira.sim.geometry import cast_fan, cast_rays
+from saphira.sim.geometry import FanWalls, cast_even_fan, cast_fan, cast_rays
 from saphira.sim.laser import cast_scan
+from saphira.sim.objects import WorldObject
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
@@ -187,13 +188,33 @@ def test_a_fan_agrees_with_cast_rays_among_random_walls() -> None:
         assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
 
 
-@pytest.mark.parametrize("origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0)])
+def test_an_even_fan_agrees_with_cast_rays_among_random_walls() -> None:
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        walls = rng.integers(-3000, 3000, size=(int(rng.integers(1, 30)), 4)).astype(np.float64)
+        origin = (float(rng.integers(-3000, 3000)), float(rng.integers(-3000, 3000)))
+        first, increment = float(rng.uniform(-360.0, 360.0)), float(rng.choice([0.25, 0.5, 1.0, 2.0, 7.0]))
+        count = int(rng.integers(1, 400))  # up to more than a full turn, which takes the general way
+        fan = cast_even_fan(origin, first, increment, count, FanWalls(walls), 4000.0)
+        rays = cast_rays(origin, first + increment * np.arange(count), walls, 4000.0).distances
+        assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
+        assert np.allclose(fan[np.isfinite(fan)], rays[np.isfinite(rays)], rtol=1e-9, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "origin", [(0.0, 0.0), (500.0, 0.0), (1000.0, 1000.0), (500.0, 500.0), (0.0, 500.0), (500.0, 0.5), (-300.0, 0.0)]
+)
 def test_a_fan_agrees_with_cast_rays_at_corners_and_on_walls(origin: tuple[float, float]) -> None:
     square = np.array([[0, 0, 1000, 0], [1000, 0, 1000, 1000], [1000, 1000, 0, 1000], [0, 1000, 0, 0]], float)
     angles = np.arange(0.0, 360.0, 7.5)
     fan, rays = cast_fan(origin, angles, square), cast_rays(origin, angles, square).distances
     assert np.array_equal(np.isfinite(fan), np.isfinite(rays))
     assert np.allclose(fan, rays, rtol=1e-12, atol=1e-9)  # the same distances, up to rounding
+    for first in (-90.0, 0.0, 45.0, 90.0, 180.0):  # half turns, as a SICK scans, from on and beside walls
+        even = cast_even_fan(origin, first, 7.5, 25, FanWalls(square))
+        truth = cast_rays(origin, first + 7.5 * np.arange(25), square).distances
+        assert np.array_equal(np.isfinite(even), np.isfinite(truth))
+        assert np.allclose(even, truth, rtol=1e-12, atol=1e-9)
 
 
 def test_other_robots_block_the_laser(tmp_path: Path) -> None:
@@ -208,6 +229,25 @@ def test_other_robots_block_the_laser(tmp_path: Path) -> None:
     ahead = robot.laser.scan.ranges[90]
     face = other.radius * math.cos(math.radians(22.5))  # its body is an octagon for the laser, as for sonar
     assert ahead == pytest.approx(1500.0 - 18.0 - face)
+
+
+def test_the_laser_sees_a_free_box_as_the_sonar_does_and_not_one_a_gripper_holds(tmp_path: Path) -> None:
+    params = params_with(LASER_P3DX, "LaserNoise 0\n", tmp_path)
+    box = WorldObject(1500.0, 0.0, 0.0, 300.0, 300.0, "red")
+    walls = room()
+    world = World(walls.name, walls.source, walls.segments, walls.bounds, objects=(box,))
+    sim = Simulation(world, 0, odometry_error=False)
+    robot = sim.add_robot(params, (0.0, 0.0, 0.0))
+    assert robot.laser is not None
+    robot.laser.set_mode(1)
+    sim.step(0.1)
+    assert robot.laser.scan is not None
+    face = box.radius * math.cos(math.radians(22.5))  # the box's disc, an octagon for laser and sonar alike
+    assert robot.laser.scan.ranges[90] == pytest.approx(1500.0 - 18.0 - face)
+    assert robot.laser.scan.ranges[0] == pytest.approx(1500.0)  # the wall to the right is no nearer
+    sim.objects[0].holder = robot.gripper  # held: it is part of the robot, not an obstacle
+    sim.step(0.1)
+    assert robot.laser.scan.ranges[90] == pytest.approx(4000.0 - 18.0)
 
 
 # ------------------------------------------------------------------------------------------ the server

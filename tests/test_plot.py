@@ -8,8 +8,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.patches import Polygon
 
 from saphira.plot import draw_run, plot_run
+from saphira.sim.objects import COLOURS
 from saphira.sim.world import World, load_world
 
 
@@ -66,3 +68,23 @@ def test_plot_run_writes_the_format_its_extension_names(tmp_path: Path) -> None:
     svg = plot_run(tmp_path / "run.svg", path, world=world)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in svg.read_bytes()[:1000]
+
+
+def test_the_worlds_boxes_are_drawn_in_their_colours_where_the_file_puts_them() -> None:
+    world = load_world("ftvs")
+    assert world.objects
+    fig = draw_run(tour(world), world=world)
+    try:
+        ax = fig.axes[0]
+        boxes = [p for p in ax.patches if isinstance(p, Polygon)]
+        assert len(boxes) == len(world.objects)
+        for patch, spec in zip(boxes, world.objects, strict=True):
+            corners = patch.get_xy()[:4] * 1000.0  # closed: the first corner comes again at the end
+            assert np.allclose(corners.mean(axis=0), (spec.x, spec.y))
+            sides = np.hypot(*np.diff(corners, axis=0).T)
+            assert np.allclose(sides[:2], (spec.width, spec.depth))
+            assert np.allclose(patch.get_facecolor()[:3], np.array(COLOURS[spec.colour]) / 255)
+        legend = ax.get_legend()
+        assert legend is not None and "boxes" in [t.get_text() for t in legend.get_texts()]
+    finally:
+        plt.close(fig)

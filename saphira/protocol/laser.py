@@ -9,12 +9,15 @@ readings; each packet says how many readings the whole scan has and the index of
   ``u8 reflectance``, ``u8 0``, ``u8 0``), then ``u8 laser index`` and ``u8 flags`` (bit 0: the robot
   was moved by SIM_SET_POSE since the last packet).
 
-The encoder builds each packet's readings with one numpy conversion, so a 181-reading scan costs
-microseconds rather than a Python loop per reading.
+The encoder lays out the packets of a scan shape once (headers, where each reading goes, which
+bytes each checksum sums) and then fills a whole scan, checksums included, in a few numpy
+operations: the simulator sends one after every SIP.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.protocol.errors import DecodeError, EncodeError
-from saphira.protocol.framing import CHECKSUM_LEN, HEADER, checksum_at
+from saphira.protocol.framing import CHECKSUM_LEN, HEADER
 from saphira.protocol.packet_ids import PacketId
 
 MAX_READINGS_PER_PACKET: Final = 32
@@ -99,6 +102,132 @@ def decode_laser(payload: bytes | bytearray) -> LaserPacket:
     return LaserPacket(False, total, first, tuple(ranges.tolist()), (), pose)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where everything goes in the packets of one scan shape: built once per (total, kind, size).
+
+    ``head_at`` is, per packet, where its pose (0x60) or laser index and flags (0x61) go.
+    ``weights`` turns the stream's bytes into each packet's checksum sum in one product: 256 for
+    the high byte of each payload word, 1 for its low byte, 0 for bytes outside the payload and for
+    an odd payload's last byte, which is XORed in instead (``odd_packets``, ``odd_at``).
+    """
+
+    template: npt.NDArray[np.uint8]
+    ranges_at: npt.NDArray[np.intp]
+    reflectance_at: npt.NDArray[np.intp]
+    head_at: npt.NDArray[np.intp]
+    checksum_at: npt.NDArray[np.intp]
+    weights: npt.NDArray[np.float64]
+    odd_packets: npt.NDArray[np.intp]
+    odd_at: npt.NDArray[np.intp]
+    bounds: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=32)
+def _layout(total: int, extended: bool, per_packet: int) -> _Layout:
+    firsts = range(0, total, per_packet)
+    stream = bytearray()
+    ranges_at: list[int] = []
+    reflectance_at: list[int] = []
+    head_at: list[int] = []
+    checksum_at: list[int] = []
+    bounds = [0]
+    spans: list[tuple[int, int]] = []
+    for first in firsts:
+        count = min(per_packet, total - first)
+        start = len(stream) + len(HEADER) + 1
+        step = 5 if extended else 2
+        size = 1 + _HEAD.size + step * count + (2 if extended else _POSE.size)
+        kind = PacketId.LASER_EXTENDED if extended else PacketId.LASER
+        stream += HEADER + bytes((size + CHECKSUM_LEN, kind))
+        if not extended:
+            head_at += range(len(stream), len(stream) + _POSE.size)
+            stream += bytes(_POSE.size)
+        stream += _HEAD.pack(total, first, count)
+        for i in range(count):
+            ranges_at += (len(stream) + step * i, len(stream) + step * i + 1)
+            reflectance_at.append(len(stream) + step * i + 2)
+        stream += bytes(step * count)
+        if extended:
+            head_at += (len(stream), len(stream) + 1)
+            stream += bytes(2)
+        spans.append((start, len(stream)))
+        checksum_at += (len(stream), len(stream) + 1)
+        stream += bytes(CHECKSUM_LEN)
+        bounds.append(len(stream))
+    weights = np.zeros((len(spans), len(stream)))
+    odd_packets, odd_at = [], []
+    for k, (start, end) in enumerate(spans):
+        words = (end - start) // 2
+        weights[k, start : start + 2 * words : 2] = 256.0
+        weights[k, start + 1 : start + 2 * words : 2] = 1.0
+        if (end - start) % 2:
+            odd_packets.append(k)
+            odd_at.append(end - 1)
+    ints = functools.partial(np.array, dtype=np.intp)
+    heads = ints(head_at).reshape(len(spans), -1)
+    return _Layout(np.frombuffer(bytes(stream), np.uint8), ints(ranges_at), ints(reflectance_at), heads,
+                   ints(checksum_at), weights, ints(odd_packets), ints(odd_at), tuple(bounds))  # fmt: skip
+
+
+def laser_stream(
+    ranges: Sequence[float] | npt.NDArray[np.float64],
+    *,
+    extended: bool,
+    pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    reflectance: Sequence[int] | npt.NDArray[np.int_] | None = None,
+    laser_index: int = 0,
+    flags: int = 0,
+    per_packet: int = MAX_READINGS_PER_PACKET,
+) -> bytes:
+    """:func:`laser_packets` as one byte string, the packets back to back (what the simulator sends).
+
+    The packets of a scan shape are laid out once (:func:`_layout`); each scan is then a handful
+    of numpy operations, checksums included, rather than Python work per packet.
+    """
+    return laser_packets_at(ranges, extended, pose, reflectance, laser_index, flags, per_packet)[0]
+
+
+def laser_packets_at(
+    ranges: Sequence[float] | npt.NDArray[np.float64],
+    extended: bool,
+    pose: tuple[float, float, float],
+    reflectance: Sequence[int] | npt.NDArray[np.int_] | None,
+    laser_index: int,
+    flags: int,
+    per_packet: int,
+) -> tuple[bytes, tuple[int, ...]]:
+    """The packets of a scan back to back, and the offsets where each one starts (and the last ends)."""
+    if not 1 <= per_packet <= MAX_READINGS_PER_PACKET:
+        raise EncodeError(f"a laser packet holds 1..{MAX_READINGS_PER_PACKET} readings, not {per_packet}")
+    values = np.minimum(np.maximum(np.rint(np.asarray(ranges, dtype=np.float64)), 0.0), 65535.0).astype("<u2")
+    total = int(values.shape[0])
+    if total > 0xFFFF:
+        raise EncodeError(f"a scan of {total} readings does not fit the u16 total")
+    if total == 0:
+        return b"", (0,)
+    layout = _layout(total, extended, per_packet)
+    stream = layout.template.copy()
+    stream[layout.ranges_at] = values.view(np.uint8)
+    if extended:
+        if reflectance is not None:
+            stream[layout.reflectance_at] = np.clip(np.asarray(reflectance), 0, 255)
+        if laser_index & 0xFF:  # the template holds 0
+            stream[layout.head_at[:, 0]] = laser_index & 0xFF
+        if flags & 0xFF:
+            stream[layout.head_at[:, 1]] = flags & 0xFF
+    else:
+        clipped = (max(-0x8000, min(0x7FFF, round(v))) for v in pose)
+        stream[layout.head_at] = np.frombuffer(_POSE.pack(*clipped), np.uint8)
+    sums = (layout.weights @ stream.astype(np.float64)).astype(np.int64)  # to ">u2" below keeps the low 16 bits
+    if not extended and layout.odd_packets.size:
+        sums[layout.odd_packets] ^= stream[layout.odd_at]
+    elif flags & 0xFF and layout.odd_packets.size:  # an odd 0x61 payload ends with its flags byte
+        sums[layout.odd_packets] ^= flags & 0xFF
+    stream[layout.checksum_at] = sums.astype(">u2").view(np.uint8)
+    return stream.tobytes(), layout.bounds
+
+
 def laser_packets(
     ranges: Sequence[float] | npt.NDArray[np.float64],
     *,
@@ -115,28 +244,5 @@ def laser_packets(
     clipped to 16 bits as AMRISim does. ``flags`` (0x61) goes into every packet of the scan: all
     its readings were taken after the move.
     """
-    if not 1 <= per_packet <= MAX_READINGS_PER_PACKET:
-        raise EncodeError(f"a laser packet holds 1..{MAX_READINGS_PER_PACKET} readings, not {per_packet}")
-    values = np.clip(np.rint(np.asarray(ranges, dtype=np.float64)), 0, 0xFFFF).astype("<u2")
-    total = int(values.shape[0])
-    if total > 0xFFFF:
-        raise EncodeError(f"a scan of {total} readings does not fit the u16 total")
-    if extended:
-        body = np.zeros(total, dtype=_EXTENDED_READING)
-        body["range"] = values
-        if reflectance is not None:
-            body["refl"] = np.clip(np.asarray(reflectance), 0, 255)
-        data, size = body.tobytes(), _EXTENDED_READING.itemsize
-        head = bytes((PacketId.LASER_EXTENDED,))
-        tail = bytes((laser_index & 0xFF, flags & 0xFF))
-    else:
-        data, size = values.tobytes(), 2
-        head = bytes((PacketId.LASER,)) + _POSE.pack(*(max(-0x8000, min(0x7FFF, round(v))) for v in pose))
-        tail = b""
-    packets = []
-    for first in range(0, total, per_packet):
-        count = min(per_packet, total - first)
-        payload = b"".join((head, _HEAD.pack(total, first, count), data[first * size : (first + count) * size], tail))
-        c = checksum_at(payload, 0, len(payload))
-        packets.append(HEADER + bytes((len(payload) + CHECKSUM_LEN,)) + payload + bytes((c >> 8, c & 0xFF)))
-    return packets
+    stream, bounds = laser_packets_at(ranges, extended, pose, reflectance, laser_index, flags, per_packet)
+    return [stream[a:b] for a, b in itertools.pairwise(bounds)]

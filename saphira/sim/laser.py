@@ -2,14 +2,16 @@
 
 :class:`SimLaser` is one robot's laser (:class:`~saphira.laser_config.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-the sonar's geometry code (:func:`~saphira.sim.geometry.cast_fan`, which gives the distances of
+the sonar's geometry code (:func:`~saphira.sim.geometry.cast_even_fan`, which gives the distances of
 :func:`~saphira.sim.geometry.cast_rays` up to rounding); each reading is the distance to the first
-wall (or other robot) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
+wall (or other robot, or free box) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
 nothing is within range (as AMRISim reports "no return").
 
-Speed: a scan of 181 rays must cost less than a simulator step. ``cast_fan`` tries each ray only
-against the walls that lie in its direction, so a scan costs about what the sonar ring does, where
-every ray against every wall would cost ten times more (``bench/bench_laser.py``).
+Speed: a scan of 181 rays must cost well under a simulator step. :func:`~saphira.sim.geometry.cast_even_fan`
+tries each ray only against the walls that lie in its direction, finding them by arithmetic on
+the evenly spaced bearings; the walls are prepared once per world (:class:`~saphira.sim.geometry.FanWalls`)
+and a robot standing still reuses its last distances (fresh noise each scan). At a few hundred
+walls the cost is the number of numpy calls, not the arithmetic (``bench/bench_laser.py``).
 
 Commands (pioneer-protocol.md §5.3, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
 
@@ -37,8 +39,8 @@ from saphira.geometry import Pose
 from saphira.laser_config import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
-from saphira.protocol.laser import FLAG_MOVED, laser_packets
-from saphira.sim.geometry import FloatArray, SegmentIndex, cast_fan
+from saphira.protocol.laser import FLAG_MOVED, laser_stream
+from saphira.sim.geometry import FanWalls, FloatArray, IntArray, SegmentIndex, cast_even_fan, cast_fan
 
 log = logging.getLogger("saphira.sim.laser")
 
@@ -97,6 +99,9 @@ class SimLaser:
         self.moved = False
         """SIM_SET_POSE moved the robot since the last packet was sent (0x61 flags bit 0)."""
         self._clock = 0.0
+        self._fan_walls: tuple[IntArray | None, SegmentIndex, bytes, FanWalls] | None = None
+        self._cast_key: tuple[object, ...] | None = None
+        self._distances: FloatArray = np.zeros(0)
 
     @property
     def enabled(self) -> bool:
@@ -139,12 +144,44 @@ class SimLaser:
         x, y, th = true_pose
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
         origin = (x + c * config.x - s * config.y, y + s * config.x + c * config.y)
-        distances = cast_scan(index, origin, self.angles() + (th + config.th), config.max_range, extra)
+        walls = self._walls(index, origin, extra)
+        key = (origin, self.start + th + config.th, self.increment, self.count, walls)
+        if key != self._cast_key:  # a robot standing still sees the same walls at the same distances
+            self._cast_key = key
+            self._distances = cast_even_fan(origin, key[1], key[2], key[3], walls, config.max_range)
+        distances = self._distances
         noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
-        ranges = np.clip(noisy, 0.0, config.max_range)  # no return (inf) reads as the maximum range
+        ranges = np.maximum(np.minimum(noisy, config.max_range), 0.0)  # no return (inf) reads as the maximum range
         self.scans += 1
         self.scan = LaserScan(ranges, self.start, self.increment, odometric, true_pose, self.scans)
         return self.scan
+
+    def _walls(self, index: SegmentIndex, origin: tuple[float, float], extra: FloatArray | None) -> FanWalls:
+        """The walls (and ``extra`` segments) within range of ``origin``, prepared for the fan.
+
+        The preparation is kept while the walls stay the same: the index hands back the same id
+        array for the same block of cells, a range that covers the whole grid (a SICK's 32 m in an
+        office) needs no query at all, and ``extra`` (other robots, boxes) rarely changes.
+        """
+        x, y = origin
+        reach = self.config.max_range
+        size = index.cell_size
+        ids: IntArray | None = None  # None: every wall of the index
+        if not (
+            x - reach <= index.x0
+            and y - reach <= index.y0
+            and x + reach >= index.x0 + index.nx * size
+            and y + reach >= index.y0 + index.ny * size
+        ):
+            ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
+        more = extra.tobytes() if extra is not None and extra.shape[0] else b""
+        cached = self._fan_walls
+        if cached is None or cached[0] is not ids or cached[1] is not index or cached[2] != more:
+            segments = index.segments if ids is None else index.segments[ids]
+            if more:
+                segments = np.concatenate([segments, extra])
+            cached = self._fan_walls = (ids, index, more, FanWalls(segments))
+        return cached[3]
 
     def packets(self) -> bytes:
         """The latest scan as the packets the session asked for (empty when off or not scanned yet)."""
@@ -154,7 +191,7 @@ class SimLaser:
         flags = FLAG_MOVED if self.moved else 0
         self.moved = False
         extended = self.mode == MODE_EXTENDED
-        return b"".join(laser_packets(scan.ranges, extended=extended, pose=scan.odometric, flags=flags))
+        return laser_stream(scan.ranges, extended=extended, pose=scan.odometric, flags=flags)
 
     def reset(self) -> None:
         """Back to power-on: off, the parameter file's field of view and resolution."""

@@ -10,7 +10,7 @@ for walls), its width along the frame's x axis turned by ``theta`` degrees, ``co
 file gives it (part of the frozen :class:`~saphira.sim.world.World`); :class:`SimObject` is the
 box in a running simulation, which the gripper can pick up and carry.
 
-Choices: the robots' bodies and sonar meet a box as a disc of half its smaller side (as they meet
+Choices: the robots' bodies, sonar and laser meet a box as a disc of half its smaller side (as they meet
 other robots), which lets a box sit in the gripper's throat; the camera and the gripper's beams and
 paddles see its true rectangle.
 """

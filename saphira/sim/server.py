@@ -4,7 +4,7 @@
 commands and the robot's state into packets, through the same codec the client uses. It never raises
 on client input: bad frames are dropped and counted by its receiver, commands it does not handle are
 ignored and counted, and a handler that fails is counted in ``stats.handler_errors`` (tests keep it 0).
-:class:`ServedSimulation` runs one cycle for a simulation and all its servers.
+:class:`ServedSimulation` (:mod:`saphira.sim.served`) runs one cycle for a simulation and all its servers.
 
 A cycle (``ServedSimulation.cycle``): every server reads and handles what its client sent
 (:meth:`PioneerServer.receive`: handshake replies and the CONFIG packet go out at once), the world
@@ -51,7 +51,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
@@ -71,6 +71,7 @@ from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
 from saphira.sim.laser import laser_handlers
 from saphira.sim.robot_model import RotMode, TransMode
+from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import load_world
 from saphira.transport import Transport, TransportClosed
@@ -742,67 +743,3 @@ class PioneerServer:
 
 def _nothing(command: CommandPacket) -> None:
     """PULSE: its arrival is what counts (it feeds the watchdog)."""
-
-
-class ServedSimulation:
-    """A simulation and the servers of its robots, run one cycle at a time.
-
-    :meth:`cycle` = :meth:`receive` (every server reads its client) + :meth:`advance` (the world steps
-    ``period`` seconds, or as single-step mode allows, then every open session gets its SIP).
-    """
-
-    def __init__(
-        self, simulation: Simulation, servers: Iterable[PioneerServer] = (), period: float = 0.1
-    ) -> None:
-        self.simulation = simulation
-        self.servers: list[PioneerServer] = list(servers)
-        self.period = period
-        self.world_steps = 0
-
-    def add(self, server: PioneerServer) -> PioneerServer:
-        self.servers.append(server)
-        return server
-
-    def remove(self, server: PioneerServer) -> None:
-        self.servers.remove(server)
-
-    @property
-    def exit_code(self) -> int | None:
-        """The status of the first allowed SIM_EXIT received, or ``None``."""
-        return next((s.exit_code for s in self.servers if s.exit_code is not None), None)
-
-    def cycle(self, now: float) -> None:
-        self.receive(now)
-        self.advance(now)
-
-    def receive(self, now: float) -> None:
-        for server in self.servers:
-            self._guarded(server, server.receive, now)
-
-    @staticmethod
-    def _guarded(server: PioneerServer, action: Callable[[float], None], now: float) -> None:
-        """Run one server's part of the cycle; a fault ends that session only, never the simulator."""
-        try:
-            action(now)
-        except Exception:
-            log.exception("%s: internal error; ending this session", server.label)
-            server.stats.handler_errors += 1
-            server.hang_up("internal error")
-
-    def advance(self, now: float) -> None:
-        """Step the world (unless single-step mode holds it) and send every open session its SIP."""
-        servers = self.servers
-        steps = 1
-        stepping: Sequence[PioneerServer] = [s for s in servers if s.single_step]
-        if stepping:
-            steps = min(s.pending_steps for s in stepping)
-            for s in stepping:
-                s.pending_steps -= steps
-        simulation = self.simulation
-        for _ in range(steps):
-            simulation.step(self.period)
-            self.world_steps += 1
-            for server in servers:
-                server.after_world_step()
-        for server in servers:
-            self._guarded(server, server.send, now)

@@ -14,7 +14,7 @@ starting at 0, 0, 0 where the robot was added (docs/architecture.md §4). Decisi
 * A collision stops the translation where the body first touches (no sliding along the wall),
   zeroes the translational velocity and sets both stall flags for that step. Rotation goes on: a
   disc turning on the spot cannot hit anything.
-* Sonar and the body see other robots (sonar as octagons, the body as discs); so does the laser.
+* Sonar, laser and the body see other robots and free boxes (sonar and laser as octagons, the body as discs).
 * Every robot has a laser (:mod:`saphira.sim.laser`) unless its parameter file says it has none; a
   file that says nothing gets the default SICK (MobileSim's Pioneers all carry one). It scans only
   while a client has it enabled.
@@ -340,19 +340,18 @@ class SimRobot:
             self._fire_laser(self.laser, rng, others)
 
     def _fire_laser(self, laser: SimLaser, rng: np.random.Generator, others: tuple[SimRobot, ...]) -> None:
-        """A laser scan from the true pose; other robots within its range are octagons, as for sonar."""
+        """A laser scan from the true pose; other robots and free boxes in range are octagons, as for sonar."""
         reach = laser.config.max_range + math.hypot(laser.config.x, laser.config.y)
-        seen = [
-            _Disc(o.x, o.y, o.radius)
-            for o in others
-            if o is not self and math.hypot(o.x - self.x, o.y - self.y) < reach + o.radius
-        ]
+        seen = self._discs_within(others, reach)
         odometry = Pose(self.odometry.x, self.odometry.y, self.odometry.th)
         laser.fire(self.pose, odometry, self.world.index, rng, _octagons(seen) if seen else None)
 
     def _discs_near(self, others: Iterable[SimRobot], dt: float) -> list[_Disc]:
-        """Other robots close enough to matter this step (for sonar, up to its range)."""
-        reach = self.sonar.beam.max_range + self.sonar.reach + self.model.max_velocity * dt
+        """Other robots and free boxes close enough to matter this step (for sonar, up to its range)."""
+        return self._discs_within(others, self.sonar.beam.max_range + self.sonar.reach + self.model.max_velocity * dt)
+
+    def _discs_within(self, others: Iterable[SimRobot], reach: float) -> list[_Disc]:
+        """The bodies of other robots, and of the boxes no gripper holds, that come within ``reach`` of the centre."""
         bodies: list[SimRobot | SimObject] = [*others, *(o for o in self.objects if o.holder is None)]
         return [
             _Disc(o.x, o.y, o.radius)
