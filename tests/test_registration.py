@@ -31,6 +31,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose, norm2_angle, to_global
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
+from saphira.perception.mapfile import load_map_file
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.wldfile import parse_wld
@@ -340,3 +341,24 @@ def test_a_junction_is_found_and_registers_the_along_track_position() -> None:
     assert per.registration.matches["junction"] == 1 and junction.matched > 0
     along = robot.state.ax - sim.true_pose.x
     assert abs(along) <= 150.0, along
+
+
+def test_a_door_side_registers_the_along_track_position_before_the_door_is_passed() -> None:
+    """The robot believes itself 300 mm ahead of the truth; the north wall ends at the first door's
+    west jamb (x = 3000). Stopped at x = 4600, before the door itself is passed (and matched), only
+    that door side can correct the along-track position."""
+    robot = Robot()
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(2600.0, 6000.0, 0.0), seed=5)
+    load_map_file(robot.reflector.pointlist, "corridor")
+    per = perception_for(robot.reflector, robot.scheduler)
+    per.start_registration()
+    robot.reflector.move_robot(300.0, 0.0, 0.0)
+    robot.motion.set_velocity(300)
+    while sim.true_pose.x < 4600.0:
+        robot.step()
+    matches = per.registration.matches
+    along = robot.state.ax - sim.true_pose.x
+    print(f"door side: along-track error {along:.0f} mm after {matches}")
+    assert matches["side"] >= 1 and matches["door"] == 0 and matches["junction"] == 0
+    assert abs(along) <= 100.0, along
+    assert abs(robot.state.ay - sim.true_pose.y) <= 100.0

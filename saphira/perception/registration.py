@@ -8,7 +8,10 @@ sensed features are matched to nearby map artifacts
 1. the sensed corridor hypothesis against map corridors (its centre line: heading and lateral offset);
 2. otherwise each wall hypothesis against map walls and the sides of map corridors (the same);
 3. door and junction hypotheses, once confirmed and passed, against map doors and junctions of their
-   type (their position: mainly the along-track offset, which lines cannot give).
+   type (their position: mainly the along-track offset, which lines cannot give);
+4. door sides: a sensed wall that ended (:mod:`.ends`) against the jambs of map doors and junctions
+   and the ends of map walls that open the same way (along-track again, as soon as the robot has
+   passed the jamb rather than the whole door, and also where the map has walls but no doors).
 
 A match must lie in the filter's χ² gate and be unambiguous: if a second, different map line or point
 also fits nearly as well (:data:`AMBIGUITY`), nothing is corrected. Line measurements are used once
@@ -33,6 +36,7 @@ import numpy as np
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.geometry import Pose, cos_sin, move_pose, norm2_angle
 from saphira.perception.ekf import GATE, MotionNoise, PoseFilter, line_noise, point_noise
+from saphira.perception.ends import MapEnd, SensedEnd, WallEnds, map_ends
 from saphira.perception.interpretation import BreakHypothesis, Interpretation
 from saphira.perception.mapping import MapBuilder
 from saphira.reflector import Reflector
@@ -78,7 +82,12 @@ DOOR_PASSED = 1500.0
 CORRIDOR_SIGMA = (40.0, 1.0)
 WALL_SIGMA = (50.0, 1.5)
 DOOR_SIGMA = (150.0, 100.0)
-"""Measurement standard deviations: lines (lateral mm, direction deg), doors (along mm, across mm)."""
+END_SIGMA = (120.0, 100.0)
+"""Measurement standard deviations: lines (lateral mm, direction deg), doors and wall ends (along mm,
+across mm)."""
+
+END_WINDOW = 1500.0
+"""mm: map ends further than this from a sensed wall end (at the current pose) are not candidates."""
 
 
 @dataclass(frozen=True)
@@ -114,9 +123,12 @@ class Registration:
     add_new_features: bool = True
     snap_to_right_angle_grid: bool = True
     filter: PoseFilter | None = None
-    matches: dict[str, int] = field(default_factory=lambda: {"corridor": 0, "wall": 0, "door": 0, "junction": 0})
+    matches: dict[str, int] = field(
+        default_factory=lambda: {"corridor": 0, "wall": 0, "door": 0, "junction": 0, "side": 0}
+    )
     rejected: int = 0
     builder: MapBuilder = field(init=False)
+    ends: WallEnds = field(init=False)
     _last_line: float | None = None
     _last_odo: Pose | None = None
     _last_wall: float | None = None
@@ -124,6 +136,7 @@ class Registration:
 
     def __post_init__(self) -> None:
         self.builder = MapBuilder(self.reflector.pointlist)
+        self.ends = WallEnds(self.interpretation)
 
     # ------------------------------------------------------------------ filter
     def reset(self, sigma_xy: float = PRIOR_XY, sigma_th: float = PRIOR_TH) -> None:
@@ -215,6 +228,11 @@ class Registration:
             ):
                 hyp.used = True
                 self._match_break(f, hyp)
+        sensed_ends = self.ends.update()
+        if sensed_ends:
+            candidates = map_ends([a for a in self.reflector.pointlist if a.cat == Category.ARTIFACT])
+            for end in sensed_ends:
+                self._match_end(f, end, candidates)
 
     def _unexplained(self, interp: Interpretation, odo: float) -> bool:
         """A sensed corridor is new to the map once seen over :data:`BUILD_SUPPORT` mm while no map
@@ -306,6 +324,26 @@ class Registration:
             self.matches["door" if kind is Door else "junction"] += 1
         elif kind is Door and self.add_new_features and not any(c.distance2 <= GATE for c in found):
             self.builder.add_door(sensed, f.pose)
+
+    def _match_end(self, f: PoseFilter, end: SensedEnd, candidates: list[MapEnd]) -> None:
+        """A door side: the sensed wall end against map jambs and wall ends opening the same way."""
+        x, y, th = f.pose
+        c, s = cos_sin(th)
+        gx, gy = x + c * end.x - s * end.y, y + s * end.x + c * end.y
+        opening = th + end.th
+        R = point_noise(END_SIGMA[0], END_SIGMA[1], end.th)
+        found: list[Candidate] = []
+        for m in candidates:
+            if abs(norm2_angle(m.th - opening)) > 45.0 or math.hypot(m.x - gx, m.y - gy) > END_WINDOW:
+                continue
+            predicted, H = f.point_model(m.x, m.y)
+            innovation = np.array([end.x - predicted[0], end.y - predicted[1]])
+            d2 = f.mahalanobis(innovation, H, R)
+            found.append(Candidate(d2, innovation, H, R, m.source, (float(predicted[0]), float(predicted[1]))))
+        best = self._choose_point(found)
+        if best is not None:
+            self._apply(f, best)
+            self.matches["side"] += 1
 
     def _choose_point(self, found: list[Candidate]) -> Candidate | None:
         gated = sorted((c for c in found if c.distance2 <= GATE), key=lambda c: c.distance2)
