@@ -86,6 +86,9 @@ END_SIGMA = (120.0, 100.0)
 """Measurement standard deviations: lines (lateral mm, direction deg), doors and wall ends (along mm,
 across mm)."""
 
+SAME_END_POINT = 150.0
+"""mm: map ends this close together (a wall's end that is also a door's jamb) are one feature."""
+
 END_WINDOW = 1500.0
 """mm: map ends further than this from a sensed wall end (at the current pose) are not candidates."""
 
@@ -340,16 +343,22 @@ class Registration:
             innovation = np.array([end.x - predicted[0], end.y - predicted[1]])
             d2 = f.mahalanobis(innovation, H, R)
             found.append(Candidate(d2, innovation, H, R, m.source, (float(predicted[0]), float(predicted[1]))))
-        best = self._choose_point(found)
+        best = self._choose_point(found, SAME_END_POINT)
         if best is not None:
             self._apply(f, best)
             self.matches["side"] += 1
 
-    def _choose_point(self, found: list[Candidate]) -> Candidate | None:
+    def _choose_point(self, found: list[Candidate], same: float = 0.0) -> Candidate | None:
+        """The gated point with the least distance, unless another one more than ``same`` mm from it
+        (a different map feature, not a wall end that is also a jamb) is almost as good."""
         gated = sorted((c for c in found if c.distance2 <= GATE), key=lambda c: c.distance2)
         if not gated:
             return None
-        if len(gated) > 1 and gated[1].distance2 <= gated[0].distance2 + AMBIGUITY:
-            self.rejected += 1
-            return None
-        return gated[0]
+        best = gated[0]
+        for other in gated[1:]:
+            if other.distance2 > best.distance2 + AMBIGUITY:
+                break
+            if math.hypot(other.key[0] - best.key[0], other.key[1] - best.key[1]) > same:
+                self.rejected += 1
+                return None
+        return best
