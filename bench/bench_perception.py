@@ -1,4 +1,4 @@
-"""Cost of the perception tasks per cycle: interpretation + registration + environment tracking.
+"""Cost of the perception tasks per cycle: interpretation + registration + environment tracking + grid.
 
 A P3-DX (16 sonars) patrols the corridor world (maps/corridor.wld) in lock-step with the embedded
 simulator, following the map corridor back and forth between x = 4 m and 20 m, with the world's map
@@ -8,11 +8,13 @@ run:
 * baseline — a client cycle without the perception tasks (scheduler + link + reflector + behaviors,
   wall time per ``robot.step()`` less the simulator's own time, which a real robot would not cost);
 * perception — the CPU time the tasks ``side segment``, ``test wall``, ``test wall break``,
-  ``test matching`` and ``test where`` spent, per cycle (the scheduler's per-task accounting).
+  ``test matching``, ``test where`` and the occupancy grid's ``occ grid`` spent, per cycle (the
+  scheduler's per-task accounting).
 
-Target (issue 11): perception < 1 ms per cycle. Run from the project root:
-``python bench/bench_perception.py [cycles]``; ``--accuracy`` prints instead the registered pose error
-of 3-minute patrols over 5 seeds.
+Target (issue 11): perception < 1 ms per cycle together with the grid. Run from the project root:
+``python bench/bench_perception.py [cycles]``; ``--accuracy [--minutes M]`` prints instead the
+registered pose error of M-minute patrols (default 3) over 5 seeds, and, with ``--suspended``, the
+same patrols with ``test matching`` suspended.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from saphira.artifacts import create_corridor, create_door, create_global_point,
 from saphira.behavior.library import find_behavior
 from saphira.clock import LockStepClock
 from saphira.perception import perception_for
+from saphira.perception.occupancy import TASK_NAME, start_occupancy_grid
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.tasks import TaskState
 
-TASKS = ("side segment", "test wall", "test wall break", "test matching", "test where")
+TASKS = ("side segment", "test wall", "test wall break", "test matching", "test where", TASK_NAME)
 WARMUP = 50
 REPEATS = 3
 """Each measurement is repeated, alternating with and without, and the best kept (a shared machine
@@ -56,6 +59,7 @@ def setup(with_perception: bool, seed: int = 0) -> tuple[Robot, EmbeddedSim]:
         pointlist.add(create_wall(pose, (x1 + x2) / 2, (y1 + y2) / 2, th, length, global_coords=True))
     if with_perception:
         perception_for(robot.reflector, robot.scheduler).start_registration()
+        start_occupancy_grid(robot)
     goals = [create_global_point(pose, 20000.0, 6000.0), create_global_point(pose, 4000.0, 6000.0)]
     follow = find_behavior("follow_corridor")
     robot.start_behavior(find_behavior("avoid_collision"), priority=0)
@@ -102,9 +106,11 @@ def measure(with_perception: bool, cycles: int) -> tuple[float, float]:
     return (total - sim_ns) / cycles / 1e6, perception / cycles / 1e6
 
 
-def accuracy(seed: int, minutes: float) -> tuple[float, float, float]:
+def accuracy(seed: int, minutes: float, matching: bool = True) -> tuple[float, float, float]:
     """Registered pose error on the patrol: p95 mm, p95 deg, max mm (against the truth the SIP reported)."""
     robot, sim = setup(True, seed)
+    if not matching:
+        robot.scheduler.suspend("test matching")
     position, heading = [], []
     for _ in range(robot.clock.cycles_for(minutes * 60.0)):
         true = sim.true_pose
@@ -117,11 +123,15 @@ def accuracy(seed: int, minutes: float) -> tuple[float, float, float]:
 
 def main() -> None:
     if "--accuracy" in sys.argv:
-        print("registration accuracy, 3-minute patrols, odometry error on")
-        print("seed  p95 mm  p95 deg  max mm")
+        minutes = float(sys.argv[sys.argv.index("--minutes") + 1]) if "--minutes" in sys.argv else 3.0
+        matching = "--suspended" not in sys.argv
+        what = "registration" if matching else "test matching suspended"
+        print(f"{what}: {minutes:g}-minute patrols, odometry error on")
+        print("seed  p95 mm  p95 deg  max mm  wall s")
         for seed in range(5):
-            p95, p95_th, worst = accuracy(seed, 3.0)
-            print(f"{seed:4d}  {p95:6.0f}  {p95_th:7.2f}  {worst:6.0f}")
+            t0 = time.perf_counter()
+            p95, p95_th, worst = accuracy(seed, minutes, matching)
+            print(f"{seed:4d}  {p95:6.0f}  {p95_th:7.2f}  {worst:6.0f}  {time.perf_counter() - t0:6.0f}", flush=True)
         return
     cycles = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     runs = [(measure(False, cycles), measure(True, cycles)) for _ in range(REPEATS)]  # interleaved
@@ -131,7 +141,7 @@ def main() -> None:
     print(f"{cycles} cycles x {REPEATS} runs (best of each), P3-DX (16 sonars), corridor world, 34 map artifacts")
     print(f"client cycle without perception : {base:7.3f} ms")
     print(f"client cycle with perception    : {full:7.3f} ms")
-    print(f"perception tasks per cycle      : {perception:7.3f} ms  (target < 1 ms)")
+    print(f"perception + grid per cycle     : {perception:7.3f} ms  (target < 1 ms)")
     print(f"ratio perception / baseline     : {perception / base:7.2f}")
     print(f"ratio cycle with / without      : {full / base:7.2f}")
     print("per task (us per call):")

@@ -12,6 +12,8 @@ import pytest
 from saphira.behavior.behavior import TurnDir
 from saphira.behavior.library import find_behavior
 from saphira.colbert.evaluator import Evaluator
+from saphira.perception import perception_for
+from saphira.perception.mapfile import load_map_file
 from saphira.perception.occupancy import TASK_NAME, OccupancyGrid, occupancy_grid_for, start_occupancy_grid
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
@@ -106,12 +108,14 @@ def wall_cells(grid: OccupancyGrid, world: World) -> set[tuple[int, int]]:
 def test_ten_minute_wander_in_the_corridor_world_gives_a_grid_that_agrees_with_the_walls() -> None:
     """Done-when of issue 11: >= 90 % of seen wall cells occupied, <= 5 % of driven-through cells.
 
-    Odometry error is off: the grid is built in the robot's *global* frame, which only registration
-    (``test matching``, issue 11's other half) keeps on the world's; without it the pose drifts by
-    metres in ten minutes and no grid could agree with the world.
+    Odometry error is on: the grid is built in the robot's *global* frame, which registration
+    (``test matching``) keeps on the world's with the world's map (maps/corridor.smap) loaded; without
+    it the pose drifts by metres in ten minutes and no grid could agree with the world.
     """
     robot = Robot()
-    sim = attach_simulator(robot, "corridor", "p3dx", seed=0, odometry_error=False)
+    sim = attach_simulator(robot, "corridor", "p3dx", seed=0)
+    load_map_file(robot.reflector.pointlist, "corridor")
+    perception_for(robot.reflector, robot.scheduler).start_registration()
     robot.executive.preferred_turn_dir = TurnDir.LEFT
     robot.start_behavior(find_behavior("avoid_collision"), priority=0)
     robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
@@ -128,7 +132,8 @@ def test_ten_minute_wander_in_the_corridor_world_gives_a_grid_that_agrees_with_t
     through = {c for c in (grid.cell_of(x, y) for x, y in driven) if c is not None}
     wall_ratio = sum(bool(occupied[c]) for c in walls_seen) / len(walls_seen)
     driven_ratio = sum(bool(occupied[c]) for c in through) / len(through)
-    print(f"wall cells seen {len(walls_seen)}: {wall_ratio:.1%} occupied; "
+    error = math.hypot(sim.true_pose.x - robot.state.ax, sim.true_pose.y - robot.state.ay)
+    print(f"wall cells seen {len(walls_seen)}: {wall_ratio:.1%} occupied; final pose error {error:.0f} mm; "
           f"driven-through cells {len(through)}: {driven_ratio:.1%} occupied")  # fmt: skip
     assert len(walls_seen) > 300 and len(through) > 300
     assert wall_ratio >= 0.90

@@ -31,6 +31,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose, norm2_angle, to_global
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
+from saphira.perception.mapfile import load_map_file
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.wldfile import parse_wld
@@ -106,7 +107,9 @@ class Patrol:
         return error
 
 
-def patrol_run(minutes: float, *, matching: bool, seed: int = 0) -> tuple[list[float], list[float], int]:
+def patrol_run(
+    minutes: float, *, matching: bool, seed: int = 0
+) -> tuple[list[float], list[float], int, dict[str, int]]:
     robot = Robot()
     sim = attach_simulator(robot, "corridor", "p3dx", pose=(4000.0, 6000.0, 0.0), seed=seed)
     made = corridor_world_map(robot.reflector.pointlist, sim.simulation.world.segments)
@@ -123,20 +126,26 @@ def patrol_run(minutes: float, *, matching: bool, seed: int = 0) -> tuple[list[f
         e_xy, e_th = patrol.step(sim)
         position.append(e_xy)
         heading.append(e_th)
-    return position, heading, patrol.legs
+    return position, heading, patrol.legs, perception_for(robot.reflector, robot.scheduler).registration.matches
 
 
 def test_registration_keeps_the_pose_on_a_long_patrol_and_suspending_it_drifts() -> None:
-    """5 simulated minutes (about 80 m, 5 legs of 16 m) with and without ``test matching``."""
-    on_xy, on_th, legs = patrol_run(5.0, matching=True)
-    off_xy, off_th, _ = patrol_run(5.0, matching=False)
+    """5 simulated minutes (about 80 m, 5 legs of 16 m) with and without ``test matching``.
+
+    Issue 11 asks for 20 minutes; that takes 35-190 s of wall time per run on the shared 2-core machine,
+    so the test keeps 5. Measured over 20 minutes (19 legs, ``bench/bench_perception.py --accuracy
+    --minutes 20``): registered p95 33 mm / 1.2 deg, max 41 mm / 2.1 deg; suspended 1426 mm / 13.4 deg.
+    The map's corridor walls are also WALLs here, so every door's jamb is a wall end too: one feature.
+    """
+    on_xy, on_th, legs, matches = patrol_run(5.0, matching=True)
+    off_xy, off_th, _, _ = patrol_run(5.0, matching=False)
     p95_xy, p95_th = float(np.percentile(on_xy, 95)), float(np.percentile(on_th, 95))
     print(
         f"registered: p95 {p95_xy:.0f} mm / {p95_th:.2f} deg, max {max(on_xy):.0f} mm, {legs} legs; "
         f"test matching suspended: p95 {np.percentile(off_xy, 95):.0f} mm / {np.percentile(off_th, 95):.1f} deg, "
-        f"max {max(off_xy):.0f} mm"
+        f"max {max(off_xy):.0f} mm; matches {matches}"
     )
-    assert legs >= 4
+    assert legs >= 4 and matches["side"] >= 10 and matches["door"] >= 10
     assert p95_xy <= 150.0 and p95_th <= 3.0
     assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) >= 500.0
 
@@ -340,3 +349,24 @@ def test_a_junction_is_found_and_registers_the_along_track_position() -> None:
     assert per.registration.matches["junction"] == 1 and junction.matched > 0
     along = robot.state.ax - sim.true_pose.x
     assert abs(along) <= 150.0, along
+
+
+def test_a_door_side_registers_the_along_track_position_before_the_door_is_passed() -> None:
+    """The robot believes itself 300 mm ahead of the truth; the north wall ends at the first door's
+    west jamb (x = 3000). Stopped at x = 4600, before the door itself is passed (and matched), only
+    that door side can correct the along-track position."""
+    robot = Robot()
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(2600.0, 6000.0, 0.0), seed=5)
+    load_map_file(robot.reflector.pointlist, "corridor")
+    per = perception_for(robot.reflector, robot.scheduler)
+    per.start_registration()
+    robot.reflector.move_robot(300.0, 0.0, 0.0)
+    robot.motion.set_velocity(300)
+    while sim.true_pose.x < 4600.0:
+        robot.step()
+    matches = per.registration.matches
+    along = robot.state.ax - sim.true_pose.x
+    print(f"door side: along-track error {along:.0f} mm after {matches}")
+    assert matches["side"] >= 1 and matches["door"] == 0 and matches["junction"] == 0
+    assert abs(along) <= 100.0, along
+    assert abs(robot.state.ay - sim.true_pose.y) <= 100.0

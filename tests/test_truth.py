@@ -69,3 +69,21 @@ def test_saphira_run_plot_draws_the_true_path_beside_the_global_one(tmp_path: Pa
     labels = re.findall(r"<!-- (.*?) -->", svg.read_text())
     assert "true path (simulator)" in labels and "global pose (belief)" in labels
     assert "robot path" not in labels
+
+
+def test_saphira_run_with_registration_and_the_map_keeps_the_pose_error_small(tmp_path: Path) -> None:
+    """demo.act in the corridor world with its map loaded and FindAndFollow resumed (the README's run)."""
+    go = tmp_path / "go.act"
+    go.write_text('sfLoadMapFile("corridor");\nresume FindAndFollow;\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "saphira", "run", "colbert/demo.act", str(go), "--world", "corridor",
+         "--duration", "120"],
+        cwd=PROJECT, capture_output=True, text=True, timeout=400, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    m = re.search(r"^    pose error (\d+) mm, ([\d.]+) deg", result.stdout, re.M)
+    travelled = re.search(r"^    travelled ([\d.]+) m", result.stdout, re.M)
+    assert m and travelled, result.stdout
+    print(m[0].strip(), "after", travelled[1], "m")
+    assert float(travelled[1]) >= 15.0
+    assert int(m[1]) <= 150 and float(m[2]) <= 6.0  # measured 21 mm, 4.5 deg: circling at the corridor end

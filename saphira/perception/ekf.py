@@ -34,6 +34,9 @@ Matrix = npt.NDArray[np.float64]
 GATE = 9.21
 """χ² 99 % quantile for 2 degrees of freedom: the largest squared Mahalanobis distance accepted."""
 
+GATE_1D = 6.63
+"""χ² 99 % quantile for 1 degree of freedom (a measurement of the heading alone)."""
+
 REFERENCE_DISTANCE = 1000.0
 """mm: the distance over which the odometry's heading drift is also modelled as noise."""
 
@@ -141,6 +144,22 @@ class PoseFilter:
         hx, hy = c * dx + s * dy, -s * dx + c * dy
         H = np.array([[-c, -s, hy, 0.0], [s, -c, -hx, 0.0]])
         return np.array([hx, hy]), H
+
+    def heading_mahalanobis(self, innovation: float, sigma: float) -> float:
+        """ν² / S for a measurement of the heading alone (``innovation`` and ``sigma`` in radians)."""
+        return innovation * innovation / (float(self.P[2, 2]) + sigma * sigma)
+
+    def update_heading(self, innovation: float, sigma: float) -> Pose:
+        """Apply a measurement of the heading alone (radians): the scalar case of :meth:`update`."""
+        s = float(self.P[2, 2]) + sigma * sigma
+        K = self.P[:, 2] / s
+        self.P = self.P - np.outer(K, self.P[2, :])
+        self.P = 0.5 * (self.P + self.P.T)
+        dx = K * innovation
+        x, y, th = self.pose
+        self.pose = Pose(x + float(dx[0]), y + float(dx[1]), norm2_angle(th + math.degrees(float(dx[2]))))
+        self.drift += float(dx[3])
+        return self.pose
 
     def mahalanobis(self, innovation: Matrix, H: Matrix, R: Matrix) -> float:
         """νᵀ S⁻¹ ν for a two-dimensional measurement."""

@@ -81,6 +81,9 @@ MAX_CORRIDOR_WIDTH = 4000.0
 PARALLEL = 10.0
 """deg: how far from parallel two walls may be and still bound one corridor."""
 
+PAIRED_PARALLEL = 4.0
+"""deg: two walls this parallel count towards :attr:`Interpretation.corridor_paired`."""
+
 SAME_CORRIDOR_ANGLE = 20.0
 SAME_CORRIDOR_OFFSET = 400.0
 """A new corridor reading within these (deg, mm of centre line offset) updates the current hypothesis."""
@@ -150,6 +153,10 @@ class Interpretation:
     new_breaks: list[BreakHypothesis] = field(default_factory=list)
     _unsupported_since: float = 0.0
     _corridor_seen: float = 0.0
+    corridor_paired: float = 0.0
+    """mm travelled in the current corridor hypothesis while both its walls were seen, parallel within
+    :data:`PAIRED_PARALLEL` (what tells a corridor from a room: map building asks for enough of it)."""
+    _paired_at: float = 0.0
     _odo_total: float = 0.0
     _odo_last: tuple[float, float] | None = None
     _history: deque[tuple[float, int, int]] = field(default_factory=lambda: deque(maxlen=HISTORY))
@@ -255,6 +262,7 @@ class Interpretation:
         left, right = self.left.wall, self.right.wall
         odo = self.odometer()
         reading: Reading | None = None  # offset, th, width, lo, hi
+        paired = False
         if left.viewable and right.viewable:
             dl, dr = _offset(left), _offset(right)
             tl, tr = norm2_angle(left.th), norm2_angle(right.th)
@@ -263,6 +271,7 @@ class Interpretation:
                 th = tl + 0.5 * norm2_angle(tr - tl)
                 lo, hi = _extent(th, (left, right))
                 reading = (0.5 * (dl + dr), th, width, lo, hi)
+                paired = abs(norm2_angle(tl - tr)) <= PAIRED_PARALLEL
         corridor = self.corridor
         if corridor is not None and reading is not None:
             reading = _align(corridor, reading)
@@ -284,10 +293,14 @@ class Interpretation:
             corridor = Corridor(cat=Category.PERCEPT)
             self.corridor = corridor
             self._corridor_seen = odo
+            self.corridor_paired = 0.0
             corridor.snew = True
             self.reflector.pointlist.add(corridor)
         else:
             corridor.snew = False
+        if paired:
+            self.corridor_paired += odo - self._paired_at
+        self._paired_at = odo
         self._unsupported_since = odo
         c, s = cos_sin(th)
         mid = 0.5 * (lo + hi)

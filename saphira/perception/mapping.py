@@ -37,10 +37,13 @@ class MapBuilder:
     def add_corridor(self, sensed: Corridor, pose: Pose, snap: bool) -> Corridor | None:
         """A map corridor for the sensed one unless one is already there; returns the new artifact."""
         centre = to_global(pose, sensed.x, sensed.y, sensed.th)
+        th = round(centre.th / 90.0) * 90.0 if snap else centre.th
         for c in self.pointlist:
             if not (isinstance(c, Corridor) and c.cat == Category.ARTIFACT):
                 continue
-            diff = abs(norm2_angle(c.ath - centre.th))
+            # against the direction it would be given: a corridor sensed 50 degrees off the grid snaps
+            # onto one already built, which must not be built again
+            diff = abs(norm2_angle(c.ath - th))
             if min(diff, 180.0 - diff) > CORRIDOR_CLEARANCE:
                 continue
             cc, cs = cos_sin(c.ath)
@@ -48,7 +51,6 @@ class MapBuilder:
             lateral, along = abs(-cs * dx + cc * dy), abs(cc * dx + cs * dy)
             if lateral <= max(c.width, sensed.width) and along <= 0.5 * (c.length + sensed.length) + 1000.0:
                 return None
-        th = round(centre.th / 90.0) * 90.0 if snap else centre.th
         corridor = create_corridor(
             pose, centre.x, centre.y, th, sensed.width, sensed.length, global_coords=True, id=self._next_id()
         )

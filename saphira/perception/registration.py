@@ -8,7 +8,14 @@ sensed features are matched to nearby map artifacts
 1. the sensed corridor hypothesis against map corridors (its centre line: heading and lateral offset);
 2. otherwise each wall hypothesis against map walls and the sides of map corridors (the same);
 3. door and junction hypotheses, once confirmed and passed, against map doors and junctions of their
-   type (their position: mainly the along-track offset, which lines cannot give).
+   type (their position: mainly the along-track offset, which lines cannot give);
+4. a sensed wall that matches no map line still gives the heading, where the map's walls run in a
+   few dominant directions (an office: multiples of 90°) — the nearest of them, if it lies in the gate
+   (:meth:`Registration._match_direction`); this keeps the heading, and so the line matches, from
+   drifting away in rooms whose walls are not on the map line for line;
+5. door sides: a sensed wall that ended (:mod:`.ends`) against the jambs of map doors and junctions
+   and the ends of map walls that open the same way (along-track again, as soon as the robot has
+   passed the jamb rather than the whole door, and also where the map has walls but no doors).
 
 A match must lie in the filter's χ² gate and be unambiguous: if a second, different map line or point
 also fits nearly as well (:data:`AMBIGUITY`), nothing is corrected. Line measurements are used once
@@ -32,7 +39,8 @@ import numpy as np
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.geometry import Pose, cos_sin, move_pose, norm2_angle
-from saphira.perception.ekf import GATE, MotionNoise, PoseFilter, line_noise, point_noise
+from saphira.perception.ekf import GATE, GATE_1D, MotionNoise, PoseFilter, line_noise, point_noise
+from saphira.perception.ends import MapEnd, SensedEnd, WallEnds, map_ends
 from saphira.perception.interpretation import BreakHypothesis, Interpretation
 from saphira.perception.mapping import MapBuilder
 from saphira.reflector import Reflector
@@ -60,6 +68,10 @@ ANGLE_WINDOW = 20.0
 OVERLAP_SLACK = 500.0
 """mm a sensed segment may extend beyond a map segment's ends and still match it."""
 
+MIN_MAP_LINE = 1000.0
+"""mm: a map line shorter than half the sensed wall (up to this) cannot explain it (furniture, a pillar
+face, an oblique scrap of a scanned map would otherwise pull the heading towards their direction)."""
+
 AMBIGUITY = 4.0
 """A second candidate within this much squared Mahalanobis distance of the best makes a match ambiguous."""
 
@@ -68,6 +80,15 @@ MIN_CORRIDOR_SUPPORT = 500.0
 
 BUILD_SUPPORT = 1500.0
 """mm of travel a sensed corridor must have been seen over before map building adds it."""
+
+BUILD_PAIRED = 2500.0
+"""mm of travel with both walls seen parallel before map building adds a sensed corridor."""
+
+BUILD_LENGTH = 2000.0
+"""mm: the shortest sensed corridor (its walls' extent) map building adds."""
+
+BUILD_MAX_WIDTH = 3000.0
+"""mm: a wider sensed corridor is more likely a room; map building does not add it."""
 
 DOOR_CONFIRM = 4
 """Detections before a door or junction hypothesis is matched."""
@@ -78,7 +99,29 @@ DOOR_PASSED = 1500.0
 CORRIDOR_SIGMA = (40.0, 1.0)
 WALL_SIGMA = (50.0, 1.5)
 DOOR_SIGMA = (150.0, 100.0)
-"""Measurement standard deviations: lines (lateral mm, direction deg), doors (along mm, across mm)."""
+END_SIGMA = (120.0, 100.0)
+"""Measurement standard deviations: lines (lateral mm, direction deg), doors and wall ends (along mm,
+across mm)."""
+
+DIRECTION_SHARE = 0.15
+"""A direction (mod 180°) is one of the map's dominant ones if its walls hold this share of the length."""
+
+STEADY_RVEL = 5.0
+"""deg/s: a wall's direction alone is only taken while the robot turns no faster than this."""
+
+DIRECTION_WINDOW = 12.0
+"""deg: a steady wall this close to a dominant direction corrects the heading even outside the χ²
+gate (with directions 90° apart nothing else can explain it; drift soon takes odometry beyond a gate
+the filter, trusting its drift estimate, keeps too narrow)."""
+
+DIRECTION_SIGMA = 2.0
+"""deg: standard deviation of a sensed wall's direction taken against a dominant map direction."""
+
+SAME_END_POINT = 150.0
+"""mm: map ends this close together (a wall's end that is also a door's jamb) are one feature."""
+
+END_WINDOW = 1500.0
+"""mm: map ends further than this from a sensed wall end (at the current pose) are not candidates."""
 
 
 @dataclass(frozen=True)
@@ -114,16 +157,21 @@ class Registration:
     add_new_features: bool = True
     snap_to_right_angle_grid: bool = True
     filter: PoseFilter | None = None
-    matches: dict[str, int] = field(default_factory=lambda: {"corridor": 0, "wall": 0, "door": 0, "junction": 0})
+    matches: dict[str, int] = field(
+        default_factory=lambda: {"corridor": 0, "wall": 0, "door": 0, "junction": 0, "side": 0, "direction": 0}
+    )
     rejected: int = 0
     builder: MapBuilder = field(init=False)
+    ends: WallEnds = field(init=False)
     _last_line: float | None = None
     _last_odo: Pose | None = None
     _last_wall: float | None = None
     _unpushed: float = 0.0
+    _directions: tuple[tuple[int, float], list[float]] | None = None
 
     def __post_init__(self) -> None:
         self.builder = MapBuilder(self.reflector.pointlist)
+        self.ends = WallEnds(self.interpretation)
 
     # ------------------------------------------------------------------ filter
     def reset(self, sigma_xy: float = PRIOR_XY, sigma_th: float = PRIOR_TH) -> None:
@@ -207,6 +255,8 @@ class Registration:
                     self._apply(f, best)
                     self.matches["wall"] += 1
                     self._last_line = self._last_wall = odo
+                elif self._match_direction(f, side.wall, lines):
+                    self._last_line = odo
         for hyp in interp.breaks:
             if (
                 not hyp.used
@@ -215,12 +265,26 @@ class Registration:
             ):
                 hyp.used = True
                 self._match_break(f, hyp)
+        sensed_ends = self.ends.update()
+        if sensed_ends:
+            candidates = map_ends([a for a in self.reflector.pointlist if a.cat == Category.ARTIFACT])
+            for end in sensed_ends:
+                self._match_end(f, end, candidates)
 
     def _unexplained(self, interp: Interpretation, odo: float) -> bool:
         """A sensed corridor is new to the map once seen over :data:`BUILD_SUPPORT` mm while no map
-        wall matched its walls for as long (walls that match explain it already)."""
+        wall matched its walls for as long (walls that match explain it already), and only if it looks
+        like a corridor rather than an office: both walls seen parallel over :data:`BUILD_PAIRED` mm, at
+        least :data:`BUILD_LENGTH` long and no wider than :data:`BUILD_MAX_WIDTH`."""
         walls_quiet = self._last_wall is None or odo - self._last_wall >= BUILD_SUPPORT
-        return interp.corridor_support >= BUILD_SUPPORT and walls_quiet
+        corridor = interp.corridor
+        shaped = (
+            corridor is not None
+            and corridor.width <= BUILD_MAX_WIDTH
+            and corridor.length >= BUILD_LENGTH
+            and interp.corridor_paired >= BUILD_PAIRED
+        )
+        return interp.corridor_support >= BUILD_SUPPORT and walls_quiet and shaped
 
     # ------------------------------------------------------------------ lines
     def _map(self, kind: type[A]) -> list[A]:
@@ -259,6 +323,8 @@ class Registration:
             direction = sensed.th if abs(norm2_angle(sensed.th - rel)) <= 90.0 else sensed.th + 180.0
             if abs(norm2_angle(direction - rel)) > ANGLE_WINDOW:
                 continue
+            if 2.0 * line.half < min(0.5 * length, MIN_MAP_LINE):
+                continue
             lc, ls = cos_sin(line.th)
             along = lc * (gx - line.x) + ls * (gy - line.y)
             if abs(along) > line.half + 0.5 * length + OVERLAP_SLACK:
@@ -269,6 +335,36 @@ class Registration:
             d2 = f.mahalanobis(innovation, H, R)
             found.append(Candidate(d2, innovation, H, R, line.source, (float(predicted[0]), rel)))
         return self._choose(found, 200.0)
+
+    def _match_direction(self, f: PoseFilter, sensed: Wall, lines: list[MapLine]) -> bool:
+        """Correct the heading alone from a sensed wall: the nearest dominant map direction, if gated."""
+        directions = self._dominant_directions(lines)
+        steady = abs(self.reflector.state.rvel) <= STEADY_RVEL
+        if not directions or not steady or sensed.length < MIN_MAP_LINE:
+            return False
+        sensed_th = f.pose.th + sensed.th
+        best = min(directions, key=lambda d: abs(norm2_angle(2.0 * (d - sensed_th))))
+        innovation = math.radians(norm2_angle(2.0 * (best - sensed_th)) / 2.0)  # axial: mod 180
+        sigma = math.radians(DIRECTION_SIGMA)
+        if abs(innovation) > math.radians(DIRECTION_WINDOW) and f.heading_mahalanobis(innovation, sigma) > GATE_1D:
+            return False
+        self._set_pose(f.update_heading(innovation, sigma))
+        self.matches["direction"] += 1
+        return True
+
+    def _dominant_directions(self, lines: list[MapLine]) -> list[float]:
+        """Directions (deg mod 180) holding :data:`DIRECTION_SHARE` of the map's line length (cached)."""
+        key = (len(lines), sum(line.half for line in lines if line.half < 1e8))
+        if self._directions is not None and self._directions[0] == key:
+            return self._directions[1]
+        length: dict[int, float] = {}
+        for line in lines:
+            bin_ = round((line.th % 180.0) / 2.0) % 90  # 2-degree bins over 180
+            length[bin_] = length.get(bin_, 0.0) + min(line.half, 50000.0)
+        total = sum(length.values())
+        found = [2.0 * b for b, v in length.items() if total > 0.0 and v >= DIRECTION_SHARE * total]
+        self._directions = (key, found)
+        return found
 
     def _choose(self, found: list[Candidate], same: float) -> Candidate | None:
         """The gated candidate with the least distance, unless another, different one is almost as good."""
@@ -307,11 +403,37 @@ class Registration:
         elif kind is Door and self.add_new_features and not any(c.distance2 <= GATE for c in found):
             self.builder.add_door(sensed, f.pose)
 
-    def _choose_point(self, found: list[Candidate]) -> Candidate | None:
+    def _match_end(self, f: PoseFilter, end: SensedEnd, candidates: list[MapEnd]) -> None:
+        """A door side: the sensed wall end against map jambs and wall ends opening the same way."""
+        x, y, th = f.pose
+        c, s = cos_sin(th)
+        gx, gy = x + c * end.x - s * end.y, y + s * end.x + c * end.y
+        opening = th + end.th
+        R = point_noise(END_SIGMA[0], END_SIGMA[1], end.th)
+        found: list[Candidate] = []
+        for m in candidates:
+            if abs(norm2_angle(m.th - opening)) > 45.0 or math.hypot(m.x - gx, m.y - gy) > END_WINDOW:
+                continue
+            predicted, H = f.point_model(m.x, m.y)
+            innovation = np.array([end.x - predicted[0], end.y - predicted[1]])
+            d2 = f.mahalanobis(innovation, H, R)
+            found.append(Candidate(d2, innovation, H, R, m.source, (float(predicted[0]), float(predicted[1]))))
+        best = self._choose_point(found, SAME_END_POINT)
+        if best is not None:
+            self._apply(f, best)
+            self.matches["side"] += 1
+
+    def _choose_point(self, found: list[Candidate], same: float = 0.0) -> Candidate | None:
+        """The gated point with the least distance, unless another one more than ``same`` mm from it
+        (a different map feature, not a wall end that is also a jamb) is almost as good."""
         gated = sorted((c for c in found if c.distance2 <= GATE), key=lambda c: c.distance2)
         if not gated:
             return None
-        if len(gated) > 1 and gated[1].distance2 <= gated[0].distance2 + AMBIGUITY:
-            self.rejected += 1
-            return None
-        return gated[0]
+        best = gated[0]
+        for other in gated[1:]:
+            if other.distance2 > best.distance2 + AMBIGUITY:
+                break
+            if math.hypot(other.key[0] - best.key[0], other.key[1] - best.key[1]) > same:
+                self.rejected += 1
+                return None
+        return best
