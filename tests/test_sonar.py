@@ -96,3 +96,32 @@ def test_buffer_resize_and_clear() -> None:
     assert s.buffers[Region.FRONT].limit == 30
     with pytest.raises(ValueError):
         s.set_side_buffer(500)
+
+
+def test_pooled_points_follow_every_change_to_the_buffers_and_the_laser() -> None:
+    """Points are cached per state of the readings: a new reading, a move, a resize or a new laser scan
+    must show in the very next query, and the shared arrays cannot be changed by a caller."""
+    import numpy as np
+
+    from saphira.laser import LaserRing
+
+    s = Sonar(P1_POSES, front_buffer=4)
+    s.add_reading(3, 800, ORIGIN)
+    xs, _ = s.points()
+    assert list(xs) == [930.0]
+    with pytest.raises(ValueError):
+        xs[0] = 1.0
+    s.add_reading(3, 600, ORIGIN)
+    assert sorted(s.points()[0]) == [730.0, 930.0]
+    s.move(100.0, 0.0, 0.0)
+    assert sorted(s.points()[0]) == [630.0, 830.0]
+    s.laser = LaserRing()
+    s.laser.replace(np.array([400.0]), np.array([0.0]))
+    assert sorted(s.points(Region.FRONT)[0]) == [400.0, 630.0, 830.0]
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 400
+    s.move(50.0, 0.0, 0.0)
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 350
+    s.laser.clear()
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 580
+    s.set_front_buffer(4)
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == NO_ECHO
