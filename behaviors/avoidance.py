@@ -108,11 +108,16 @@ def path_clearance(ctx: BehaviorContext[Any, Any]) -> float:
 
 
 def _path_clearance(sonar: Sonar, radius: float) -> float:
+    """Each band's nearest reading is ``occ_plane(FRONT, ALL, 0, half, half)``, from one pass over the points."""
+    xs, ys = sonar.points(Region.ALL)
+    ahead = xs > 0.0
+    along, across = xs[ahead], np.abs(ys[ahead])
     best = float(NO_ECHO)
     inner = 0.0
     for edge in BANDS:
         half = edge * radius
-        nearest = sonar.occ_plane(Region.FRONT, Region.ALL, 0.0, half, half)
+        in_band = across <= half
+        nearest = round(float(along[in_band].min())) if in_band.any() else NO_ECHO
         if nearest < NO_ECHO:
             best = min(best, nearest - math.sqrt(radius * radius - inner * inner))
         inner = half
