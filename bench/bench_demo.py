@@ -6,7 +6,9 @@ the load of other processes on the machine matters less than with wall time). Th
 in the same run, is the same demo with :meth:`saphira.sonar.Sonar.cached` disabled (every occupancy
 query pools the points afresh and every obstacle behavior computes its own clearances), which is how
 the stack ran before the per-state caches. Both runs must give the same trajectory (a hash of every
-cycle's odometric and true pose): the caches change the cost, never a result.
+cycle's odometric and true pose): the caches change the cost, never a result. For scale it also times
+the robot and the simulator alone (no activity file: link, reflector, sonar, simulated physics and
+sensors), the floor under any demo.
 
 Run: ``python bench/bench_demo.py [seconds] [repeats]`` (default 60 simulated seconds, best of 3).
 Target (issue 16): at least 300x real time.
@@ -57,6 +59,22 @@ def run_demo(seconds: float, world: str = WORLD, seed: int = 0) -> tuple[float, 
     return time.process_time() - start, poses.hexdigest()
 
 
+def run_robot_and_sim(seconds: float, world: str = WORLD, seed: int = 0) -> float:
+    """CPU seconds of ``seconds`` of the robot and the embedded simulator with nothing loaded."""
+    args = argparse.Namespace(
+        robot=None, world=world, params=None, seed=seed, pose=None, files=[], duration=seconds,
+        record=None, quiet=True, realtime=False, plot=None,
+    )  # fmt: skip
+    session = Session(args, Console(quiet=True))
+    session.connect()
+    robot = session.robot
+    end = robot.clock.cycles_for(seconds)
+    start = time.process_time()
+    while robot.scheduler.cycle < end:
+        robot.step()
+    return time.process_time() - start
+
+
 @contextmanager
 def caches_disabled() -> Iterator[None]:
     """Every :meth:`Sonar.cached` call computes afresh: the stack as it ran before the caches."""
@@ -75,10 +93,13 @@ def caches_disabled() -> Iterator[None]:
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    best: dict[str, float] = {"cached": float("inf"), "uncached": float("inf")}
+    best: dict[str, float] = {"cached": float("inf"), "uncached": float("inf"), "sim": float("inf")}
     hashes: dict[str, str] = {}
-    for _ in range(repeats):  # interleaved, so a burst of load hits both alike
+    for _ in range(repeats):  # interleaved, so a burst of load hits all alike
         for name in best:
+            if name == "sim":
+                best[name] = min(best[name], run_robot_and_sim(seconds))
+                continue
             if name == "uncached":
                 with caches_disabled():
                     cpu, digest = run_demo(seconds)
@@ -90,6 +111,7 @@ def main() -> None:
     print(f"demo.act in {WORLD}, {seconds:g} simulated s, lock-step, best of {repeats} (CPU time)")
     print(f"  with the caches:    {best['cached']:.3f} s CPU = {rtf['cached']:.0f}x real time")
     print(f"  caches disabled:    {best['uncached']:.3f} s CPU = {rtf['uncached']:.0f}x real time (baseline)")
+    print(f"  robot + sim alone:  {best['sim']:.3f} s CPU = {rtf['sim']:.0f}x real time (no activity file)")
     print(f"  speed-up: {rtf['cached'] / rtf['uncached']:.2f}x; target {TARGET:.0f}x real time: "
           f"{'met' if rtf['cached'] >= TARGET else 'NOT met'}")
     same = hashes["cached"] == hashes["uncached"]
