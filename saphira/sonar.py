@@ -95,10 +95,16 @@ class SonarBucket:
 class RingBuffer:
     """A fixed-capacity ring of LPS points with validity flags (the manual's ``cbuf``)."""
 
-    def __init__(self, limit: int) -> None:
-        self.xs = np.zeros(CBUF_LEN)
-        self.ys = np.zeros(CBUF_LEN)
-        self.valid = np.zeros(CBUF_LEN, dtype=bool)
+    def __init__(
+        self,
+        limit: int,
+        storage: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None = None,
+    ) -> None:
+        """``storage``: the (xs, ys, valid) arrays of :data:`CBUF_LEN` entries to use, when the owner
+        keeps several buffers in one array to move them together (:meth:`Sonar.move`)."""
+        if storage is None:
+            storage = np.zeros(CBUF_LEN), np.zeros(CBUF_LEN), np.zeros(CBUF_LEN, dtype=bool)
+        self.xs, self.ys, self.valid = storage
         self.limit = 0
         self._head = 0
         self.added = 0
@@ -195,12 +201,17 @@ class Sonar:
         self.buckets = [SonarBucket(i, pose) for i, pose in enumerate(poses)]
         self.regions = [_region_of(pose.th) for pose in poses]
         self.front_max_range = front_max_range
+        # The four buffers' entries are rows of one array, so a move is one set of array operations.
+        self._xs = np.zeros((4, CBUF_LEN))
+        self._ys = np.zeros((4, CBUF_LEN))
+        self._valid = np.zeros((4, CBUF_LEN), dtype=bool)
         self.buffers: dict[Region, RingBuffer] = {
-            Region.FRONT: RingBuffer(front_buffer),
-            Region.BACK: RingBuffer(front_buffer),
-            Region.LEFT: RingBuffer(side_buffer),
-            Region.RIGHT: RingBuffer(side_buffer),
-        }
+            region: RingBuffer(limit, (self._xs[row], self._ys[row], self._valid[row]))
+            for row, (region, limit) in enumerate(
+                ((Region.FRONT, front_buffer), (Region.BACK, front_buffer),
+                 (Region.LEFT, side_buffer), (Region.RIGHT, side_buffer))
+            )
+        }  # fmt: skip
         self.laser: LaserRing | None = None
         """The laser's points in the LPS (:mod:`saphira.laser`): every occupancy query pools them with
         the sonar's, and :meth:`move` keeps them registered."""
@@ -246,8 +257,14 @@ class Sonar:
             return
         rad = math.radians(dth)
         c, s = math.cos(rad), math.sin(rad)
-        for buffer in self.buffers.values():
-            buffer.move(c, s, dx, dy)
+        # RingBuffer.move's arithmetic on all four rows at once (entries past a buffer's limit are
+        # never read: resizing clears).
+        px = self._xs - dx
+        py = self._ys - dy
+        self._xs[:] = c * px + s * py
+        self._ys[:] = -s * px + c * py
+        for buffer in self._buffer_list:
+            buffer.version += 1
         if self.laser is not None:
             self.laser.move(c, s, dx, dy)
 
@@ -304,7 +321,10 @@ class Sonar:
         return self.cached(("points", source), lambda: self._pool(source))
 
     def _pool(self, source: Region) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        parts = [self.buffers[r].points() for r in _SOURCES[source]]
+        if source == Region.ALL:  # no entry past a buffer's limit is valid (resizing clears them all)
+            parts = [(self._xs[self._valid], self._ys[self._valid])]
+        else:
+            parts = [self.buffers[r].points() for r in _SOURCES[source]]
         if self.laser is not None and self.laser.xs.size:
             parts.append(self.laser.points(source))
         if len(parts) == 1:
