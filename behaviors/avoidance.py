@@ -67,7 +67,7 @@ from saphira.behavior.behavior import (
     turn_right,
 )
 from saphira.geometry import norm2_angle
-from saphira.sonar import NO_ECHO, Region
+from saphira.sonar import NO_ECHO, Region, Sonar
 
 SENSING_LATENCY = 0.4
 """Seconds between an obstacle coming into view and the robot responding (sonar cycle + command)."""
@@ -100,14 +100,24 @@ def _truth(sensitivity: float, clearance: float, reach: float) -> float:
 
 
 def path_clearance(ctx: BehaviorContext[Any, Any]) -> float:
-    """How far (mm) the robot can drive straight ahead before its body meets a sonar reading."""
+    """How far (mm) the robot can drive straight ahead before its body meets a sonar reading.
+
+    Computed once per state of the readings (:meth:`Sonar.cached`): every obstacle behavior asks."""
     radius = ctx.robot_radius + BODY_MARGIN
-    sonar = ctx.sonar
+    return ctx.sonar.cached(("path_clearance", radius), lambda: _path_clearance(ctx.sonar, radius))
+
+
+def _path_clearance(sonar: Sonar, radius: float) -> float:
+    """Each band's nearest reading is ``occ_plane(FRONT, ALL, 0, half, half)``, from one pass over the points."""
+    xs, ys = sonar.points(Region.ALL)
+    ahead = xs > 0.0
+    along, across = xs[ahead], np.abs(ys[ahead])
     best = float(NO_ECHO)
     inner = 0.0
     for edge in BANDS:
         half = edge * radius
-        nearest = sonar.occ_plane(Region.FRONT, Region.ALL, 0.0, half, half)
+        in_band = across <= half
+        nearest = round(float(along[in_band].min())) if in_band.any() else NO_ECHO
         if nearest < NO_ECHO:
             best = min(best, nearest - math.sqrt(radius * radius - inner * inner))
         inner = half
@@ -149,16 +159,21 @@ class PathMemory:
 def side_clearances(ctx: BehaviorContext[Any, Any], reach: float) -> tuple[float, float]:
     """(left, right): distance from the body to the nearest reading on each side within ``reach``."""
     r = ctx.robot_radius
-    xs, ys = ctx.sonar.points(Region.ALL)
+    left, right = ctx.sonar.cached(("side_clearances", r), lambda: _nearest_sides(ctx.sonar, r))
+    return (left if left < reach else float(NO_ECHO), right if right < reach else float(NO_ECHO))
+
+
+def _nearest_sides(sonar: Sonar, r: float) -> tuple[float, float]:
+    """(left, right): distance from the body to the nearest reading on each side, at any range."""
+    xs, ys = sonar.points(Region.ALL)
     keep = xs > -0.5 * r
     xs, ys = xs[keep], ys[keep]
     dist = np.hypot(xs, ys) - r
-    near = dist < reach
-    left = dist[near & (ys >= 0.0)]
-    right = dist[near & (ys < 0.0)]
+    left = dist[ys >= 0.0]
+    right = dist[ys < 0.0]
     return (
-        float(left.min()) if left.size else float(NO_ECHO),
-        float(right.min()) if right.size else float(NO_ECHO),
+        float(left.min()) if left.size else math.inf,
+        float(right.min()) if right.size else math.inf,
     )
 
 
@@ -170,7 +185,11 @@ def free_path(ctx: BehaviorContext[Any, Any], bearing: float) -> float:
     """How far (mm) the robot could drive towards ``bearing`` (degrees, left positive) before its
     body met a sonar reading, were it turned that way on the spot."""
     radius = ctx.robot_radius + BODY_MARGIN
-    xs, ys = ctx.sonar.points(Region.ALL)
+    return ctx.sonar.cached(("free_path", radius, bearing), lambda: _free_path(ctx.sonar, radius, bearing))
+
+
+def _free_path(sonar: Sonar, radius: float, bearing: float) -> float:
+    xs, ys = sonar.points(Region.ALL)
     c, s = math.cos(math.radians(bearing)), math.sin(math.radians(bearing))
     along = c * xs + s * ys
     across = -s * xs + c * ys

@@ -87,9 +87,12 @@ class LaserRing:
     def __init__(self) -> None:
         self.xs: FloatArray = np.zeros(0)
         self.ys: FloatArray = np.zeros(0)
+        self.version = 0
+        """Bumped by every change to the points, so :meth:`Sonar.points` can cache what it pools."""
 
     def replace(self, xs: FloatArray, ys: FloatArray) -> None:
         self.xs, self.ys = np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+        self.version += 1
 
     def clear(self) -> None:
         self.replace(np.zeros(0), np.zeros(0))
@@ -100,6 +103,7 @@ class LaserRing:
         py = self.ys - dy
         self.xs = cos_t * px + sin_t * py
         self.ys = -sin_t * px + cos_t * py
+        self.version += 1
 
     def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:
         """The points within :data:`NO_ECHO` of the robot in the region ``source`` selects."""

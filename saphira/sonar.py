@@ -17,10 +17,10 @@ semantics and size, so rear obstacles do not crowd front ones out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,8 @@ CBUF_LEN = 200
 
 DEFAULT_FRONT_MAX_RANGE = 2500.0
 
+T = TypeVar("T")
+
 
 class Region(IntEnum):
     """Directions and buffer selections for occupancy queries (the manual's sfFRONT, sfSIDES, …)."""
@@ -46,6 +48,17 @@ class Region(IntEnum):
     BACK = 4
     LEFT = 5
     RIGHT = 6
+
+
+_SOURCES = {
+    Region.FRONT: (Region.FRONT,),
+    Region.BACK: (Region.BACK,),
+    Region.LEFT: (Region.LEFT,),
+    Region.RIGHT: (Region.RIGHT,),
+    Region.SIDES: (Region.LEFT, Region.RIGHT),
+    Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
+}
+"""The ring buffers each occupancy-query source pools."""
 
 
 @dataclass(frozen=True)
@@ -82,14 +95,22 @@ class SonarBucket:
 class RingBuffer:
     """A fixed-capacity ring of LPS points with validity flags (the manual's ``cbuf``)."""
 
-    def __init__(self, limit: int) -> None:
-        self.xs = np.zeros(CBUF_LEN)
-        self.ys = np.zeros(CBUF_LEN)
-        self.valid = np.zeros(CBUF_LEN, dtype=bool)
+    def __init__(
+        self,
+        limit: int,
+        storage: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None = None,
+    ) -> None:
+        """``storage``: the (xs, ys, valid) arrays of :data:`CBUF_LEN` entries to use, when the owner
+        keeps several buffers in one array to move them together (:meth:`Sonar.move`)."""
+        if storage is None:
+            storage = np.zeros(CBUF_LEN), np.zeros(CBUF_LEN), np.zeros(CBUF_LEN, dtype=bool)
+        self.xs, self.ys, self.valid = storage
         self.limit = 0
         self._head = 0
         self.added = 0
         """Entries added since the last clear (interpretation uses it to tell new entries from old)."""
+        self.version = 0
+        """Bumped by every change to the entries, so :meth:`Sonar.points` can cache what it pools."""
         self.set_limit(limit)
 
     def set_limit(self, limit: int) -> None:
@@ -104,6 +125,7 @@ class RingBuffer:
         self.valid[:] = False
         self._head = 0
         self.added = 0
+        self.version += 1
 
     def add(self, x: float, y: float, valid: bool) -> None:
         if self.limit == 0:
@@ -114,6 +136,7 @@ class RingBuffer:
         self.valid[i] = valid
         self._head = (i + 1) % self.limit
         self.added += 1
+        self.version += 1
 
     def recent(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The valid entries among the newest ``n``, oldest first."""
@@ -134,6 +157,7 @@ class RingBuffer:
         py = self.ys[:n] - dy
         self.xs[:n] = cos_t * px + sin_t * py
         self.ys[:n] = -sin_t * px + cos_t * py
+        self.version += 1
 
 
 def _region_of(bearing: float) -> Region:
@@ -177,15 +201,23 @@ class Sonar:
         self.buckets = [SonarBucket(i, pose) for i, pose in enumerate(poses)]
         self.regions = [_region_of(pose.th) for pose in poses]
         self.front_max_range = front_max_range
+        # The four buffers' entries are rows of one array, so a move is one set of array operations.
+        self._xs = np.zeros((4, CBUF_LEN))
+        self._ys = np.zeros((4, CBUF_LEN))
+        self._valid = np.zeros((4, CBUF_LEN), dtype=bool)
         self.buffers: dict[Region, RingBuffer] = {
-            Region.FRONT: RingBuffer(front_buffer),
-            Region.BACK: RingBuffer(front_buffer),
-            Region.LEFT: RingBuffer(side_buffer),
-            Region.RIGHT: RingBuffer(side_buffer),
-        }
+            region: RingBuffer(limit, (self._xs[row], self._ys[row], self._valid[row]))
+            for row, (region, limit) in enumerate(
+                ((Region.FRONT, front_buffer), (Region.BACK, front_buffer),
+                 (Region.LEFT, side_buffer), (Region.RIGHT, side_buffer))
+            )
+        }  # fmt: skip
         self.laser: LaserRing | None = None
         """The laser's points in the LPS (:mod:`saphira.laser`): every occupancy query pools them with
         the sonar's, and :meth:`move` keeps them registered."""
+        self._buffer_list = list(self.buffers.values())
+        self._cache: dict[Hashable, object] = {}
+        self._cache_state: tuple[object, ...] = ()
 
     # -------------------------------------------------------------- readings
     def add_reading(
@@ -225,8 +257,14 @@ class Sonar:
             return
         rad = math.radians(dth)
         c, s = math.cos(rad), math.sin(rad)
-        for buffer in self.buffers.values():
-            buffer.move(c, s, dx, dy)
+        # RingBuffer.move's arithmetic on all four rows at once (entries past a buffer's limit are
+        # never read: resizing clears).
+        px = self._xs - dx
+        py = self._ys - dy
+        self._xs[:] = c * px + s * py
+        self._ys[:] = -s * px + c * py
+        for buffer in self._buffer_list:
+            buffer.version += 1
         if self.laser is not None:
             self.laser.move(c, s, dx, dy)
 
@@ -254,23 +292,48 @@ class Sonar:
         for buffer in self.buffers.values():
             buffer.clear()
 
+    def _state(self) -> tuple[object, ...]:
+        """Changes whenever a buffer's entries or the laser's points do: the key of :meth:`cached`."""
+        laser = self.laser
+        return (*[b.version for b in self._buffer_list], laser, 0 if laser is None else laser.version)
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per state of the buffers and the laser's points.
+
+        Behaviors share what they derive from the same readings this way (avoid_collision and keep_off
+        both need the path clearance), and repeated occupancy queries in a cycle pool the points once.
+        ``key`` must name everything besides the readings that the result depends on.
+        """
+        state = self._state()
+        if state != self._cache_state:
+            self._cache.clear()
+            self._cache_state = state
+        try:
+            return cast(T, self._cache[key])
+        except KeyError:
+            value = self._cache[key] = compute()
+            return value
+
     def points(self, source: Region = Region.ALL) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL),
-        and the laser's points in that region when there are any."""
-        chosen = {
-            Region.FRONT: (Region.FRONT,),
-            Region.BACK: (Region.BACK,),
-            Region.LEFT: (Region.LEFT,),
-            Region.RIGHT: (Region.RIGHT,),
-            Region.SIDES: (Region.LEFT, Region.RIGHT),
-            Region.ALL: (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT),
-        }[source]
-        parts = [self.buffers[r].points() for r in chosen]
+        and the laser's points in that region when there are any. The arrays are read-only: they are
+        shared until the readings change."""
+        return self.cached(("points", source), lambda: self._pool(source))
+
+    def _pool(self, source: Region) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        if source == Region.ALL:  # no entry past a buffer's limit is valid (resizing clears them all)
+            parts = [(self._xs[self._valid], self._ys[self._valid])]
+        else:
+            parts = [self.buffers[r].points() for r in _SOURCES[source]]
         if self.laser is not None and self.laser.xs.size:
             parts.append(self.laser.points(source))
         if len(parts) == 1:
-            return parts[0]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            xs, ys = parts[0]
+        else:
+            xs, ys = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        xs.flags.writeable = False
+        ys.flags.writeable = False
+        return xs, ys
 
     # -------------------------------------------------------------- occupancy (docs/colbert.md §7)
     def occ_box_ret(

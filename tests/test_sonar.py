@@ -96,3 +96,57 @@ def test_buffer_resize_and_clear() -> None:
     assert s.buffers[Region.FRONT].limit == 30
     with pytest.raises(ValueError):
         s.set_side_buffer(500)
+
+
+def test_pooled_points_follow_every_change_to_the_buffers_and_the_laser() -> None:
+    """Points are cached per state of the readings: a new reading, a move, a resize or a new laser scan
+    must show in the very next query, and the shared arrays cannot be changed by a caller."""
+    import numpy as np
+
+    from saphira.laser import LaserRing
+
+    s = Sonar(P1_POSES, front_buffer=4)
+    s.add_reading(3, 800, ORIGIN)
+    xs, _ = s.points()
+    assert list(xs) == [930.0]
+    with pytest.raises(ValueError):
+        xs[0] = 1.0
+    s.add_reading(3, 600, ORIGIN)
+    assert sorted(s.points()[0]) == [730.0, 930.0]
+    s.move(100.0, 0.0, 0.0)
+    assert sorted(s.points()[0]) == [630.0, 830.0]
+    s.laser = LaserRing()
+    s.laser.replace(np.array([400.0]), np.array([0.0]))
+    assert sorted(s.points(Region.FRONT)[0]) == [400.0, 630.0, 830.0]
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 400
+    s.move(50.0, 0.0, 0.0)
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 350
+    s.laser.clear()
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 580
+    s.set_front_buffer(4)
+    assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == NO_ECHO
+
+
+def test_pooled_points_are_the_buffers_points_after_a_resize_and_a_move() -> None:
+    """Every source pools exactly its buffers' valid entries within their limits, in buffer order."""
+    import numpy as np
+
+    s = Sonar(P1_POSES, front_buffer=4, side_buffer=10)
+    for r in range(10):
+        s.add_reading(0, 500 + 10 * r, ORIGIN)  # left
+        s.add_reading(6, 700 + 10 * r, ORIGIN)  # right
+        s.add_reading(3, 900 + 10 * r, ORIGIN)  # front
+    s.set_side_buffer(3)  # shrink: the ten side entries are gone
+    s.add_reading(0, 400, ORIGIN)
+    s.move(10.0, -5.0, 3.0)
+    for source in Region:
+        parts = [s.buffers[r].points() for r in (Region.FRONT, Region.BACK, Region.LEFT, Region.RIGHT)]
+        chosen = {
+            Region.FRONT: [0], Region.BACK: [1], Region.LEFT: [2], Region.RIGHT: [3], Region.SIDES: [2, 3],
+            Region.ALL: [0, 1, 2, 3],
+        }[source]  # fmt: skip
+        xs, ys = s.points(source)
+        assert np.array_equal(xs, np.concatenate([parts[i][0] for i in chosen]))
+        assert np.array_equal(ys, np.concatenate([parts[i][1] for i in chosen]))
+    assert s.points(Region.LEFT)[0].size == 1 and s.points(Region.RIGHT)[0].size == 0
+    assert s.points(Region.FRONT)[0].size == 4
