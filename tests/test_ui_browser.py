@@ -165,6 +165,19 @@ def test_a_vector_drawn_by_an_act_appears_on_the_canvas(browser: Any, session: L
     assert page.errors == []
 
 
+def test_a_colour_variable_set_in_colbert_recolours_the_robot_on_a_watching_page(
+    browser: Any, session: LiveSession
+) -> None:
+    page = Page(browser, session.url)
+    _, _, before = colour_centroid(page.canvas(), MAGENTA_RGB)
+    page.evaluate_colbert("sfRobotColor = sfColorMagenta;")
+    page.page.wait_for_function("() => window.saphira.hello.palette.robot === '#c800c8'")
+    page.wait_cycle(page.frame_cycle() + 2)
+    _, _, after = colour_centroid(page.canvas(), MAGENTA_RGB)
+    assert before == 0 and after > 100, f"{after} magenta pixels"
+    assert page.errors == []
+
+
 def test_display_menu_sets_the_sticky_display_state(browser: Any, session: LiveSession) -> None:
     page = Page(browser, session.url)
     page.page.select_option("#period", "5")

@@ -68,6 +68,7 @@ function receive(msg) {
     saphira.frames += 1;
     if (msg.occgrid) receiveGrid(msg);
     if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
+    if (msg.palette) saphira.hello.palette = msg.palette;  /* a colour variable changed */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
       applyDisplay(msg.display);
