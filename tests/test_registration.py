@@ -340,3 +340,35 @@ def test_a_junction_is_found_and_registers_the_along_track_position() -> None:
     assert per.registration.matches["junction"] == 1 and junction.matched > 0
     along = robot.state.ax - sim.true_pose.x
     assert abs(along) <= 150.0, along
+
+
+def go_to_global_goal(*, matching: bool) -> tuple[TaskState, float]:
+    """sfGoToPos to a global point 15 m down the corridor world with its map loaded; the true miss (mm)."""
+    robot = Robot()
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(4000.0, 6000.0, 0.0), seed=2)
+    corridor_world_map(robot.reflector.pointlist, sim.simulation.world.segments)
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.eval_text("sfInitRegistrationProcs();"), lines
+    if not matching:
+        assert ev.eval_text('sfSuspendTask("test matching", 0);'), lines
+    goal = create_global_point(robot.state.global_pose, 19000.0, 5500.0)
+    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
+    task = robot.start_behavior(find_behavior("go_to_pos"), 300.0, goal, 100.0, priority=1)
+    robot.start_behavior(find_behavior("stop"), priority=2)
+    for _ in range(robot.clock.cycles_for(120.0)):
+        if task.state in (TaskState.SUCCESS, TaskState.FAILURE, TaskState.TIMEOUT):
+            break
+        robot.step()
+    true = sim.true_pose
+    return task.state, math.hypot(true.x - 19000.0, true.y - 5500.0)
+
+
+def test_go_to_pos_reaches_a_global_goal_with_odometry_error_on_when_registered() -> None:
+    """Issue 11: global-goal behaviors reach their goals with odometry error on (registration on)."""
+    state, miss = go_to_global_goal(matching=True)
+    drift_state, drift_miss = go_to_global_goal(matching=False)
+    print(f"true miss of the global goal: registered {miss:.0f} mm, test matching suspended {drift_miss:.0f} mm")
+    assert state == TaskState.SUCCESS and drift_state == TaskState.SUCCESS
+    assert miss <= 200.0
+    assert drift_miss >= 2.0 * miss and drift_miss > 200.0
