@@ -69,6 +69,20 @@ def test_a_frame_holds_sonar_artifacts_with_ids_tasks_and_behavior_rules(
     assert len(frame["truth"]) == 1 and frame["pose"][0] == round(robot.state.ax)
 
 
+def test_the_information_area_counts_vision_packets() -> None:
+    """VPac is the FTVS packets of the last second (about ten once a channel is on), 0 with no vision."""
+    robot = Robot()
+    sim = attach_simulator(robot, "ftvs", "p3dx", odometry_error=False)
+    lines: list[str] = []
+    view = LiveView(robot, Evaluator(robot, read_init=False, output=lines.append), sim=sim)
+    robot.run(cycles=10)
+    assert capture(robot, view.wake, [], {}, sim).to_dict()["info"]["VPac"] == 0
+    assert view.evaluator.eval_text('sfRobotComStr(VISION_COM, "pioneer_a_mode 2")'), lines
+    robot.run(3.0)
+    assert capture(robot, view.wake, [], {}, sim).to_dict()["info"]["VPac"] in (9, 10, 11)
+    robot.disconnect()
+
+
 def test_display_state_checks_its_values_and_the_occupancy_grid_forces_the_global_view(
     lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
 ) -> None:

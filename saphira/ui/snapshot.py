@@ -6,8 +6,8 @@ JSON — is :meth:`Snapshot.to_json`, run in the UI thread, so the cycle pays as
 
 A frame is in global mm and degrees; the page turns it into local mode (robot centred, pointing up)
 itself. The information area's fields follow the manual (§11.3): St, Tr, Rot, X, Y, Th (registered
-global pose), MPac, SPac, VPac (0: no vision), Bat, CPU (this process, percent of one core) and Scrn
-(frames per second sent to the pages).
+global pose), MPac, SPac, VPac (FTVS packets in the last second; 0: no vision), Bat, CPU (this
+process, percent of one core) and Scrn (frames per second sent to the pages).
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def capture(
         "Th": round(state.ath, 1),
         "MPac": state.motor_packet_count,
         "SPac": state.sonar_packet_count,
-        "VPac": 0,
+        "VPac": robot.reflector.accessories.state.vision_packet_count,
         "Bat": round(state.battery, 1),
         "Vset": round(motion.target_vel()),
         "Hset": round(motion.target_head(), 1),
