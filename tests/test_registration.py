@@ -9,6 +9,7 @@ simulator's true pose.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose, norm2_angle, to_global
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
+from saphira.perception.mapfile import load_map_file, save_map_file
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.wldfile import parse_wld
@@ -204,7 +206,7 @@ def test_a_wrong_map_artifact_cannot_throw_the_pose_away() -> None:
     assert per.registration.rejected > rejected + 5
 
 
-def test_map_building_from_an_empty_map_matches_the_corridor_world() -> None:
+def test_map_building_from_an_empty_map_matches_the_corridor_world(tmp_path: Path) -> None:
     robot = Robot()
     sim = attach_simulator(robot, "corridor", "p3dx", pose=(2600.0, 6000.0, 0.0), seed=3)
     per = perception_for(robot.reflector, robot.scheduler)
@@ -232,6 +234,15 @@ def test_map_building_from_an_empty_map_matches_the_corridor_world() -> None:
     passed = {t for t in true_doors if 2600.0 + 1000.0 < t[0] < sim.true_pose.x - 1500.0}
     assert passed <= matched and len(passed) == 6
     assert len({d.id for d in built}) == len(built) and all(d.id > 0 for d in built)
+    # the map built this way saves and reloads to the same artifacts
+    saved = save_map_file(robot.reflector.pointlist, tmp_path / "built.smap")
+    reloaded = load_map_file(PointList(), saved)
+    assert [shape(a) for a in reloaded] == [shape(a) for a in built]
+
+
+def shape(a: Artifact) -> tuple[object, ...]:
+    """What a map file keeps of an artifact: type, id, global pose and sizes."""
+    return (a.type, a.id, a.ax, a.ay, a.ath, getattr(a, "width", None), getattr(a, "length", None))
 
 
 def drive_east(robot: Robot, sim: EmbeddedSim, per: object, until_x: float = 21300.0) -> None:
