@@ -131,6 +131,11 @@ def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_
     page.wait_text("#output", "^")
     assert "<page 3>:1:" in page.page.text_content("#output")
     assert "42 (int)" in session.lines  # the same evaluator as the console's
+    for _ in range(3):  # the history: up goes back to the first statement, down comes forward again
+        page.page.press("#input", "ArrowUp")
+    assert page.page.input_value("#input") == "6 * 7"
+    page.page.press("#input", "ArrowDown")
+    assert page.page.input_value("#input") == 'sfMessage("hello from %s", "the page")'
 
 
 def test_double_clicking_an_activity_interrupts_it_and_again_resumes_it(browser: Any, session: LiveSession) -> None:
