@@ -324,6 +324,26 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     assert page.errors == []
 
 
+def test_files_menu_loads_an_activity_file_and_a_parameter_file(
+    browser: Any, session: LiveSession, tmp_path: Path
+) -> None:
+    act = tmp_path / "hello.act"
+    act.write_text('act hello { sfMessage("hello from a file"); }\nstart hello;\n')
+    page = Page(browser, session.url)
+    page.page.click("#prompt button >> text=Load file…")
+    page.page.keyboard.type(str(act))
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", "hello from a file")
+    assert session.robot.params.subclass == "p3dx"
+    page.page.click("#prompt button >> text=Load params…")
+    page.page.keyboard.type("p3dx-sh")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'sfLoadParamFile("p3dx-sh")')
+    page.wait_text("#output", "0 (int)")  # its value: adopted
+    assert session.robot.params.subclass == "p3dx-sh"
+    assert page.errors == []
+
+
 RED_RGB = (0xD6, 0x27, 0x28)  # sfColorRed: avoid_collision's sensitivity boxes
 BLUE_RGB = (0x1F, 0x4F, 0xD6)  # sfColorBlue: lanes
 
