@@ -206,6 +206,15 @@ def test_behaviors_window_shows_rules_of_a_running_behavior(browser: Any, sessio
     page.wait_text("#behavior-detail", "Priority 1")
     detail = page.page.text_content("#behavior-detail") or ""
     assert "Act Turn" in detail and "Goal" in detail
+    page.page.click("#behaviors .name >> text=sfAvoidCollision")
+    page.wait_text("#behavior-detail", "Priority 0")
+    detail = page.page.text_content("#behavior-detail") or ""
+    assert "Running yes" in detail and "Act Vel" in detail and "Progress" in detail
+    assert " = " in detail  # its parameters, one a line
+    rules = [line.split() for line in detail.splitlines() if line.startswith("  ") and " = " not in line]
+    names = [" ".join(r[:-3]) for r in rules]
+    assert names == ["Obstacle left", "Obstacle right", "Front blocked", "Stop", "Slow"], detail
+    assert all(0.0 <= float(r[-3]) <= 1.0 and r[-2] in "<>+-" for r in rules), detail  # truth, direction
 
 
 def test_every_request_without_the_token_is_refused(session: LiveSession) -> None:
