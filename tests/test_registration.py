@@ -129,18 +129,18 @@ def patrol_run(minutes: float, *, matching: bool, seed: int = 0) -> tuple[list[f
 
 
 def test_registration_keeps_the_pose_on_a_long_patrol_and_suspending_it_drifts() -> None:
-    """5 simulated minutes (about 80 m, 5 legs of 16 m) with and without ``test matching``."""
-    on_xy, on_th, legs = patrol_run(5.0, matching=True)
-    off_xy, off_th, _ = patrol_run(5.0, matching=False)
+    """20 simulated minutes (about 300 m, 19 legs of 16 m) with and without ``test matching``, as issue 11 asks."""
+    on_xy, on_th, legs = patrol_run(20.0, matching=True)
+    off_xy, off_th, _ = patrol_run(20.0, matching=False)
     p95_xy, p95_th = float(np.percentile(on_xy, 95)), float(np.percentile(on_th, 95))
     print(
         f"registered: p95 {p95_xy:.0f} mm / {p95_th:.2f} deg, max {max(on_xy):.0f} mm, {legs} legs; "
         f"test matching suspended: p95 {np.percentile(off_xy, 95):.0f} mm / {np.percentile(off_th, 95):.1f} deg, "
         f"max {max(off_xy):.0f} mm"
     )
-    assert legs >= 4
+    assert legs >= 16
     assert p95_xy <= 150.0 and p95_th <= 3.0
-    assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) >= 500.0
+    assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) > 1000.0
 
 
 def test_a_wrong_initial_pose_converges_in_a_corridor() -> None:
