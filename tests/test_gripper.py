@@ -197,6 +197,11 @@ def test_ptu_position_round_trips_through_the_psos_sip() -> None:
     acc.set_ptu(robot, 0, 60)
     robot.run(cycles=3)
     assert robot.reflector.accessories.state.ptu == 60 and sim.server.accessories.ptu == [60, 0, 150, 0, 0]
+    # a pulse width given in microseconds (1500) is refused, not wrapped to 1500 & 255 = 220
+    assert not ev.eval_text("sfRobotCom2Bytes(sfCOMPTUPOS, 2, 1500);")
+    assert "the low byte 1500 is outside 0..255" in lines[-2]
+    robot.run(cycles=3)
+    assert sim.server.accessories.ptu[2] == 150
 
 
 def test_arcos_robot_keeps_the_commanded_ptu_in_the_reflector() -> None:

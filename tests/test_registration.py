@@ -9,6 +9,7 @@ simulator's true pose.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose, norm2_angle, to_global
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
-from saphira.perception.mapfile import load_map_file
+from saphira.perception.mapfile import load_map_file, save_map_file
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.wldfile import parse_wld
@@ -130,24 +131,19 @@ def patrol_run(
 
 
 def test_registration_keeps_the_pose_on_a_long_patrol_and_suspending_it_drifts() -> None:
-    """5 simulated minutes (about 80 m, 5 legs of 16 m) with and without ``test matching``.
-
-    Issue 11 asks for 20 minutes; that takes 35-190 s of wall time per run on the shared 2-core machine,
-    so the test keeps 5. Measured over 20 minutes (19 legs, ``bench/bench_perception.py --accuracy
-    --minutes 20``): registered p95 33 mm / 1.2 deg, max 41 mm / 2.1 deg; suspended 1426 mm / 13.4 deg.
-    The map's corridor walls are also WALLs here, so every door's jamb is a wall end too: one feature.
-    """
-    on_xy, on_th, legs, matches = patrol_run(5.0, matching=True)
-    off_xy, off_th, _, _ = patrol_run(5.0, matching=False)
+    """20 simulated minutes (about 300 m, 19 legs of 16 m) with and without ``test matching``, as issue 11
+    asks. The map's corridor walls are also WALLs here, so every door's jamb is a wall end too: one feature."""
+    on_xy, on_th, legs, matches = patrol_run(20.0, matching=True)
+    off_xy, off_th, _, _ = patrol_run(20.0, matching=False)
     p95_xy, p95_th = float(np.percentile(on_xy, 95)), float(np.percentile(on_th, 95))
     print(
         f"registered: p95 {p95_xy:.0f} mm / {p95_th:.2f} deg, max {max(on_xy):.0f} mm, {legs} legs; "
         f"test matching suspended: p95 {np.percentile(off_xy, 95):.0f} mm / {np.percentile(off_th, 95):.1f} deg, "
         f"max {max(off_xy):.0f} mm; matches {matches}"
     )
-    assert legs >= 4 and matches["side"] >= 10 and matches["door"] >= 10
+    assert legs >= 16 and matches["side"] >= 10 and matches["door"] >= 10
     assert p95_xy <= 150.0 and p95_th <= 3.0
-    assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) >= 500.0
+    assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) > 1000.0
 
 
 def test_a_wrong_initial_pose_converges_in_a_corridor() -> None:
@@ -213,7 +209,7 @@ def test_a_wrong_map_artifact_cannot_throw_the_pose_away() -> None:
     assert per.registration.rejected > rejected + 5
 
 
-def test_map_building_from_an_empty_map_matches_the_corridor_world() -> None:
+def test_map_building_from_an_empty_map_matches_the_corridor_world(tmp_path: Path) -> None:
     robot = Robot()
     sim = attach_simulator(robot, "corridor", "p3dx", pose=(2600.0, 6000.0, 0.0), seed=3)
     per = perception_for(robot.reflector, robot.scheduler)
@@ -241,6 +237,15 @@ def test_map_building_from_an_empty_map_matches_the_corridor_world() -> None:
     passed = {t for t in true_doors if 2600.0 + 1000.0 < t[0] < sim.true_pose.x - 1500.0}
     assert passed <= matched and len(passed) == 6
     assert len({d.id for d in built}) == len(built) and all(d.id > 0 for d in built)
+    # the map built this way saves and reloads to the same artifacts
+    saved = save_map_file(robot.reflector.pointlist, tmp_path / "built.smap")
+    reloaded = load_map_file(PointList(), saved)
+    assert [shape(a) for a in reloaded] == [shape(a) for a in built]
+
+
+def shape(a: Artifact) -> tuple[object, ...]:
+    """What a map file keeps of an artifact: type, id, global pose and sizes."""
+    return (a.type, a.id, a.ax, a.ay, a.ath, getattr(a, "width", None), getattr(a, "length", None))
 
 
 def drive_east(robot: Robot, sim: EmbeddedSim, per: object, until_x: float = 21300.0) -> None:
@@ -370,3 +375,35 @@ def test_a_door_side_registers_the_along_track_position_before_the_door_is_passe
     assert matches["side"] >= 1 and matches["door"] == 0 and matches["junction"] == 0
     assert abs(along) <= 100.0, along
     assert abs(robot.state.ay - sim.true_pose.y) <= 100.0
+
+
+def go_to_global_goal(*, matching: bool) -> tuple[TaskState, float]:
+    """sfGoToPos to a global point 15 m down the corridor world with its map loaded; the true miss (mm)."""
+    robot = Robot()
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(4000.0, 6000.0, 0.0), seed=2)
+    corridor_world_map(robot.reflector.pointlist, sim.simulation.world.segments)
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    assert ev.eval_text("sfInitRegistrationProcs();"), lines
+    if not matching:
+        assert ev.eval_text('sfSuspendTask("test matching", 0);'), lines
+    goal = create_global_point(robot.state.global_pose, 19000.0, 5500.0)
+    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
+    task = robot.start_behavior(find_behavior("go_to_pos"), 300.0, goal, 100.0, priority=1)
+    robot.start_behavior(find_behavior("stop"), priority=2)
+    for _ in range(robot.clock.cycles_for(120.0)):
+        if task.state in (TaskState.SUCCESS, TaskState.FAILURE, TaskState.TIMEOUT):
+            break
+        robot.step()
+    true = sim.true_pose
+    return task.state, math.hypot(true.x - 19000.0, true.y - 5500.0)
+
+
+def test_go_to_pos_reaches_a_global_goal_with_odometry_error_on_when_registered() -> None:
+    """Issue 11: global-goal behaviors reach their goals with odometry error on (registration on)."""
+    state, miss = go_to_global_goal(matching=True)
+    drift_state, drift_miss = go_to_global_goal(matching=False)
+    print(f"true miss of the global goal: registered {miss:.0f} mm, test matching suspended {drift_miss:.0f} mm")
+    assert state == TaskState.SUCCESS and drift_state == TaskState.SUCCESS
+    assert miss <= 200.0
+    assert drift_miss >= 2.0 * miss and drift_miss > 200.0

@@ -18,12 +18,15 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from saphira.artifacts import ArtifactType
 from saphira.colbert.evaluator import Evaluator
+from saphira.params import params_for_file
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
+from saphira.sim.world import World
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
 from saphira.ui.drawing import drawing_for
 from saphira.ui.liveview import LiveView, SteppedClock
@@ -67,6 +70,42 @@ def test_a_frame_holds_sonar_artifacts_with_ids_tasks_and_behavior_rules(
     assert frame["summation"][1] is not None
     assert frame["info"]["Vset"] == round(robot.motion.target_vel())
     assert len(frame["truth"]) == 1 and frame["pose"][0] == round(robot.state.ax)
+
+
+def test_the_information_area_counts_vision_packets() -> None:
+    """VPac is the FTVS packets of the last second (about ten once a channel is on), 0 with no vision."""
+    robot = Robot()
+    sim = attach_simulator(robot, "ftvs", "p3dx", odometry_error=False)
+    lines: list[str] = []
+    view = LiveView(robot, Evaluator(robot, read_init=False, output=lines.append), sim=sim)
+    robot.run(cycles=10)
+    assert capture(robot, view.wake, [], {}, sim).to_dict()["info"]["VPac"] == 0
+    assert view.evaluator.eval_text('sfRobotComStr(VISION_COM, "pioneer_a_mode 2")'), lines
+    robot.run(3.0)
+    assert capture(robot, view.wake, [], {}, sim).to_dict()["info"]["VPac"] in (9, 10, 11)
+    robot.disconnect()
+
+
+def test_a_frame_holds_the_laser_ring_in_global_mm() -> None:
+    """With a laser the LPS display draws its latest scan: a wall 2 m ahead is a line of points at x = 2 m."""
+    walls = np.array([[2018.0, -5000.0, 2018.0, 5000.0]], dtype=np.float64)
+    world = World(name="wall", source="<test>", segments=walls, bounds=(-6000.0, -6000.0, 6000.0, 6000.0))
+    params = params_for_file(PROJECT / "tests" / "data" / "laser-params" / "p3dx-laser.p")
+    robot = Robot(params=params)
+    sim = attach_simulator(robot, world, params, pose=(0.0, 0.0, 0.0), odometry_error=False)
+    view = LiveView(robot, Evaluator(robot, read_init=False, output=[].append), sim=sim)
+    robot.run(cycles=5)
+    laser = capture(robot, view.wake, [], {}, sim).to_dict()["laser"]
+    ahead = [(x, y) for x, y in laser if abs(y) < 1000]
+    assert len(laser) > 100 and len(ahead) > 20
+    assert all(abs(x - 2000) < 50 for x, _ in ahead)  # the ring is relative to the robot's centre
+    robot.disconnect()
+    plain = Robot()
+    sim = attach_simulator(plain, "simple", "p3dx")
+    plain.run(cycles=5)
+    wake = LiveView(plain, Evaluator(plain, read_init=False), sim=sim).wake
+    assert capture(plain, wake, [], {}, sim).to_dict()["laser"] == []  # no laser asked for, none drawn
+    plain.disconnect()
 
 
 def test_display_state_checks_its_values_and_the_occupancy_grid_forces_the_global_view(

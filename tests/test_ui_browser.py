@@ -131,6 +131,11 @@ def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_
     page.wait_text("#output", "^")
     assert "<page 3>:1:" in page.page.text_content("#output")
     assert "42 (int)" in session.lines  # the same evaluator as the console's
+    for _ in range(3):  # the history: up goes back to the first statement, down comes forward again
+        page.page.press("#input", "ArrowUp")
+    assert page.page.input_value("#input") == "6 * 7"
+    page.page.press("#input", "ArrowDown")
+    assert page.page.input_value("#input") == 'sfMessage("hello from %s", "the page")'
 
 
 def test_double_clicking_an_activity_interrupts_it_and_again_resumes_it(browser: Any, session: LiveSession) -> None:
@@ -165,6 +170,19 @@ def test_a_vector_drawn_by_an_act_appears_on_the_canvas(browser: Any, session: L
     assert page.errors == []
 
 
+def test_a_colour_variable_set_in_colbert_recolours_the_robot_on_a_watching_page(
+    browser: Any, session: LiveSession
+) -> None:
+    page = Page(browser, session.url)
+    _, _, before = colour_centroid(page.canvas(), MAGENTA_RGB)
+    page.evaluate_colbert("sfRobotColor = sfColorMagenta;")
+    page.page.wait_for_function("() => window.saphira.hello.palette.robot === '#c800c8'")
+    page.wait_cycle(page.frame_cycle() + 2)
+    _, _, after = colour_centroid(page.canvas(), MAGENTA_RGB)
+    assert before == 0 and after > 100, f"{after} magenta pixels"
+    assert page.errors == []
+
+
 def test_display_menu_sets_the_sticky_display_state(browser: Any, session: LiveSession) -> None:
     page = Page(browser, session.url)
     page.page.select_option("#period", "5")
@@ -188,6 +206,15 @@ def test_behaviors_window_shows_rules_of_a_running_behavior(browser: Any, sessio
     page.wait_text("#behavior-detail", "Priority 1")
     detail = page.page.text_content("#behavior-detail") or ""
     assert "Act Turn" in detail and "Goal" in detail
+    page.page.click("#behaviors .name >> text=sfAvoidCollision")
+    page.wait_text("#behavior-detail", "Priority 0")
+    detail = page.page.text_content("#behavior-detail") or ""
+    assert "Running yes" in detail and "Act Vel" in detail and "Progress" in detail
+    assert " = " in detail  # its parameters, one a line
+    rules = [line.split() for line in detail.splitlines() if line.startswith("  ") and " = " not in line]
+    names = [" ".join(r[:-3]) for r in rules]
+    assert names == ["Obstacle left", "Obstacle right", "Front blocked", "Stop", "Slow"], detail
+    assert all(0.0 <= float(r[-3]) <= 1.0 and r[-2] in "<>+-" for r in rules), detail  # truth, direction
 
 
 def test_every_request_without_the_token_is_refused(session: LiveSession) -> None:
@@ -303,6 +330,26 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     _, _, after = colour_centroid(page.canvas(), ARTIFACT_RGB)
     assert before == 0 and after > 500, f"{after} artifact pixels"
     assert "sfLoadMapFile(\"corridor\")" in page.page.text_content("#output")
+    assert page.errors == []
+
+
+def test_files_menu_loads_an_activity_file_and_a_parameter_file(
+    browser: Any, session: LiveSession, tmp_path: Path
+) -> None:
+    act = tmp_path / "hello.act"
+    act.write_text('act hello { sfMessage("hello from a file"); }\nstart hello;\n')
+    page = Page(browser, session.url)
+    page.page.click("#prompt button >> text=Load file…")
+    page.page.keyboard.type(str(act))
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", "hello from a file")
+    assert session.robot.params.subclass == "p3dx"
+    page.page.click("#prompt button >> text=Load params…")
+    page.page.keyboard.type("p3dx-sh")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'sfLoadParamFile("p3dx-sh")')
+    page.wait_text("#output", "0 (int)")  # its value: adopted
+    assert session.robot.params.subclass == "p3dx-sh"
     assert page.errors == []
 
 

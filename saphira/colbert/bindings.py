@@ -140,6 +140,13 @@ class _Session:
             return int(state.stall_right)
         raise ColbertRuntimeError(f"sfStalledMotor: {which} is neither sfLEFT nor sfRIGHT")
 
+    def send_two_bytes(self, command: int, high: int, low: int) -> None:
+        """``sfRobotCom2Bytes``: the argument is two bytes; a value outside 0..255 is an error, not wrapped."""
+        for name, value in (("high", high), ("low", low)):
+            if not 0 <= value <= 255:
+                raise ColbertRuntimeError(f"sfRobotCom2Bytes: the {name} byte {value} is outside 0..255")
+        self.send(command, (high << 8) | low)
+
     def obj_in_front(self) -> int:
         radius = self.robot.params.robot_radius
         nearest = float(NO_ECHO)
@@ -522,7 +529,7 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         (
             "sfRobotCom2Bytes",
             "void(int, int, int)",
-            lambda c, hi, lo: s.send(c, ((hi & 255) << 8) | (lo & 255)),
+            s.send_two_bytes,
             "send a command with an integer made of two bytes (high, low)",
         ),
         ("sfRobotComStr", "void(int, string)", s.send_string, "send a command with a string argument"),

@@ -126,6 +126,8 @@ class LiveView:
         self._draw_failed: set[str] = set()
         self._world = sim.simulation.world if sim is not None else None
         """The simulator's world the pages were last given (a frame carries the walls when it changes)."""
+        self._palette = self.drawing.palette_css()
+        """The colour variables the pages were last given (a frame carries them when Colbert changes one)."""
         self._grid_sent: tuple[int, int, int] | None = None
         """(frame, grid readings, server connections) when the last grid image went out."""
         self.deferred = False
@@ -179,6 +181,10 @@ class LiveView:
                 if world is not self._world:  # sfLoadWorldFile: the pages redraw the new world's walls
                     self._world = world
                     snapshot.extra.update(world_outline(world))
+                palette = self.drawing.palette_css()
+                if palette != self._palette:  # sfRobotColor = ...: watching pages recolour at once
+                    self._palette = palette
+                    snapshot.extra["palette"] = palette
                 self._pending = snapshot
                 if not self.deferred:
                     self.flush()

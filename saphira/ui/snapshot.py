@@ -6,8 +6,8 @@ JSON — is :meth:`Snapshot.to_json`, run in the UI thread, so the cycle pays as
 
 A frame is in global mm and degrees; the page turns it into local mode (robot centred, pointing up)
 itself. The information area's fields follow the manual (§11.3): St, Tr, Rot, X, Y, Th (registered
-global pose), MPac, SPac, VPac (0: no vision), Bat, CPU (this process, percent of one core) and Scrn
-(frames per second sent to the pages).
+global pose), MPac, SPac, VPac (FTVS packets in the last second; 0: no vision), Bat, CPU (this
+process, percent of one core) and Scrn (frames per second sent to the pages).
 """
 
 from __future__ import annotations
@@ -99,6 +99,8 @@ class Snapshot:
     extra: dict[str, Any] = field(default_factory=dict)
     grid: GridCopy | None = None
     """Copies of the occupancy grid's arrays when this frame carries its image (see ``LiveView``)."""
+    laser: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
+    """The laser ring's points (LPS, mm) when the robot has a laser scan."""
 
     def to_dict(self) -> dict[str, Any]:
         x, y, th = self.pose
@@ -124,6 +126,7 @@ class Snapshot:
             "info": self.info,
             "sonar": sonar,
             "buffers": to_global(*self.buffers),
+            "laser": to_global(*self.laser) if self.laser is not None else [],
             "artifacts": [[t, i, round(ax), round(ay), round(ath, 1), round(w), round(ln)]
                           for t, i, ax, ay, ath, w, ln in self.artifacts],
             "wake": [[round(px), round(py)] for _, px, py in self.wake],
@@ -234,6 +237,8 @@ def capture(
     sonar = robot.sonar
     current = [(b.x, b.y, b.new) for b in sonar.buckets if b.range < NO_ECHO and b.count > 0]
     lx, ly = sonar.points()
+    laser = robot.reflector.laser
+    rx, ry = laser.ring.points()
     artifacts = [
         (int(a.type), a.id, a.ax, a.ay, a.ath, float(getattr(a, "width", 0.0)), float(getattr(a, "length", 0.0)))
         for a in robot.reflector.pointlist
@@ -252,7 +257,7 @@ def capture(
         "Th": round(state.ath, 1),
         "MPac": state.motor_packet_count,
         "SPac": state.sonar_packet_count,
-        "VPac": 0,
+        "VPac": robot.reflector.accessories.state.vision_packet_count,
         "Bat": round(state.battery, 1),
         "Vset": round(motion.target_vel()),
         "Hset": round(motion.target_head(), 1),
@@ -267,6 +272,7 @@ def capture(
         info=info,
         sonar=current,
         buffers=(lx.copy(), ly.copy()),
+        laser=(rx, ry) if laser.scan is not None else None,  # points() returns fresh arrays
         artifacts=artifacts,
         wake=list(wake.points),
         drawing=drawing,

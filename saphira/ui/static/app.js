@@ -3,6 +3,7 @@
 "use strict";
 
 const ART = { POS: 1, WALL: 2, CORRIDOR: 3, LANE: 4, DOOR: 5, JUNCTION: 6 };
+const LASER_COLOR = "#1f77b4";  /* the laser ring's points: smaller than, and apart from, the sonar's */
 const INFO_FIELDS = ["St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn", "Vset", "Hset"];
 /* what the counts count (docs/colbert.md, robot struct): SPac is sonar readings, not the manual's packets */
 const INFO_TITLES = {
@@ -68,6 +69,7 @@ function receive(msg) {
     saphira.frames += 1;
     if (msg.occgrid) receiveGrid(msg);
     if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
+    if (msg.palette) saphira.hello.palette = msg.palette;  /* a colour variable changed */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
       applyDisplay(msg.display);
@@ -226,6 +228,7 @@ function draw() {
   }
   for (const a of f.artifacts) drawArtifact(a, pal.artifact);
   for (const p of f.buffers) square(p[0], p[1], 3, pal.sonar);
+  for (const p of f.laser || []) square(p[0], p[1], 2, LASER_COLOR);
   for (const s of f.sonar) square(s[0], s[1], s[2] ? 7 : 6, pal.sonar);
   for (const t of f.truth) drawTruth(t);
   drawRobot(f, pal.robot);
