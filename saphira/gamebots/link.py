@@ -11,8 +11,10 @@ Colbert and the behaviors run on it unchanged:
   turn rate is the yaw's change over STA's Time; the stall flag is STA's ``Stall`` when the server
   sends one, else inferred (a commanded speed that moves nothing for a few steps).
 * ``SEN {Type Sonar}`` readings go into the sonar buckets; the sonar geometry is the one ``GEO``
-  reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` is kept as
-  :attr:`GamebotsLink.laser`.
+  reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` scans go to the reflector's
+  laser (:meth:`~saphira.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
+  as Flat's and the Pioneer protocol's do, so the ``sfLaser*`` bindings, avoidance and the perception
+  tasks see them; the laser's mount and range are the ones ``GEO`` and ``CONF {Type RangeScanner}`` give.
 * Each cycle the setpoints become one ``DRIVE {Left l} {Right r}`` of wheel spin speeds (rad/s), from
   the wheel radius and separation ``GEO`` reports. USARSim takes only speeds: heading setpoints are
   closed here with a braking profile on the robot's rotational deceleration, and position moves run
@@ -32,9 +34,12 @@ import math
 import time
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
+
 from saphira.clock import Clock
 from saphira.gamebots.codec import (
     SONAR_TYPES,
+    Configuration,
     Drive,
     GamebotsError,
     Geometry,
@@ -70,6 +75,8 @@ WAIT_LIMIT = 10.0
 """Wall seconds a lock-step cycle waits for the server's STA before the robot counts as lost."""
 FIRST_WAIT = 0.05
 """Wall seconds a lock-step cycle waits for the first STA (the server may be another process)."""
+DEFAULT_LASER_RANGE = 20000.0
+"""mm: a RangeScanner's range until CONF says (USARSim's SICK LMS200 reaches 20 m)."""
 REFRESH = 0.5
 """Seconds between resends of an unchanged DRIVE."""
 HEADING_DEADBAND = 0.5
@@ -134,8 +141,11 @@ class GamebotsLink(VelocityLink):
         super().__init__(reflector, clock, options, params_chooser=lambda identity: reflector.params)
         self.target: UsarTarget | None = None
         self.wheels: WheelGeometry | None = None
-        self.laser: LaserScan | None = None
-        """The latest laser scan (``SEN {Type RangeScanner}``), if the robot has a laser."""
+        self.laser_mount = (0.0, 0.0)
+        """mm ahead, mm left of the centre: where ``GEO {Type RangeScanner}`` puts the laser."""
+        self.laser_range = DEFAULT_LASER_RANGE
+        """mm: the laser's MaxRange (``CONF {Type RangeScanner}``); a reading this long saw nothing."""
+        self._scans: list[LaserScan] = []
         self.last_sta: Sta | None = None
         self.sonar_names: dict[str, int] = {}
         self._reader = LineReader()
@@ -156,7 +166,9 @@ class GamebotsLink(VelocityLink):
         self.target = wanted
         self._reader = LineReader()
         self._stas.clear()
+        self._scans.clear()
         self.last_sta = None
+        self.laser_mount, self.laser_range = (0.0, 0.0), DEFAULT_LASER_RANGE
         self._drive_sent = None
         params = wanted.model.params(self.user_params)
         self.wheels = WheelGeometry.of(wanted.model, params)
@@ -168,7 +180,8 @@ class GamebotsLink(VelocityLink):
         self._opened_at = self._last_sip = self.clock.now()
         init = Init(wanted.model.class_name, wanted.location, wanted.name)
         for message in (init.message(), query("GETGEO", "Robot"), query("GETGEO", "Sonar"),
-                        query("GETCONF", "Robot")):  # fmt: skip
+                        query("GETCONF", "Robot"), query("GETGEO", "RangeScanner"),
+                        query("GETCONF", "RangeScanner")):  # fmt: skip
             self.send_message(message)
 
     def disconnect(self, reason: str = CLIENT_CLOSED) -> None:
@@ -223,6 +236,10 @@ class GamebotsLink(VelocityLink):
         for sta in self._stas:
             self._apply_sta(sta, now)
         self._stas.clear()
+        if self.last_sta is not None:  # before the first STA there is no pose to see from
+            for scan in self._scans:
+                self._apply_laser(scan)
+        self._scans.clear()
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
             if now - self._last_sip >= self.options.loss_timeout and not self.clock.is_lockstep:
@@ -235,9 +252,16 @@ class GamebotsLink(VelocityLink):
         elif kind == "SEN" and sensor in SONAR_TYPES:
             self._apply_sonar(SonarScan.read(message))
         elif kind == "SEN" and sensor == "RangeScanner":
-            self.laser = LaserScan.read(message)
+            self._scans.append(LaserScan.read(message))
         elif kind == "GEO" and sensor in SONAR_TYPES:
             self._apply_sonar_geometry(Geometry.read(message))
+        elif kind == "GEO" and sensor == "RangeScanner":
+            sensors = Geometry.read(message).sensors
+            if sensors:
+                x, y, _ = from_unreal(sensors[0].location)
+                self.laser_mount = (x, y)
+        elif kind == "CONF" and sensor == "RangeScanner":
+            self.laser_range = Configuration.read(message).number("MaxRange", DEFAULT_LASER_RANGE / 1000.0) * 1000.0
         elif kind == "GEO" and sensor == "GroundVehicle" and self.wheels is not None:
             radius = message.number("WheelRadius", self.wheels.radius)
             self.wheels = WheelGeometry(radius, message.number("WheelSeparation", self.wheels.separation))
@@ -270,6 +294,13 @@ class GamebotsLink(VelocityLink):
             self.reflector.sonar.add_reading(number, round(metres * 1000.0), odo, state.global_pose)
             self._sonar_times.append(self.clock.now())
         state.sonar_enabled = True
+
+    def _apply_laser(self, scan: LaserScan) -> None:
+        """A RangeScanner scan (metres, right to left over the FOV) into the reflector's laser."""
+        ranges = np.asarray(scan.ranges, dtype=np.float64) * 1000.0
+        half = math.degrees(scan.fov) / 2.0
+        angles = np.linspace(-half, half, len(ranges)) if len(ranges) > 1 else np.zeros(len(ranges))
+        self.reflector.apply_laser_scan(ranges, angles, self.laser_range, self.laser_mount)
 
     def _apply_sta(self, sta: Sta, now: float) -> None:
         reflector = self.reflector
