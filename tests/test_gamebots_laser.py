@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.link import GamebotsLink
 from saphira.gamebots.server import GamebotsServer
+from saphira.geometry import norm2_angle
+from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import load_world
@@ -86,3 +89,24 @@ def test_saphira_run_reads_the_laser_of_saphira_sim_gamebots_laser(tmp_path: Pat
     ahead = re.search(r"ahead (\d+) mm", result.stdout)
     assert ahead is not None, result.stdout
     assert int(ahead[1]) == pytest.approx(6000 - 1500 - 160, abs=2)
+
+
+def test_perception_fits_the_side_wall_to_the_usarsim_laser() -> None:
+    """Driving along the south wall 1 m away: the interpretation's right wall comes from the laser."""
+    server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=LaserConfig())
+    robot = Robot()
+    robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
+    robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=1.0,-1.0,0")
+    try:
+        perception = perception_for(robot.reflector, robot.scheduler)
+        perception.start_interpretation()
+        robot.motion.set_velocity(300.0)
+        robot.run(cycles=30)
+        wall = perception.right_wall
+        assert wall.viewable and perception.interpretation.right.laser
+        th = math.radians(wall.th)
+        assert -math.sin(th) * wall.x + math.cos(th) * wall.y == pytest.approx(-1000.0, abs=10.0)
+        assert abs(norm2_angle(wall.th)) < 1.0 and wall.length > 1000.0
+    finally:
+        robot.disconnect()
+        server.close()
