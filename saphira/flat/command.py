@@ -20,6 +20,7 @@ from saphira.errors import SaphiraError
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
+from saphira.sim.standalone import stop_signals
 from saphira.sim.world import load_world
 
 
@@ -96,20 +97,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"saphira sim: {exc}", file=sys.stderr)
             return 2
     threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
-    previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(ValueError):
-            previous[signum] = signal.signal(signum, _raise_stop)
-    try:
-        server.serve()
-    except _Stop:
-        pass
-    finally:
-        server.close()
-        if view is not None:
-            view.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with stop_signals(_raise_stop):
+        try:
+            server.serve()
+        except _Stop:
+            pass
+        finally:
+            server.close()
+            if view is not None:
+                view.stop()
     with contextlib.suppress(OSError, ValueError):
         print(f"simulator stopped after {server.steps} steps", flush=True)
     return 0

@@ -11,8 +11,10 @@ Colbert and the behaviors run on it unchanged:
   turn rate is the yaw's change over STA's Time; the stall flag is STA's ``Stall`` when the server
   sends one, else inferred (a commanded speed that moves nothing for a few steps).
 * ``SEN {Type Sonar}`` readings go into the sonar buckets; the sonar geometry is the one ``GEO``
-  reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` is kept as
-  :attr:`GamebotsLink.laser`.
+  reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` scans go to the reflector's
+  laser (:meth:`~saphira.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
+  as Flat's and the Pioneer protocol's do, so the ``sfLaser*`` bindings, avoidance and the perception
+  tasks see them; the laser's mount and range are the ones ``GEO`` and ``CONF {Type RangeScanner}`` give.
 * Each cycle the setpoints become one ``DRIVE {Left l} {Right r}`` of wheel spin speeds (rad/s), from
   the wheel radius and separation ``GEO`` reports. USARSim takes only speeds: heading setpoints are
   closed here with a braking profile on the robot's rotational deceleration, and position moves run
@@ -26,18 +28,18 @@ link takes what has arrived.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import math
-import select
-import socket
 import time
 from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
 
 from saphira.clock import Clock
 from saphira.gamebots.codec import (
     SONAR_TYPES,
+    Configuration,
     Drive,
     GamebotsError,
     Geometry,
@@ -56,12 +58,12 @@ from saphira.gamebots.codec import (
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_number
 from saphira.geometry import norm2_angle
 from saphira.link import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
-from saphira.motion import BRAKING_MARGIN, REACTION_TIME, RotMode, TransMode
 from saphira.params import SonarUnit
-from saphira.protocol.command_packet import CommandArg
 from saphira.protocol.sync import RobotIdentity
-from saphira.reflector import Reflector, RobotStatus
-from saphira.transport import SocketTransport, Transport, TransportClosed
+from saphira.reflector import Reflector
+from saphira.transport import Transport, TransportClosed
+from saphira.velocity_link import VelocityLink, link_for
+from saphira.velocity_link import heading_velocity as _heading_velocity
 
 log = logging.getLogger("saphira.gamebots")
 
@@ -73,37 +75,26 @@ WAIT_LIMIT = 10.0
 """Wall seconds a lock-step cycle waits for the server's STA before the robot counts as lost."""
 FIRST_WAIT = 0.05
 """Wall seconds a lock-step cycle waits for the first STA (the server may be another process)."""
+DEFAULT_LASER_RANGE = 20000.0
+"""mm: a RangeScanner's range until CONF says (USARSim's SICK LMS200 reaches 20 m)."""
 REFRESH = 0.5
 """Seconds between resends of an unchanged DRIVE."""
-HEADING_GAIN = 3.0
-"""1/s: near the target heading the turn rate is at most this times the error."""
 HEADING_DEADBAND = 0.5
 """deg: a smaller heading error commands no turn."""
-STALL_SPEED = 50.0
-STALL_MOTION = 1.0
-STALL_STEPS = 3
 
 
 def is_usarsim_url(url: str) -> bool:
-    return urlsplit(url).scheme.lower() == SCHEME
+    return GamebotsLink.handles(url)
 
 
 def link_for_url(link: Link, target: str | Transport) -> Link:
     """The link ``target`` needs: a :class:`GamebotsLink` for a ``usarsim://`` URL, else the Pioneer link."""
-    if isinstance(target, str) and is_usarsim_url(target):
-        return link if isinstance(link, GamebotsLink) else GamebotsLink.replacing(link)
-    if isinstance(link, GamebotsLink) and link.pioneer is not None:
-        return link.pioneer
-    return link
+    return link_for(link, target, GamebotsLink)
 
 
 def heading_velocity(error: float, rvel: float, limit: float, decel: float) -> float:
     """Turn rate (deg/s) that brings a heading ``error`` (deg) to zero without overshoot at ``decel``."""
-    if abs(error) < HEADING_DEADBAND:
-        return 0.0
-    braking = max(0.0, abs(error) - abs(rvel) * REACTION_TIME)
-    speed = min(limit, math.sqrt(2.0 * BRAKING_MARGIN * decel * braking), HEADING_GAIN * abs(error))
-    return math.copysign(speed, error)
+    return _heading_velocity(error, rvel, limit, decel, HEADING_DEADBAND)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,40 +128,30 @@ class UsarTarget:
         return cls(parts.hostname, port, model, location, query_values.get("name"))
 
 
-class GamebotsLink(Link):
+class GamebotsLink(VelocityLink):
     """A Gamebots robot connection feeding the reflector (see the module docstring)."""
+
+    SCHEME = SCHEME
+    NAME = "Gamebots"
+    LOG = log
+    HEADING_DEADBAND = HEADING_DEADBAND
+    WAIT_LIMIT = WAIT_LIMIT
 
     def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
         super().__init__(reflector, clock, options, params_chooser=lambda identity: reflector.params)
-        self.pioneer: Link | None = None
-        """The Pioneer link this one stands in for (given back for a URL of another scheme)."""
-        self.wait_limit = WAIT_LIMIT
         self.target: UsarTarget | None = None
         self.wheels: WheelGeometry | None = None
-        self.laser: LaserScan | None = None
-        """The latest laser scan (``SEN {Type RangeScanner}``), if the robot has a laser."""
+        self.laser_mount = (0.0, 0.0)
+        """mm ahead, mm left of the centre: where ``GEO {Type RangeScanner}`` puts the laser."""
+        self.laser_range = DEFAULT_LASER_RANGE
+        """mm: the laser's MaxRange (``CONF {Type RangeScanner}``); a reading this long saw nothing."""
+        self._scans: list[LaserScan] = []
         self.last_sta: Sta | None = None
         self.sonar_names: dict[str, int] = {}
         self._reader = LineReader()
-        self._sock: socket.socket | None = None
         self._stas: list[Sta] = []
         self._drive_sent: tuple[float, float] | None = None
         self._drive_at = -math.inf
-        self._commanded = 0.0
-        self._still_steps = 0
-        self._stall_reported = False
-
-    @classmethod
-    def replacing(cls, link: Link) -> GamebotsLink:
-        """A Gamebots link on ``link``'s reflector and clock, sharing its events (their listeners stay)."""
-        new = cls(link.reflector, link.clock, link.options)
-        new.pioneer = link
-        new.on_connect = link.on_connect
-        new.on_disconnect = link.on_disconnect
-        new.on_packet_in = link.on_packet_in
-        new.on_packet_out = link.on_packet_out
-        new.user_params = link.user_params
-        return new
 
     # ------------------------------------------------------------------ connection
     def connect(self, target: object) -> None:
@@ -181,18 +162,13 @@ class GamebotsLink(Link):
             self.disconnect()
         wanted = UsarTarget.parse(target)
         self.url = f"usarsim://{wanted.host}:{wanted.port}"
-        try:
-            self._sock = socket.create_connection((wanted.host, wanted.port), timeout=CONNECT_TIMEOUT)
-        except OSError as exc:
-            self.state = LinkState.FAILED
-            self.error = f"cannot connect to {self.url}: {exc.strerror or exc}"
-            raise ConnectError(self.error) from exc
-        self.transport = SocketTransport(self._sock, self.url)
+        self._open_socket(wanted.host, wanted.port, CONNECT_TIMEOUT)
         self.target = wanted
-        self.error = None
         self._reader = LineReader()
         self._stas.clear()
+        self._scans.clear()
         self.last_sta = None
+        self.laser_mount, self.laser_range = (0.0, 0.0), DEFAULT_LASER_RANGE
         self._drive_sent = None
         params = wanted.model.params(self.user_params)
         self.wheels = WheelGeometry.of(wanted.model, params)
@@ -204,7 +180,8 @@ class GamebotsLink(Link):
         self._opened_at = self._last_sip = self.clock.now()
         init = Init(wanted.model.class_name, wanted.location, wanted.name)
         for message in (init.message(), query("GETGEO", "Robot"), query("GETGEO", "Sonar"),
-                        query("GETCONF", "Robot")):  # fmt: skip
+                        query("GETCONF", "Robot"), query("GETGEO", "RangeScanner"),
+                        query("GETCONF", "RangeScanner")):  # fmt: skip
             self.send_message(message)
 
     def disconnect(self, reason: str = CLIENT_CLOSED) -> None:
@@ -214,17 +191,6 @@ class GamebotsLink(Link):
         if self.state == LinkState.CONNECTED:
             self.send_message(Drive(0.0, 0.0).message())
         self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
-
-    def abort(self, reason: str) -> None:
-        if self.state == LinkState.CONNECTED:
-            self.disconnect(reason)
-        elif self.connecting:
-            self._fail(reason)
-
-    def send(self, command: int, arg: CommandArg = None) -> bool:
-        """Pioneer commands mean nothing to Gamebots: dropped, with a warning."""
-        log.warning("Gamebots link: Pioneer command %d not sent (Gamebots drives wheels only)", command)
-        return False
 
     def send_message(self, message: Message) -> bool:
         if self.transport is None:
@@ -241,27 +207,9 @@ class GamebotsLink(Link):
         return True
 
     # ------------------------------------------------------------------ input
-    def receive(self) -> None:
-        """Receive phase: handle what arrived (on a lock-step clock, wait for this step's STA)."""
-        if self.transport is None:
-            return
-        try:
-            self._receive_lines()
-        except Exception as exc:
-            log.exception("Gamebots link %s: internal error", self.url)
-            self.abort(f"error while reading the Gamebots server: {exc}")
-
     def _pump(self, wait: float) -> bool:
-        transport = self.transport
-        if transport is None:
-            return False
-        if wait > 0.0 and self._sock is not None:
-            with contextlib.suppress(OSError, ValueError):
-                select.select([self._sock], [], [], wait)
-        try:
-            data = transport.read()
-        except TransportClosed as exc:
-            self._lost(f"connection closed ({exc})")
+        data = self._read_wire(wait)
+        if data is None:
             return False
         for line in self._reader.feed(data) if data else []:
             self.on_packet_in.emit(line.encode("latin-1"))
@@ -272,7 +220,8 @@ class GamebotsLink(Link):
                 log.warning("Gamebots link %s: %s", self.url, exc)
         return True
 
-    def _receive_lines(self) -> None:
+    def _receive_step(self) -> None:
+        """Handle what arrived (on a lock-step clock, wait for this step's STA)."""
         deadline = time.monotonic() + self.wait_limit
         if not self._pump(0.0):
             return
@@ -280,17 +229,17 @@ class GamebotsLink(Link):
         # stepped yet (it runs at the end of the cycle); once stepping, every step brings a STA.
         if self.clock.is_lockstep and self.last_sta is None and not self._stas:
             self._pump(FIRST_WAIT)
-        while self.clock.is_lockstep and self.last_sta is not None and not self._stas:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self._lost(f"no STA from {self.url} for {self.wait_limit:g} s")
-                return
-            if not self._pump(min(left, 0.5)):
-                return
+        waits = self.clock.is_lockstep and self.last_sta is not None
+        if waits and not self._await(self._stas, "STA", deadline):
+            return
         now = self.clock.now()
         for sta in self._stas:
             self._apply_sta(sta, now)
         self._stas.clear()
+        if self.last_sta is not None:  # before the first STA there is no pose to see from
+            for scan in self._scans:
+                self._apply_laser(scan)
+        self._scans.clear()
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
             if now - self._last_sip >= self.options.loss_timeout and not self.clock.is_lockstep:
@@ -303,9 +252,16 @@ class GamebotsLink(Link):
         elif kind == "SEN" and sensor in SONAR_TYPES:
             self._apply_sonar(SonarScan.read(message))
         elif kind == "SEN" and sensor == "RangeScanner":
-            self.laser = LaserScan.read(message)
+            self._scans.append(LaserScan.read(message))
         elif kind == "GEO" and sensor in SONAR_TYPES:
             self._apply_sonar_geometry(Geometry.read(message))
+        elif kind == "GEO" and sensor == "RangeScanner":
+            sensors = Geometry.read(message).sensors
+            if sensors:
+                x, y, _ = from_unreal(sensors[0].location)
+                self.laser_mount = (x, y)
+        elif kind == "CONF" and sensor == "RangeScanner":
+            self.laser_range = Configuration.read(message).number("MaxRange", DEFAULT_LASER_RANGE / 1000.0) * 1000.0
         elif kind == "GEO" and sensor == "GroundVehicle" and self.wheels is not None:
             radius = message.number("WheelRadius", self.wheels.radius)
             self.wheels = WheelGeometry(radius, message.number("WheelSeparation", self.wheels.separation))
@@ -339,61 +295,26 @@ class GamebotsLink(Link):
             self._sonar_times.append(self.clock.now())
         state.sonar_enabled = True
 
+    def _apply_laser(self, scan: LaserScan) -> None:
+        """A RangeScanner scan (metres, right to left over the FOV) into the reflector's laser."""
+        ranges = np.asarray(scan.ranges, dtype=np.float64) * 1000.0
+        half = math.degrees(scan.fov) / 2.0
+        angles = np.linspace(-half, half, len(ranges)) if len(ranges) > 1 else np.zeros(len(ranges))
+        self.reflector.apply_laser_scan(ranges, angles, self.laser_range, self.laser_mount)
+
     def _apply_sta(self, sta: Sta, now: float) -> None:
         reflector = self.reflector
         state = reflector.state
         x, y, th = from_unreal(sta.location, sta.attitude[1])
-        th = norm2_angle(th)
         previous = self.last_sta
-        if previous is None:
-            reflector.set_global_pose(x, y, th)
-            reflector.sonar.clear()
-            state.vel = state.rvel = 0.0
-        else:
-            px, py, pth = from_unreal(previous.location, previous.attitude[1])
-            rad = math.radians(pth)
-            forward = (x - px) * math.cos(rad) + (y - py) * math.sin(rad)
-            left = -(x - px) * math.sin(rad) + (y - py) * math.cos(rad)
-            dth = norm2_angle(th - pth)
-            reflector.move_robot(forward, left, dth)
-            reflector.sonar.move(forward, left, dth)
-            dt = sta.time - previous.time
-            if dt > 0:
-                state.vel = forward / dt
-                state.rvel = dth / dt
-            self._track_stall(math.hypot(x - px, y - py), sta.stalled)
+        before = None if previous is None else from_unreal(previous.location, previous.attitude[1])
+        dt = 0.0 if previous is None else sta.time - previous.time
+        self._take_pose((x, y, norm2_angle(th)), before, dt, sta.stalled)
         self.last_sta = sta
-        state.odo_x, state.odo_y, state.odo_th = x, y, th
-        pose = reflector.motion.pose
-        pose.x, pose.y, pose.th, pose.vel, pose.control = x, y, th, state.vel, 0.0
         half = math.radians(state.rvel) / (reflector.params.diff_conv_factor or 0.0056)
         state.leftv, state.rightv = state.vel - half, state.vel + half
         state.battery = sta.battery
-        state.motors_enabled = True
-        state.sips += 1
-        self.counters.sips += 1
-        self._last_sip = now
-        self._sip_times.append(now)
-        if state.stalled:
-            state.status = RobotStatus.STALLED
-        elif abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:
-            state.status = RobotStatus.MOVING
-        else:
-            state.status = RobotStatus.STOPPED
-        if self.state == LinkState.CONFIGURING:
-            log.info("connected to %s at %s", self.identity.robot_class if self.identity else "USARSim", self.url)
-            self._connected()
-
-    def _track_stall(self, moved: float, reported: bool) -> None:
-        """STA's Stall when the server sends it; otherwise a commanded speed that moves nothing for a while."""
-        if abs(self._commanded) >= STALL_SPEED and moved < STALL_MOTION:
-            self._still_steps += 1
-        else:
-            self._still_steps = 0
-        stalled = reported or self._still_steps >= STALL_STEPS
-        state = self.reflector.state
-        state.stall_left = state.stall_right = stalled
-        state.stall_word = 0x0101 if stalled else 0
+        self._step_taken(now, self.identity.robot_class if self.identity else "USARSim")
 
     # ------------------------------------------------------------------ output
     def reflect(self) -> None:
@@ -408,16 +329,7 @@ class GamebotsLink(Link):
             self._drive_sent, self._drive_at = spin, now
             self.send_message(Drive(*spin).message())
 
-    def setpoints(self) -> tuple[float, float]:
-        """The (mm/s, deg/s) the setpoints ask for now (heading setpoints closed here)."""
-        motion = self.reflector.motion
+    def rot_decel(self) -> float:
+        """The robot's rotational deceleration (its acceleration when the parameters give none)."""
         params = self.reflector.params
-        vel = motion.target_vel() if motion.trans_mode is not TransMode.NONE else 0.0
-        if motion.rot_mode is RotMode.VELOCITY:
-            rvel = motion.rvelocity
-        elif motion.rot_mode is RotMode.HEADING:
-            decel = float(params.rot_decel or params.rot_accel or 100.0)
-            rvel = heading_velocity(motion.heading_error(), self.reflector.state.rvel, motion.limit_rvelocity, decel)
-        else:
-            rvel = 0.0
-        return vel, rvel
+        return float(params.rot_decel or params.rot_accel or 100.0)

@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import logging
 import select
-import signal
 import socket
 import sys
 import time
@@ -145,7 +144,7 @@ class GamebotsServer:
 def run(args: argparse.Namespace) -> int:
     """``saphira sim --gamebots PORT``: serve the world until Ctrl-C or SIGTERM; the exit status."""
     from saphira.errors import SaphiraError
-    from saphira.sim.standalone import _install_signals
+    from saphira.sim.standalone import stop_signals
     from saphira.sim.world import load_world
 
     try:
@@ -164,17 +163,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"saphira sim: cannot listen on {args.host}:{args.gamebots}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     stop: list[int] = []
-    previous = _install_signals(lambda signum, frame: stop.append(signum))
-    print(f"gamebots listening on {server.address} (world {world.name}; INIT USARBot.P2DX or USARBot.P2AT)",
-          flush=True)  # fmt: skip
-    try:
-        server.serve(lambda: bool(stop))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with stop_signals(lambda signum, frame: stop.append(signum)):
+        print(f"gamebots listening on {server.address} (world {world.name}; INIT USARBot.P2DX or USARBot.P2AT)",
+              flush=True)  # fmt: skip
+        try:
+            server.serve(lambda: bool(stop))
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
     with contextlib.suppress(OSError, ValueError):
         print("simulator stopped", flush=True)
     return 0

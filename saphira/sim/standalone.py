@@ -32,7 +32,7 @@ import sys
 import time
 import tty
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any
 
@@ -447,12 +447,18 @@ def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
     return world, params_for_file(args.params)
 
 
-def _install_signals(handler: Callable[[int, FrameType | None], Any]) -> dict[int, Any]:
+@contextlib.contextmanager
+def stop_signals(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
+    """SIGINT and SIGTERM call ``handler`` inside the block (a simulator server's stop); the old ones after."""
     previous: dict[int, Any] = {}
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(ValueError):  # not the main thread: Ctrl-C still raises KeyboardInterrupt
             previous[signum] = signal.signal(signum, handler)
-    return previous
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -552,24 +558,22 @@ def run(args: argparse.Namespace) -> int:
             return 2
         simulator.on_cycle = view.cycle
     # Handlers first: a supervisor may signal us as soon as it reads the "listening on" lines.
-    previous = _install_signals(simulator.request_stop)
-    for k, line in enumerate(lines):
-        identity = line.server.identity
-        print(
-            f"listening on {line.address} (robot {k + 1}: {identity.name}, {identity.subclass}, "
-            f"world {world.name})",
-            flush=True,
-        )
-    try:
-        status = simulator.run()
-    except KeyboardInterrupt:
-        status = 0
-    finally:
-        simulator.close()
-        if view is not None:
-            view.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with stop_signals(simulator.request_stop):
+        for k, line in enumerate(lines):
+            identity = line.server.identity
+            print(
+                f"listening on {line.address} (robot {k + 1}: {identity.name}, {identity.subclass}, "
+                f"world {world.name})",
+                flush=True,
+            )
+        try:
+            status = simulator.run()
+        except KeyboardInterrupt:
+            status = 0
+        finally:
+            simulator.close()
+            if view is not None:
+                view.stop()
     with contextlib.suppress(OSError, ValueError):
         print("simulator stopped", flush=True)
     return status

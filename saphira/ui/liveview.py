@@ -39,7 +39,7 @@ from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_gri
 from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
 from saphira.ui.drawing import COLORS, LocalPen, drawing_for
-from saphira.ui.server import UiServer
+from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class SteppedClock(RealTimeClock):
         self._slot = int(self.now() / self.period)
 
 
-class LiveView:
+class LiveView(ServedView):
     """Serves a page that shows and drives one robot session (see the module docstring)."""
 
     def __init__(self, robot: Robot, evaluator: Evaluator, *, sim: EmbeddedSim | None = None) -> None:
@@ -142,15 +142,6 @@ class LiveView:
         self.task = robot.scheduler.add(self._step, robot.scheduler.unique_name("display"), phase=Phase.OBSERVE)
 
     # ------------------------------------------------------------------ life
-    def start(self, host: str, port: int) -> str:
-        """Start serving; returns the URL with its token."""
-        self.server = UiServer(self, host, port)
-        return self.server.start()
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.stop()
-
     def _line(self, text: str) -> None:
         with self._history_lock:  # written from the cycle and from requests, read by a page's hello
             self.history.append(text)

@@ -252,3 +252,28 @@ class UiServer:
                 if frame is not None:
                     await page.ws.send_str(frame)
                     page.sent += 1
+
+
+class ServedView:
+    """A live view with its own :class:`UiServer`: :meth:`start` serves its pages, :meth:`stop` ends that.
+
+    The robot's view (:class:`saphira.ui.liveview.LiveView`) and the simulators' (:mod:`saphira.ui.simview`)
+    share it; they give the :class:`PageHandler` side.
+    """
+
+    server: UiServer | None = None
+
+    def start(self, host: str, port: int) -> str:
+        """Start serving; returns the URL with its token."""
+        self.server = UiServer(self, host, port)
+        return self.server.start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+    def hello(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def handle(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.sim.simulation import Simulation
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import drawing_for
-from saphira.ui.server import UiServer
+from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import world_outline
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class _SimFrame:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
 
-class SimView:
+class SimView(ServedView):
     """The live view of a standalone :class:`~saphira.sim.simulation.Simulation`."""
 
     def __init__(self, simulation: Simulation) -> None:
@@ -66,14 +66,6 @@ class SimView:
         self._requests: deque[dict[str, Any]] = deque(maxlen=64)
         self._lock = threading.Lock()
         self._world = simulation.world
-
-    def start(self, host: str, port: int) -> str:
-        self.server = UiServer(self, host, port)
-        return self.server.start()
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.stop()
 
     def cycle(self, now: float) -> None:
         """Apply the pages' requests and, every display period, send a frame (simulator thread)."""
