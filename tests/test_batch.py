@@ -58,6 +58,7 @@ def test_a_2x2_grid_over_3_seeds_gives_12_rows_with_the_parameters_the_acts_saw(
         assert r["status"] == "ok", r
         assert float(r["seen_speed"]) == float(r["speed"])
         assert float(r["seen_standoff"]) == float(r["standoff"])
+        assert float(r["top_speed"]) == 250.0  # top-level statements ran before the grid's values came
         assert float(r["distance"]) > 0 and r["act_Wander"] == "running"
     assert len({r["trial"] for r in rows}) == 12
     # The slower setting drives less far: the parameter reached the behaviors.
