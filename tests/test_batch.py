@@ -129,6 +129,15 @@ def test_trials_that_divide_by_zero_hang_or_raise_are_failed_rows_and_the_others
     assert "(timeout)" in capsys.readouterr().out
 
 
+def test_the_progress_bar_counts_trials_with_an_eta_on_stderr(tmp_path: Path, capsys) -> None:
+    exp = _experiment(tmp_path, "duration = 1\nseeds = 3\n")
+    assert main(["batch", str(exp), "--out", str(tmp_path / "out"), "--serial", "--no-plots"]) == 0
+    lines = capsys.readouterr().err.splitlines()  # not a terminal: one plain line per trial (each >= 5 %)
+    assert [line.split("]")[1].split()[0] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert "ETA " in lines[0] and "ETA " in lines[1] and "took " in lines[2]
+    assert lines[0].startswith("[########................]")
+
+
 def test_a_killed_batch_resumes_without_rerunning_finished_trials(tmp_path: Path) -> None:
     hook = DATA / "spin.py"
     body = f'duration = 1\nseeds = [0, 1, 2, 3, 4]\n[metrics]\nhook = "{hook}:count_and_maybe_die"\n'
