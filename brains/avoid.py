@@ -1,7 +1,7 @@
 """A Pyro-style obstacle-avoiding brain: wander, and turn away from what the sonars see ahead.
 
 Run it with ``saphira run brains/avoid.py --world AMROffice`` (the embedded simulator), or on any robot
-with ``--robot URL`` (``tcp://``, ``usarsim://``). It is Pyro's classic avoider (the USARSim tutorial's
+with ``--robot URL`` (``tcp://``, ``flat://``, ``usarsim://``). It is Pyro's classic avoider (the USARSim tutorial's
 brain skeleton, slide 14): each step reads the front, front-left and front-right sonar groups and
 either cruises, veers away from the nearer side, or stops and turns on the spot until the way ahead
 is clear; a stall backs it off. In the open, with no echo on any sonar for a few seconds, it has

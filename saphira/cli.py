@@ -15,9 +15,10 @@ from saphira.ui.options import add_ui_options
 
 COMMANDS_HELP = """\
 commands:
-  run FILE...     run Colbert activities (.act), behaviors (.beh) and Python plugins (.py) against a
-                  robot (--robot URL) or, by default, the embedded simulator in lock-step
-  sim             run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal)
+  run FILE...     run Colbert activities (.act), behaviors (.beh), Python plugins and Pyro-style brains
+                  (.py) against a robot (--robot URL) or, by default, the embedded simulator in lock-step
+  sim             run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal), or
+                  serve it to Flat4 controllers (--flat PORT) or Gamebots clients (--gamebots PORT)
   shell           the interactive Colbert evaluator, with or without a robot
   check FILE...   parse and compile .act/.beh files; report every error; exit 1 if any
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
@@ -47,9 +48,9 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--robot", metavar="URL",
         help="robot to connect to: tcp://HOST[:PORT] (default port 8101), serial:///dev/ttyUSB0?baud=9600, "
-        "unix:///PATH (saphira sim --unix PATH), flat://HOST:PORT (a Flat4 simulator, docs/flat.md), or any pyserial "
-        "URL. Without it, the embedded simulator "
-        "is used, in lock-step.",
+        "unix:///PATH (saphira sim --unix PATH), flat://HOST:PORT (a Flat4 simulator, docs/flat.md), "
+        "usarsim://HOST:PORT?class=P2DX&location=x,y,z (a USARSim/Gamebots server, docs/gamebots.md), or any "
+        "pyserial URL. Without it, the embedded simulator is used, in lock-step.",
     )
     parser.add_argument("--world", metavar="W", default="simple",
                         help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path "

@@ -58,6 +58,7 @@ def test_a_2x2_grid_over_3_seeds_gives_12_rows_with_the_parameters_the_acts_saw(
         assert r["status"] == "ok", r
         assert float(r["seen_speed"]) == float(r["speed"])
         assert float(r["seen_standoff"]) == float(r["standoff"])
+        assert float(r["top_speed"]) == 250.0  # top-level statements ran before the grid's values came
         assert float(r["distance"]) > 0 and r["act_Wander"] == "running"
     assert len({r["trial"] for r in rows}) == 12
     # The slower setting drives less far: the parameter reached the behaviors.
@@ -86,6 +87,30 @@ def test_the_issue_s_smallest_experiment_file_works_as_written(tmp_path: Path) -
     assert (out / "trajectories.png").stat().st_size > 0
 
 
+def test_the_shipped_avoid_tuning_experiment_sweeps_avoid_collision_and_prints_the_winner(
+    tmp_path: Path, capsys
+) -> None:
+    # The shipped file as it is, cut to one second, one seed and one random start (18 settings).
+    shipped = ROOT / "experiments" / "avoid_tuning"
+    text = (shipped / "avoid.toml").read_text()
+    for key, short in (("duration = 60", "duration = 1"), ("seeds = [0, 1]", "seeds = [0]"),
+                       ("random_starts = 2", "random_starts = 1")):  # fmt: skip
+        assert key in text, key
+        text = text.replace(key, short)
+    exp = tmp_path / "avoid.toml"
+    exp.write_text(text.replace('"avoid_wander.act"', f'"{shipped / "avoid_wander.act"}"'))
+    out = tmp_path / "out"
+    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 0
+    rows = _rows(out)
+    assert len(rows) == 18 and {r["world"] for r in rows} == {"AMROffice"}
+    assert all(r["status"] == "ok" for r in rows)
+    assert {(r["speed"], r["standoff"], r["front"]) for r in rows} == set(
+        itertools.product(["400.0", "700.0", "1000.0"], ["100.0", "300.0", "600.0"], ["0.5", "1.5"])
+    )
+    winner = [line for line in capsys.readouterr().out.splitlines() if line.startswith("best setting")]
+    assert len(winner) == 1 and "wall_contacts ≤ 0" in winner[0] and "mean_speed" in winner[0], winner
+
+
 def test_trials_that_divide_by_zero_hang_or_raise_are_failed_rows_and_the_others_finish(tmp_path: Path, capsys) -> None:
     exp = _experiment(tmp_path, 'duration = 2\ntime_limit = 5\nrecord = "failed"\n[grid]\nmode = [0, 1, 2, 3]\n')
     out = tmp_path / "out"
@@ -102,6 +127,15 @@ def test_trials_that_divide_by_zero_hang_or_raise_are_failed_rows_and_the_others
     assert kept == sorted(rows[m]["trial"] for m in "123")
     assert main(["replay", str(out / "recordings" / f"{rows['1']['trial']}.rec")]) == 0
     assert "(timeout)" in capsys.readouterr().out
+
+
+def test_the_progress_bar_counts_trials_with_an_eta_on_stderr(tmp_path: Path, capsys) -> None:
+    exp = _experiment(tmp_path, "duration = 1\nseeds = 3\n")
+    assert main(["batch", str(exp), "--out", str(tmp_path / "out"), "--serial", "--no-plots"]) == 0
+    lines = capsys.readouterr().err.splitlines()  # not a terminal: one plain line per trial (each >= 5 %)
+    assert [line.split("]")[1].split()[0] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert "ETA " in lines[0] and "ETA " in lines[1] and "took " in lines[2]
+    assert lines[0].startswith("[########................]")
 
 
 def test_a_killed_batch_resumes_without_rerunning_finished_trials(tmp_path: Path) -> None:

@@ -93,6 +93,27 @@ def test_the_robot_reads_ranges_by_index_and_group_in_pyros_units() -> None:
         pyro.range[0].distance("feet")
 
 
+def test_the_brain_sees_a_stall_when_it_drives_into_a_wall(tmp_path: Path) -> None:
+    robot = Robot()
+    sim = attach_simulator(robot, "room", "p3dx", pose=(5000.0, 1000.0, 0.0), odometry_error=False)
+    path = write_brain(tmp_path, """
+class Ram(Brain):
+    def setup(self):
+        self.stalls = []
+    def step(self):
+        self.stalls.append(self.robot.stall)
+        self.robot.move(0.3, 0.0)
+
+def INIT(engine):
+    return Ram("Ram", engine)
+""")
+    brain = load_brain(path, robot).brain
+    robot.run(seconds=10.0)  # the wall at x = 6000 is 750 mm beyond the robot's front
+    stalls: list[bool] = brain.stalls  # type: ignore[attr-defined]
+    assert not any(stalls[:10]) and stalls[-1] is True
+    assert sim.true_pose.x > 5600.0
+
+
 def test_a_brain_starts_behaviors_and_colbert_activities(tmp_path: Path) -> None:
     robot = Robot()
     attach_simulator(robot, "room", "p3dx", pose=(2000.0, 2000.0, 0.0))

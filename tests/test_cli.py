@@ -37,6 +37,27 @@ def test_help_reads_like_a_man_page() -> None:
     assert "--robot URL" in run_help and "exit status" in run_help and "--plot PNG" in run_help
 
 
+@pytest.mark.parametrize("command", ["run", "sim", "shell", "check", "params", "worlds", "replay", "map", "batch"])
+def test_each_commands_help_prints_as_written(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from saphira.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith(f"usage: saphira {command}")
+    assert "%%" not in out  # a description is not %-formatted, unlike an option's help
+
+
+def test_help_names_every_robot_url_and_server_protocol() -> None:
+    from saphira.cli import build_parser
+
+    top = build_parser().format_help()
+    assert "brains" in top and "--flat PORT" in top and "--gamebots PORT" in top
+    run_help = " ".join(saphira("run", "--help").stdout.split())
+    for scheme in ("tcp://", "serial://", "unix://", "flat://", "usarsim://"):
+        assert scheme in run_help, scheme
+
+
 def test_params_and_worlds_list_what_is_bundled() -> None:
     params = saphira("params").stdout
     assert re.search(r"^p3dx\s+Pioneer\s+p3dx\s+16 sonars", params, re.M)

@@ -243,6 +243,24 @@ def test_bad_arguments_give_a_clear_message(capsys: pytest.CaptureFixture[str]) 
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--flat", "0", "--gamebots", "0"], "--flat and --gamebots exclude each other"),
+        (["--flat-world", "maps/flat/building.world"], "--flat-world needs --flat PORT"),
+        (["--gamebots", "0", "--flat-stopped"], "--flat-stopped needs --flat PORT"),
+        (["--flat-steps", "3"], "--flat-steps needs --flat PORT"),
+        (["--laser"], "--laser needs --gamebots PORT"),
+        (["--flat", "0", "--laser"], "--laser needs --gamebots PORT"),
+    ],
+)
+def test_options_of_another_protocol_are_refused_not_ignored(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert standalone.main(argv) == 2
+    assert f"saphira sim: {message}" in capsys.readouterr().err
+
+
 def test_the_options_work_as_a_parent_parser(capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser(prog="saphira")
     sub = parser.add_subparsers(dest="command")

@@ -30,7 +30,7 @@ def add_batch_parser(sub: Any) -> None:
         description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
         "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
         "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
-        "trials already there. Prints a summary per configuration (mean, 95 %% CI) and the best setting, and "
+        "trials already there. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
         "writes DIR/summary.csv and plots (with matplotlib).",
         epilog="exit status: 0 when every trial succeeded, 1 when any failed or hung, 2 for a bad experiment "
         "file or option, 130 when interrupted.",

@@ -478,6 +478,15 @@ def _check(args: argparse.Namespace) -> str | None:
             return "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)"
     if args.pty and args.unix is not None:
         return "--pty and --unix exclude each other: choose one kind of line"
+    flat, gamebots = getattr(args, "flat", None), getattr(args, "gamebots", None)
+    if flat is not None and gamebots is not None:
+        return "--flat and --gamebots exclude each other: one simulator speaks one protocol"
+    if flat is None:  # the Flat options would be silently ignored by a Pioneer or Gamebots server
+        for option in ("flat_world", "flat_no_sonar", "flat_realtime", "flat_stopped", "flat_steps"):
+            if getattr(args, option, None) not in (None, False):
+                return f"--{option.replace('_', '-')} needs --flat PORT"
+    if getattr(args, "laser", False) and gamebots is None:
+        return "--laser needs --gamebots PORT"
     if args.robots < 1:
         return "--robots must be at least 1"
     if not (math.isfinite(args.period) and args.period > 0):
