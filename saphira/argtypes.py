@@ -53,3 +53,25 @@ def plot_file(text: str) -> str:
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r}: no folder {str(path.parent)!r}")
     return text
+
+
+def positive_factor(text: str) -> float:
+    """A factor such as ``--speed``: a finite number greater than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite factor greater than 0, got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A count such as ``--workers``: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from saphira.argtypes import positive_int
 from saphira.errors import SaphiraError
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
@@ -41,20 +42,12 @@ def add_batch_parser(sub: Any) -> None:
     engine.add_argument("--serial", action="store_true", help="run the trials one by one in this process")
     engine.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, "
                         "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)")
-    parser.add_argument("--workers", type=_positive_int, metavar="N",
+    parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="worker processes of the local cluster (default: one per core)")
     parser.add_argument("--no-plots", action="store_true", help="write no plots")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def run_batch(args: argparse.Namespace) -> int:

@@ -6,7 +6,8 @@ Kept apart from :mod:`saphira.ui.server` so that parsing the command line never 
 from __future__ import annotations
 
 import argparse
-import math
+
+from saphira.argtypes import positive_factor
 
 __all__ = ["DEFAULT_HOST", "add_ui_options", "ui_address"]
 
@@ -27,14 +28,6 @@ def ui_address(text: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, number
 
 
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite factor greater than 0, got {text}")
-    return value
 
 
 def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> None:
@@ -46,7 +39,7 @@ def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> No
     )  # fmt: skip
     if speed:
         parser.add_argument(
-            "--speed", type=_speed, default=1.0, metavar="F",
+            "--speed", type=positive_factor, default=1.0, metavar="F",
             help="with --ui and the embedded simulator, run F times real time (default 1: real time, "
             "so a person can watch and drive)",
         )  # fmt: skip
