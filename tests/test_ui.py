@@ -123,6 +123,27 @@ def test_display_state_checks_its_values_and_the_occupancy_grid_forces_the_globa
     assert "sfLINESOLID" in lines[-2]
 
 
+def test_display_state_is_sticky_across_a_reconnection() -> None:
+    """§11.5: the display settings outlive the connection: a disconnect and a new connection keep them."""
+    robot = Robot()
+    sim = attach_simulator(robot, "simple", "p3dx")
+    lines: list[str] = []
+    ev = Evaluator(robot, read_init=False, output=lines.append)
+    for text in ("sfSetDisplayState(sfGLOBAL, 1)", "sfSetDisplayState(sfWAKE, 0)", "sfSetDisplayState(sfDISPLAY, 4)"):
+        assert ev.eval_text(text), lines
+    robot.disconnect()
+    robot.run(cycles=3)
+    sim.connect()
+    assert robot.connected
+    lines.clear()
+    for setting in ("sfGLOBAL", "sfWAKE", "sfDISPLAY"):
+        assert ev.eval_text(f"sfGetDisplayState({setting})"), lines
+    assert lines == ["1 (int)", "0 (int)", "4 (int)"]
+    display = display_for(robot.scheduler)
+    assert display.global_view and not display.wake and display.period == 4
+    robot.disconnect()
+
+
 def test_the_wake_keeps_the_last_ten_seconds_of_travel(
     lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
 ) -> None:
