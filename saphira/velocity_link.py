@@ -30,7 +30,7 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 from saphira.clock import Clock
-from saphira.geometry import norm2_angle
+from saphira.geometry import Pose, change_vp, norm2_angle
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
 from saphira.params import RobotParams
@@ -212,9 +212,7 @@ class VelocityLink(Link, abc.ABC):
             state.vel = state.rvel = 0.0
         else:
             px, py, pth = previous
-            rad = math.radians(pth)
-            forward = (x - px) * math.cos(rad) + (y - py) * math.sin(rad)
-            left = -(x - px) * math.sin(rad) + (y - py) * math.cos(rad)
+            forward, left, _ = change_vp(Pose(px, py, pth), Pose(x, y))
             dth = norm2_angle(th - pth)
             reflector.move_robot(forward, left, dth)
             reflector.sonar.move(forward, left, dth)
