@@ -61,7 +61,7 @@ from saphira.link import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkSta
 from saphira.params import SonarUnit
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector
-from saphira.transport import Transport, TransportClosed
+from saphira.transport import Transport
 from saphira.velocity_link import VelocityLink, link_for
 from saphira.velocity_link import heading_velocity as _heading_velocity
 
@@ -193,18 +193,7 @@ class GamebotsLink(VelocityLink):
         self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
 
     def send_message(self, message: Message) -> bool:
-        if self.transport is None:
-            return False
-        data = encode(message)
-        try:
-            self.transport.write(data)
-        except TransportClosed as exc:
-            self._lost(f"write failed: {exc}")
-            return False
-        self.counters.packets_sent += 1
-        self._last_sent = self.clock.now()
-        self.on_packet_out.emit(data)
-        return True
+        return self.send_raw(encode(message))
 
     # ------------------------------------------------------------------ input
     def _pump(self, wait: float) -> bool:
