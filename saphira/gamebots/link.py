@@ -63,7 +63,6 @@ from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector
 from saphira.transport import Transport
 from saphira.velocity_link import VelocityLink, link_for
-from saphira.velocity_link import heading_velocity as _heading_velocity
 
 log = logging.getLogger("saphira.gamebots")
 
@@ -90,11 +89,6 @@ def is_usarsim_url(url: str) -> bool:
 def link_for_url(link: Link, target: str | Transport) -> Link:
     """The link ``target`` needs: a :class:`GamebotsLink` for a ``usarsim://`` URL, else the Pioneer link."""
     return link_for(link, target, GamebotsLink)
-
-
-def heading_velocity(error: float, rvel: float, limit: float, decel: float) -> float:
-    """Turn rate (deg/s) that brings a heading ``error`` (deg) to zero without overshoot at ``decel``."""
-    return _heading_velocity(error, rvel, limit, decel, HEADING_DEADBAND)
 
 
 @dataclasses.dataclass(frozen=True)
