@@ -27,14 +27,13 @@ Choices made here:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from saphira.geometry import Pose
+from saphira.geometry import Pose, change_vp, cos_sin
 from saphira.laser_config import LaserConfig, laser_config
 from saphira.params import RobotParams
 from saphira.protocol.commands import Command
@@ -175,14 +174,6 @@ class LaserAssembler:
         return tuple(self._refl)
 
 
-def relative_motion(start: Pose, now: Pose) -> tuple[float, float, float]:
-    """(dx, dy, dth): how far the robot moved from ``start`` to ``now``, in ``start``'s robot frame."""
-    rad = math.radians(start.th)
-    c, s = math.cos(rad), math.sin(rad)
-    wx, wy = now.x - start.x, now.y - start.y
-    return c * wx + s * wy, -s * wx + c * wy, now.th - start.th
-
-
 class ReflectedLaser:
     """The reflector's laser: configuration, the packet assembler, the latest scan and the LPS ring."""
 
@@ -223,10 +214,9 @@ class ReflectedLaser:
         self.scans += 1
         xs, ys = scan.points()
         self.ring.replace(xs, ys)
-        dx, dy, dth = relative_motion(scan.robot_pose, robot_pose)
+        dx, dy, dth = change_vp(scan.robot_pose, robot_pose)  # the motion since, in the scan's frame
         if dx or dy or dth:
-            rad = math.radians(dth)
-            self.ring.move(math.cos(rad), math.sin(rad), dx, dy)
+            self.ring.move(*cos_sin(dth), dx, dy)
         return scan
 
 

@@ -18,6 +18,7 @@ The protocol packages keep their wire: parsing, what a step output holds, how a 
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import logging
 import math
@@ -29,7 +30,7 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 from saphira.clock import Clock
-from saphira.geometry import norm2_angle
+from saphira.geometry import Pose, change_vp, norm2_angle
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
 from saphira.params import RobotParams
@@ -83,7 +84,7 @@ def link_for(link: Link, target: str | Transport, kind: type[VelocityLink]) -> L
     return link
 
 
-class VelocityLink(Link):
+class VelocityLink(Link, abc.ABC):
     """A link to a simulator that reports poses and takes velocities, standing in for the Pioneer link.
 
     Subclasses set :attr:`SCHEME` and :attr:`HEADING_DEADBAND`, give :meth:`rot_decel`, read their
@@ -168,9 +169,9 @@ class VelocityLink(Link):
             self._lost(f"connection closed ({exc})")
             return None
 
+    @abc.abstractmethod
     def _pump(self, wait: float) -> bool:
         """Read and handle what has arrived (see :meth:`_read_wire`); False if the line died."""
-        raise NotImplementedError
 
     def _await(self, arrived: Sized, what: str, deadline: float) -> bool:
         """Pump until ``arrived`` (a queue) holds something; False (link lost) past the wall-clock ``deadline``."""
@@ -193,8 +194,9 @@ class VelocityLink(Link):
             self.LOG.exception("%s link %s: internal error", self.NAME, self.url)
             self.abort(f"error while reading the {self.NAME} server: {exc}")
 
+    @abc.abstractmethod
     def _receive_step(self) -> None:
-        raise NotImplementedError
+        """This cycle's receive work on the subclass's wire (called by :meth:`receive`, which catches faults)."""
 
     def _take_pose(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> None:
         """The step's reported ``pose`` (mm, mm, deg) into the reflector; ``previous`` None places the robot.
@@ -210,9 +212,7 @@ class VelocityLink(Link):
             state.vel = state.rvel = 0.0
         else:
             px, py, pth = previous
-            rad = math.radians(pth)
-            forward = (x - px) * math.cos(rad) + (y - py) * math.sin(rad)
-            left = -(x - px) * math.sin(rad) + (y - py) * math.cos(rad)
+            forward, left, _ = change_vp(Pose(px, py, pth), Pose(x, y))
             dth = norm2_angle(th - pth)
             reflector.move_robot(forward, left, dth)
             reflector.sonar.move(forward, left, dth)
@@ -254,9 +254,9 @@ class VelocityLink(Link):
             self._connected()
 
     # ------------------------------------------------------------------ output
+    @abc.abstractmethod
     def rot_decel(self) -> float:
         """deg/s²: the rotational deceleration heading setpoints brake with."""
-        raise NotImplementedError
 
     def setpoints(self) -> tuple[float, float]:
         """The (mm/s, deg/s) the setpoints ask for now (heading setpoints closed here)."""

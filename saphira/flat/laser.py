@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from saphira.flat.codec import LASER_READINGS, LaserScan, Reading
-from saphira.geometry import Pose
+from saphira.geometry import Pose, change_vp, unchange_vp
 from saphira.sim.geometry import FloatArray
 from saphira.sim.laser import cast_scan
 from saphira.sim.world import World
@@ -59,19 +59,14 @@ class LaserMount:
 
 def to_robot(pose: Pose, x: float, y: float) -> tuple[float, float]:
     """A world point in the robot's "y ahead" frame: (mm to the right, mm ahead)."""
-    rad = math.radians(pose.th)
-    dx, dy = x - pose.x, y - pose.y
-    ahead = dx * math.cos(rad) + dy * math.sin(rad)
-    left = -dx * math.sin(rad) + dy * math.cos(rad)
-    return -left, ahead
+    local = change_vp(pose, Pose(x, y))  # (ahead, left)
+    return -local.y, local.x
 
 
 def to_world(pose: Pose, right: float, ahead: float) -> tuple[float, float]:
     """A point of the robot's "y ahead" frame in the world."""
-    rad = math.radians(pose.th)
-    left = -right
-    return (pose.x + ahead * math.cos(rad) - left * math.sin(rad),
-            pose.y + ahead * math.sin(rad) + left * math.cos(rad))
+    world = unchange_vp(pose, Pose(ahead, -right))
+    return world.x, world.y
 
 
 def bearing(right: float, ahead: float) -> float:

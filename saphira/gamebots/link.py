@@ -61,9 +61,8 @@ from saphira.link import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkSta
 from saphira.params import SonarUnit
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector
-from saphira.transport import Transport, TransportClosed
+from saphira.transport import Transport
 from saphira.velocity_link import VelocityLink, link_for
-from saphira.velocity_link import heading_velocity as _heading_velocity
 
 log = logging.getLogger("saphira.gamebots")
 
@@ -90,11 +89,6 @@ def is_usarsim_url(url: str) -> bool:
 def link_for_url(link: Link, target: str | Transport) -> Link:
     """The link ``target`` needs: a :class:`GamebotsLink` for a ``usarsim://`` URL, else the Pioneer link."""
     return link_for(link, target, GamebotsLink)
-
-
-def heading_velocity(error: float, rvel: float, limit: float, decel: float) -> float:
-    """Turn rate (deg/s) that brings a heading ``error`` (deg) to zero without overshoot at ``decel``."""
-    return _heading_velocity(error, rvel, limit, decel, HEADING_DEADBAND)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,18 +187,7 @@ class GamebotsLink(VelocityLink):
         self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
 
     def send_message(self, message: Message) -> bool:
-        if self.transport is None:
-            return False
-        data = encode(message)
-        try:
-            self.transport.write(data)
-        except TransportClosed as exc:
-            self._lost(f"write failed: {exc}")
-            return False
-        self.counters.packets_sent += 1
-        self._last_sent = self.clock.now()
-        self.on_packet_out.emit(data)
-        return True
+        return self.send_raw(encode(message))
 
     # ------------------------------------------------------------------ input
     def _pump(self, wait: float) -> bool:

@@ -111,7 +111,7 @@ class LiveView(ServedView):
         self.sim = sim
         self.display = display_for(robot.scheduler)
         self.drawing = drawing_for(robot.scheduler)
-        self.wake = Wake(robot.clock.period)
+        self.wake = Wake()
         self.server: UiServer | None = None
         self.history: deque[str] = deque(maxlen=HISTORY)
         self._history_lock = threading.Lock()

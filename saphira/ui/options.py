@@ -28,8 +28,6 @@ def ui_address(text: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, number
 
 
-
-
 def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> None:
     """Add ``--ui`` (and, for the embedded simulator, ``--speed``) to a command's parser."""
     parser.add_argument(

@@ -14,6 +14,7 @@ answered 403. The default address is 127.0.0.1.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import hmac
@@ -254,7 +255,7 @@ class UiServer:
                     page.sent += 1
 
 
-class ServedView:
+class ServedView(abc.ABC):
     """A live view with its own :class:`UiServer`: :meth:`start` serves its pages, :meth:`stop` ends that.
 
     The robot's view (:class:`saphira.ui.liveview.LiveView`) and the simulators' (:mod:`saphira.ui.simview`)
@@ -272,8 +273,10 @@ class ServedView:
         if self.server is not None:
             self.server.stop()
 
+    @abc.abstractmethod
     def hello(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The first message a new page gets (what it needs to draw the view)."""
 
+    @abc.abstractmethod
     def handle(self, message: dict[str, Any]) -> None:
-        raise NotImplementedError
+        """Act on a message from a page."""

@@ -45,9 +45,8 @@ WAKE_SPACING = 20.0
 class Wake:
     """The robot's global positions over the last :data:`WAKE_SECONDS`, one point per cycle at most."""
 
-    def __init__(self, period: float) -> None:
+    def __init__(self) -> None:
         self.points: deque[tuple[float, float, float]] = deque()
-        self.period = period
 
     def add(self, now: float, x: float, y: float) -> None:
         last = self.points[-1] if self.points else None
