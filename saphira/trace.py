@@ -152,7 +152,6 @@ class RunTrace(Task):
         self._seen: dict[int, int] = {}
         self._odometric_mm = 0.0
         self._true_mm = 0.0
-        self._previous: tuple[float, ...] | None = None
 
     def step(self, state: int) -> int:
         robot = self.robot
@@ -161,12 +160,11 @@ class RunTrace(Task):
             x, y, th = st.ax, st.ay, st.ath
             true = self.truth() if self.truth is not None else (math.nan, math.nan, math.nan)
             sample = (x, y, th, *true)
-            previous = self._previous
+            previous = self._path.last
             if previous is not None:
                 self._odometric_mm += math.hypot(x - previous[0], y - previous[1])
                 if not math.isnan(true[0]) and not math.isnan(previous[3]):
                     self._true_mm += math.hypot(true[0] - previous[3], true[1] - previous[4])
-            self._previous = sample
             self._path.append(sample)
             if self.hit_cloud is not None:
                 if self.truth is not None:
