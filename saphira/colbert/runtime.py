@@ -125,6 +125,11 @@ class Activity(Task):
         return self.program.name
 
     @property
+    def label(self) -> str:
+        """How messages name the activity: its schema, with the instance name when that differs."""
+        return self.name if self.name == self.program.name else f"{self.program.name} ({self.name})"
+
+    @property
     def pc(self) -> int | None:
         """The index of the next node to run, while the activity is at a statement."""
         return self.state - FIRST_USER_STATE if self.state >= FIRST_USER_STATE else None
@@ -218,9 +223,8 @@ class Activity(Task):
         if pos is None:
             pos = program.update_pos if pc is None else program.node_positions[pc]
         self.error_line = program.relative_line(pos.line)
-        label = self.name if self.name == program.name else f"{program.name} ({self.name})"
         error = SourceError(
-            f"act {label}: {runtime_message(exc)}",
+            f"act {self.label}: {runtime_message(exc)}",
             SourcePosition(program.filename, pos.line, pos.column),
             program.source_line(pos.line),
         )
@@ -488,10 +492,9 @@ class ColbertRuntime:
         act.wait_node = -1
         program = act.program
         pos = program.node_positions[index]
-        label = act.name if act.name == program.name else f"{program.name} ({act.name})"
         where = SourcePosition(program.filename, pos.line, pos.column)
         self.output(
-            f"{where}: act {label}: {program.node_texts[index]} made no progress for {timeout:g} s "
+            f"{where}: act {act.label}: {program.node_texts[index]} made no progress for {timeout:g} s "
             "(blocked or stalled); the activity fails"
         )
         assert act.scheduler is not None
