@@ -114,7 +114,6 @@ class Activity(Task):
         self.wait_deadline: int | None = 0
         self.wait_child: Task | None = None
         self.wait_command = ""
-        self.error_line: int | None = None
         self.error_position: SourcePosition | None = None
         """Where the last runtime error happened (``file:line:col``), for the run's summary."""
         self.trapped = False
@@ -222,7 +221,6 @@ class Activity(Task):
         pos = generated_position(exc)
         if pos is None:
             pos = program.update_pos if pc is None else program.node_positions[pc]
-        self.error_line = program.relative_line(pos.line)
         error = SourceError(
             f"act {self.label}: {runtime_message(exc)}",
             SourcePosition(program.filename, pos.line, pos.column),
