@@ -57,11 +57,6 @@ class DecimatedPath:
         """The number of samples :meth:`samples` returns."""
         return self._kept + (1 if self._offered and (self._offered - 1) % self.stride != 0 else 0)
 
-    @property
-    def offered(self) -> int:
-        """How many samples were ever appended."""
-        return self._offered
-
     def append(self, sample: tuple[float, ...]) -> None:
         if self._offered % self.stride == 0:
             if self._kept == self.capacity:
