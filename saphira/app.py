@@ -253,10 +253,11 @@ class Session:
         if self.sim is not None:  # truth beside belief
             from saphira.perception.truth import pose_error_line
 
-            lines.insert(2, pose_error_line(robot.state.global_pose, self.sim.true_pose))
-        if self.sim is not None:
             true = self.sim.true_pose
-            lines.insert(2, f"    true pose (simulator): ({true.x:.0f}, {true.y:.0f}, {true.th:.1f})")
+            lines[2:2] = [
+                f"    true pose (simulator): ({true.x:.0f}, {true.y:.0f}, {true.th:.1f})",
+                pose_error_line(robot.state.global_pose, true),
+            ]
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
         lines += [self._activity_line(name) for name in sorted(self.outcome.states)]
         return "\n".join(lines)

@@ -40,7 +40,7 @@ from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
 from saphira.protocol.laser import LaserPacket, decode_laser
 from saphira.protocol.sync import RobotIdentity
-from saphira.sonar import NO_ECHO, Region, region_mask
+from saphira.sonar import NO_ECHO, Region, lps_moved, region_mask
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -98,10 +98,7 @@ class LaserRing:
 
     def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
         """Re-express the points after the robot moved (dx, dy) and turned (cos_t, sin_t)."""
-        px = self.xs - dx
-        py = self.ys - dy
-        self.xs = cos_t * px + sin_t * py
-        self.ys = -sin_t * px + cos_t * py
+        self.xs, self.ys = lps_moved(self.xs, self.ys, cos_t, sin_t, dx, dy)
         self.version += 1
 
     def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:

@@ -428,7 +428,7 @@ def load_layer(path: str | Path) -> ParamsLayer:
 
 def load_params(path: str | Path) -> RobotParams:
     """Read and parse one parameter file over Saphira's Pioneer 1 defaults; ParamsError if bad."""
-    return _halve_lengths(apply_layer(RobotParams(), load_layer(path), f"file {path}"))
+    return parse_params(_read_text(path), str(path))
 
 
 def _search_path(search_dirs: Sequence[Path] | None) -> list[Path]:

@@ -85,6 +85,11 @@ class RobotState:
         return Pose(self.ax, self.ay, self.ath)
 
     @property
+    def odo_pose(self) -> Pose:
+        """The server's odometric pose (``odo_x``, ``odo_y``, ``odo_th``)."""
+        return Pose(self.odo_x, self.odo_y, self.odo_th)
+
+    @property
     def stalled(self) -> bool:
         return self.stall_left or self.stall_right
 
@@ -180,8 +185,7 @@ class Reflector:
     def apply_laser(self, payload: bytes) -> LaserScan | None:
         """Fold one 0x60/0x61 packet into the laser (DecodeError if malformed); the scan it completes."""
         state = self.state
-        odo = Pose(state.odo_x, state.odo_y, state.odo_th)
-        return self.laser.apply_packet(payload, odo, state.global_pose)
+        return self.laser.apply_packet(payload, state.odo_pose, state.global_pose)
 
     def apply_laser_scan(
         self, ranges: FloatArray, angles: FloatArray, max_range: float, mount: tuple[float, float] = (0.0, 0.0)
@@ -189,7 +193,7 @@ class Reflector:
         """Take a whole scan taken now (a link whose protocol sends scans whole, as Flat's does): ranges
         (mm) at robot-frame ``angles`` (deg) from the laser at ``mount`` (mm ahead, mm left)."""
         state = self.state
-        odo = Pose(state.odo_x, state.odo_y, state.odo_th)
+        odo = state.odo_pose
         scan = LaserScan(ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1],
                          sequence=self.laser.scans + 1)
         return self.laser.keep(scan, odo)

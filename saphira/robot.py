@@ -129,8 +129,7 @@ class Robot:
         from saphira.flat.link import link_for_url as flat_link_for
         from saphira.gamebots.link import link_for_url as gamebots_link_for
 
-        link = flat_link_for(self.link, target) if isinstance(target, str) else self.link
-        link = gamebots_link_for(link, target)
+        link = gamebots_link_for(flat_link_for(self.link, target), target)
         if link is not self.link:
             if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
                 self.link.disconnect()

@@ -150,14 +150,15 @@ class RingBuffer:
         mask = self.valid[: self.limit]
         return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
 
-    def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
-        """Re-express every entry after the robot moved by (dx, dy) and turned (cos_t, sin_t)."""
-        n = self.limit
-        px = self.xs[:n] - dx
-        py = self.ys[:n] - dy
-        self.xs[:n] = cos_t * px + sin_t * py
-        self.ys[:n] = -sin_t * px + cos_t * py
-        self.version += 1
+
+
+def lps_moved(
+    xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], cos_t: float, sin_t: float, dx: float, dy: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """LPS points re-expressed after the robot moved by (dx, dy) and turned (cos_t, sin_t): new arrays."""
+    px = xs - dx
+    py = ys - dy
+    return cos_t * px + sin_t * py, -sin_t * px + cos_t * py
 
 
 def _region_of(bearing: float) -> Region:
@@ -257,12 +258,8 @@ class Sonar:
             return
         rad = math.radians(dth)
         c, s = math.cos(rad), math.sin(rad)
-        # RingBuffer.move's arithmetic on all four rows at once (entries past a buffer's limit are
-        # never read: resizing clears).
-        px = self._xs - dx
-        py = self._ys - dy
-        self._xs[:] = c * px + s * py
-        self._ys[:] = -s * px + c * py
+        # All four buffers' rows at once (entries past a buffer's limit are never read: resizing clears).
+        self._xs[:], self._ys[:] = lps_moved(self._xs, self._ys, c, s, dx, dy)
         for buffer in self._buffer_list:
             buffer.version += 1
         if self.laser is not None:

@@ -57,11 +57,6 @@ class DecimatedPath:
         """The number of samples :meth:`samples` returns."""
         return self._kept + (1 if self._offered and (self._offered - 1) % self.stride != 0 else 0)
 
-    @property
-    def offered(self) -> int:
-        """How many samples were ever appended."""
-        return self._offered
-
     def append(self, sample: tuple[float, ...]) -> None:
         if self._offered % self.stride == 0:
             if self._kept == self.capacity:
@@ -152,7 +147,6 @@ class RunTrace(Task):
         self._seen: dict[int, int] = {}
         self._odometric_mm = 0.0
         self._true_mm = 0.0
-        self._previous: tuple[float, ...] | None = None
 
     def step(self, state: int) -> int:
         robot = self.robot
@@ -161,12 +155,11 @@ class RunTrace(Task):
             x, y, th = st.ax, st.ay, st.ath
             true = self.truth() if self.truth is not None else (math.nan, math.nan, math.nan)
             sample = (x, y, th, *true)
-            previous = self._previous
+            previous = self._path.last
             if previous is not None:
                 self._odometric_mm += math.hypot(x - previous[0], y - previous[1])
                 if not math.isnan(true[0]) and not math.isnan(previous[3]):
                     self._true_mm += math.hypot(true[0] - previous[3], true[1] - previous[4])
-            self._previous = sample
             self._path.append(sample)
             if self.hit_cloud is not None:
                 if self.truth is not None:

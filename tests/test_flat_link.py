@@ -31,6 +31,7 @@ from saphira.geometry import norm2_angle
 from saphira.link import Link
 from saphira.perception import perception_for
 from saphira.robot import Robot
+from saphira.sim.embedded import attach_simulator
 from saphira.sim.wldfile import parse_wld
 from saphira.sim.world import World, load_world
 
@@ -341,3 +342,12 @@ def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_di
     travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
     assert 3.9 < travelled < 4.2
     assert flat.wall_contacts == 0
+
+
+def test_a_transport_after_a_flat_url_gets_the_pioneer_link_back() -> None:
+    """The embedded simulator's in-process line (``connect local`` in the shell) after a ``flat://`` link."""
+    robot = Robot()
+    pioneer = robot.link
+    robot.link = link_for_url(pioneer, "flat://127.0.0.1:1095")
+    attach_simulator(robot, "simple", "p3dx")
+    assert robot.link is pioneer and robot.connected

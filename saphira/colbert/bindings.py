@@ -4,7 +4,7 @@ Every name registered here needs its entry in ``docs/colbert.md`` (one bullet li
 ``help`` prints it), which ``tests/test_docs.py`` checks.
 
 Every ``sf*`` name exists only here and in the concept modules registered with it
-(``bindings_robot``, ``bindings_tasks``, ``bindings_session``). Each binding is one line of a table,
+(the ``bindings_*`` modules of this package). Each binding is one line of a table,
 grouped by topic: name, Colbert signature, implementation (a Python call on the robot session), help
 text. Bindings that need a robot raise a runtime error naming the function when the evaluator has none.
 
@@ -578,13 +578,16 @@ class BindingTable:
 def install_bindings(ev: Evaluator) -> None:
     """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
 
-    Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``) add their own
-    :class:`BindingTable` after this module's tables.
+    Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``, ``bindings_accessories``,
+    ``bindings_display``, ``bindings_laser``, ``bindings_maps``, ``bindings_flat``) add their own
+    :class:`BindingTable` after this module's tables, in that order; ``bindings_link`` installs its own.
     """
     from saphira.colbert import (
         bindings_accessories,
         bindings_display,
+        bindings_flat,
         bindings_laser,
+        bindings_maps,
         bindings_robot,
         bindings_session,
         bindings_tasks,
@@ -598,14 +601,11 @@ def install_bindings(ev: Evaluator) -> None:
         *(
             module.table(s)
             for module in (
-                bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display, bindings_laser
+                bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display,
+                bindings_laser, bindings_maps, bindings_flat,
             )
         ),
     ]
-    from saphira.colbert import bindings_flat, bindings_maps  # map files and the occupancy grid; Flat's maps
-
-    tables.append(bindings_maps.table(s))
-    tables.append(bindings_flat.table(s))
     for table in tables:
         for name, slots, factory, text in table.structs:
             ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)

@@ -38,7 +38,8 @@ Decisions the manual leaves open, documented here:
   condition is false. A ``while`` loop at top level (file or prompt) runs to completion at once and
   stops with an error after :data:`TOP_LEVEL_LOOP_LIMIT` iterations; ``waitfor`` and ``goto`` exist
   only inside acts; ``update`` may not contain ``waitfor`` or ``start``.
-* Trace and error line numbers are offsets from the ``act`` line: the line after ``act`` is line 1.
+* Trace line numbers are offsets from the ``act`` line: the line after ``act`` is line 1. Runtime
+  errors give the file position (``file:line:col``) instead (:mod:`saphira.colbert.runtime`).
 """
 
 from __future__ import annotations

@@ -114,7 +114,6 @@ class Activity(Task):
         self.wait_deadline: int | None = 0
         self.wait_child: Task | None = None
         self.wait_command = ""
-        self.error_line: int | None = None
         self.error_position: SourcePosition | None = None
         """Where the last runtime error happened (``file:line:col``), for the run's summary."""
         self.trapped = False
@@ -123,6 +122,11 @@ class Activity(Task):
     @property
     def schema(self) -> str:
         return self.program.name
+
+    @property
+    def label(self) -> str:
+        """How messages name the activity: its schema, with the instance name when that differs."""
+        return self.name if self.name == self.program.name else f"{self.program.name} ({self.name})"
 
     @property
     def pc(self) -> int | None:
@@ -217,10 +221,8 @@ class Activity(Task):
         pos = generated_position(exc)
         if pos is None:
             pos = program.update_pos if pc is None else program.node_positions[pc]
-        self.error_line = program.relative_line(pos.line)
-        label = self.name if self.name == program.name else f"{program.name} ({self.name})"
         error = SourceError(
-            f"act {label}: {runtime_message(exc)}",
+            f"act {self.label}: {runtime_message(exc)}",
             SourcePosition(program.filename, pos.line, pos.column),
             program.source_line(pos.line),
         )
@@ -488,10 +490,9 @@ class ColbertRuntime:
         act.wait_node = -1
         program = act.program
         pos = program.node_positions[index]
-        label = act.name if act.name == program.name else f"{program.name} ({act.name})"
         where = SourcePosition(program.filename, pos.line, pos.column)
         self.output(
-            f"{where}: act {label}: {program.node_texts[index]} made no progress for {timeout:g} s "
+            f"{where}: act {act.label}: {program.node_texts[index]} made no progress for {timeout:g} s "
             "(blocked or stalled); the activity fails"
         )
         assert act.scheduler is not None

@@ -192,7 +192,7 @@ class Registration:
         coordinates each cycle for a few hundredths of a degree would cost more than it is worth)."""
         f = self._filter()
         state = self.reflector.state
-        pose, odo = state.global_pose, Pose(state.odo_x, state.odo_y, state.odo_th)
+        pose, odo = state.global_pose, state.odo_pose
         believed = Pose(pose.x, pose.y, norm2_angle(pose.th + self._unpushed))
         last, self._last_odo = self._last_odo, odo
         if last is None:
