@@ -1,4 +1,4 @@
-"""The robot link: the connection state machine over a transport (protocol reference §7, §10).
+"""The robot link: the connection state machine over a transport (docs/protocol.md §3).
 
 The link is driven once per cycle: :meth:`Link.receive` in the *receive* phase reads bytes, runs the
 handshake or feeds SIPs to the reflector; :meth:`Link.reflect` in the *reflect* phase sends the
@@ -223,7 +223,7 @@ class Link:
         return self.send_raw(encode_command(command, arg))
 
     def string_arg(self, text: str | bytes, *, counted: bool = False) -> bytes:
-        """A string argument as this robot's generation reads it (protocol reference §4).
+        """A string argument as this robot's generation reads it (docs/protocol.md §2, §11).
 
         PSOS: ``sfRobotComStr`` is NUL-terminated, ``sfRobotComStrn`` (``counted``) Pascal-style with
         a count byte. ARCOS: ARIA's ``comStr`` (count byte, characters and a NUL) and ``comStrN``

@@ -1,4 +1,4 @@
-"""Integrating the server's wrapping odometry counters into continuous poses (protocol reference §8.2).
+"""Integrating the server's wrapping odometry counters into continuous poses (docs/protocol.md §5).
 
 The server reports X/Y as wrapping counters (15 bits on PSOS, 16 on AMRISim) and Th in heading units.
 Like ARIA, X/Y are taken modulo 2^15 and each step's difference is folded into ±2^14, so a counter

@@ -1,4 +1,4 @@
-"""Commands: the §3 worked packets, every table number of §5, argument encoders, server-side decoding."""
+"""Commands: worked packets (docs/protocol.md §1), every table number of §4, argument encoders, server decoding."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from saphira.protocol import (
     strn_arg,
 )
 
-# (command, argument, framed bytes from pioneer-protocol.md §3)
+# (command, argument, framed bytes as in docs/protocol.md §1)
 WORKED_COMMANDS: list[tuple[int, CommandArg, str]] = [
     (Command.SYNC0, None, "FA FB 03 00 00 00"),
     (Command.SYNC1, None, "FA FB 03 01 00 01"),
@@ -100,7 +100,7 @@ def test_decoded_argument_accessors() -> None:
 
 
 def test_server_reads_past_the_end_as_zero() -> None:
-    """AMRISim semantics (§4): SIM_STAT with no argument reads 0, a cut integer reads 0."""
+    """AMRISim semantics (§1): SIM_STAT with no argument reads 0, a cut integer reads 0."""
     bare = decode_command(bytes((Command.SIM_STAT,)))
     assert bare.int_arg is None and bare.int_value == 0 and bare.magnitude == 0 and not bare.has_arg
     cut = decode_command(bytes((Command.VEL, ArgType.POSINT, 0x2C)))
@@ -174,7 +174,7 @@ def test_encode_errors() -> None:
         encode_command(Command.SIM_MESSAGE, "x" * 195)
 
 
-# Every number in the tables of pioneer-protocol.md §5.1, §5.2 and §5.3.
+# Every number in the PSOS, ARCOS and simulator command tables (docs/protocol.md §4).
 TABLE_NUMBERS = [
     0, 1, 2, 3, 7, 11, 12, 13, 21, 22, 30, 31, 32, 33, 41, 64,
     4, 5, 6, 8, 9, 10, 15, 17, 18, 19, 20, 23, 26, 28, 29, 35, 36, 37, 38, 40, 42, 43, 44, 45, 47, 49,

@@ -1,4 +1,4 @@
-"""Packet framing and checksum: the worked packets of pioneer-protocol.md §3, limits, frame errors."""
+"""Packet framing and checksum: the worked packets of docs/protocol.md §1, limits, frame errors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from saphira.protocol import (
     encode_packet,
 )
 
-# Every framed example of §3 (client commands and server replies), as printed in the reference.
+# Framed client commands and server replies, byte for byte (the format of docs/protocol.md §1).
 WORKED_FRAMES = [
     "FA FB 03 00 00 00",
     "FA FB 03 01 00 01",

@@ -9,7 +9,7 @@ So the junk is built from:
 
 * plain garbage: any bytes except ``0xFB``. No ``FA FB`` pair can start inside it, nor straddle into
   the next segment (which is garbage again, or starts with ``FA``). A trailing ``FA`` is allowed: the
-  next header then reads ``FA FA FB``, the case §2.4 says both reference receivers get wrong;
+  next header then reads ``FA FA FB``, the case ARIA's and AMRISim's receivers get wrong;
 * complete corrupt packets: header, count, a body with neither ``FA`` nor ``FB``, and a checksum
   that is deliberately wrong and also free of ``FA``/``FB``. The declared extent ends inside the
   corrupt packet, and rescanning its body finds no header;
@@ -147,7 +147,7 @@ VEL = encode_command(11, 300)
 
 
 def test_second_fa_keeps_the_sync2_state() -> None:
-    """§2.4/§14 #15: ARIA and AMRISim lose the packet in ``FA FA FB``; we must not."""
+    """ARIA and AMRISim lose the packet in ``FA FA FB``; we must not."""
     receiver = PacketReceiver()
     assert receiver.feed(b"\xfa" + VEL) == [VEL[3:-2]]
     assert receiver.feed(b"\xfa\xfa\xfa" + VEL + b"\xfa") == [VEL[3:-2]]

@@ -55,7 +55,7 @@ WORKED_SYNC2 = bytes.fromhex(
 
 
 def amrisim_default_config() -> ConfigPacket:
-    """The §9.1 table's AMRISim column for a default p3dx session."""
+    """The CONFIG fields AMRISim sends for a default p3dx session."""
     return ConfigPacket(
         robot_class="Pioneer", subclass="p3dx", serial_number="SIM", rot_vel_top=9999, trans_vel_top=9999,
         rot_accel_top=9999, trans_accel_top=9999, pwm_max=400, name="AMRISim", sip_cycle_time=100,

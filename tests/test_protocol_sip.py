@@ -1,4 +1,4 @@
-"""SIP codec: the §8.6 worked SIP, both layouts, optional fields, byte-exact round trips, bit helpers."""
+"""SIP codec: a worked AMRISim SIP, both layouts, optional fields, byte-exact round trips, bit helpers."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_worked_sip_decodes_to_the_documented_values() -> None:
     assert (sip.battery_dv, sip.charge_state, sip.rot_vel, sip.fault_flags) == (130, 0, 100, 0)
     assert (sip.lat_vel, sip.temperature, sip.state_of_charge) == (0, -127, 0)
     assert (sip.uc_time, sip.flags3, sip.extra) == (None, None, b"")
-    # The ARIA-style conversions quoted in §8.6.
+    # ARIA's unit conversions for a p3dx.
     assert sip.x * P3DX["dist"] == pytest.approx(999.6, abs=0.06)
     assert sip.y * P3DX["dist"] == pytest.approx(499.6, abs=0.06)
     assert math.degrees(sip.th * P3DX["angle"]) == pytest.approx(89.91, abs=0.005)
@@ -84,7 +84,7 @@ def test_psos_layout_reads_ptu_and_the_input_tail() -> None:
     frame = encode_sip(sip, SipLayout.PSOS)
     payload = decode_frame(frame)
     assert payload[16:18] == struct.pack("<H", 150)
-    assert payload[20:23] == bytes.fromhex("03 D2 04")  # §8.5's example entry
+    assert payload[20:23] == bytes.fromhex("03 D2 04")  # one sonar entry: number 3, range 1234
     assert payload[-5:] == struct.pack("<HBBB", 600, 17, 0x0F, 0xF0)
     back = decode_sip(payload, SipLayout.PSOS)
     assert back == sip
@@ -227,7 +227,7 @@ def test_flag_helpers() -> None:
 
 
 def test_amrisim_sip_sizes() -> None:
-    """§8.3: sonar off → count 0x26 (41 bytes); 16 sonar → 89 bytes."""
+    """AMRISim SIP sizes: sonar off → count 0x26 (41 bytes); 16 sonar → 89 bytes."""
     amrisim_tail = {"gripper_state": 0, "analog_port": 0, "analog": 0, "digin": 255, "digout": 255,
                     "battery_dv": 130, "charge_state": 0, "rot_vel": 0, "fault_flags": 0, "lat_vel": 0,
                     "temperature": -127, "state_of_charge": 0}  # fmt: skip

@@ -303,7 +303,7 @@ def test_serial_line_stays_attached_after_close() -> None:
 
 def test_a_new_client_on_a_line_still_open_from_a_crashed_one_gets_through() -> None:
     """Serial line, client crashed while open: SIPs keep flowing, so the real link sends CLOSE,
-    the server returns to the handshake, and the link connects (ARIA does the same, §7.2)."""
+    the server returns to the handshake, and the link connects (ARIA does the same)."""
     rig = Rig(options=ServerOptions(hangup_on_close=False))
     rig.open()
     rig.cycle(3)

@@ -1,5 +1,5 @@
 """PSOS 4.x and ARCOS wire details, the client's Colbert bindings against the simulator in lock-step,
-one robot of each generation (pioneer-protocol.md §4, §5.1): string arguments (POLLING) and DIGOUT."""
+one robot of each generation (docs/protocol.md §11): string arguments (POLLING) and DIGOUT."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Command argument encoders (pioneer-protocol.md §4, §5.3).
+"""Command argument encoders (docs/protocol.md §2).
 
 Each returns the argument bytes that follow the command byte, ready to pass to
 :func:`saphira.protocol.encode_command` as its ``bytes`` argument.
@@ -106,7 +106,7 @@ def sim_ctrl_arg(op: int, data: bytes | bytearray = b"") -> bytes:
 def sim_load_map_arg(filename: str | bytes, master: bool = False) -> bytes:
     """SIM_CTRL load map (op 1, or 2 for the master map): u16 length L then the name with its NUL.
 
-    AMRISim copies at most L−1 characters, so L counts the NUL (pioneer-protocol.md §5.3).
+    AMRISim copies at most L−1 characters, so L counts the NUL (docs/protocol.md §2).
     """
     name = _as_bytes(filename, "map filename") + b"\x00"
     op = SimCtrlOp.MASTER_LOAD_MAP if master else SimCtrlOp.LOAD_MAP

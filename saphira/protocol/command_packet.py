@@ -1,4 +1,4 @@
-"""Client command packets: encoding (client side) and decoding (server side) (pioneer-protocol.md §4).
+"""Client command packets: encoding (client side) and decoding (server side) (docs/protocol.md §2).
 
 The decoder follows AMRISim: it never fails on a short argument; reads past the end give 0.
 """

@@ -1,9 +1,9 @@
-"""Client command numbers and argument-type bytes (pioneer-protocol.md §4, §5.1–§5.3).
+"""Client command numbers and argument-type bytes (docs/protocol.md §2, §4).
 
 Every number of the PSOS 4.x, ARCOS (AriaCoda ``ArCommands.h``) and simulator tables is here. Where
 one number has several names (SYNC0 = PULSE, SRISim/AMRISim reuses, ...) the later names are enum
 aliases, so ``Command(0)`` is ``Command.PULSE`` and ``Command.SYNC0 is Command.PULSE``: bytes alone
-cannot tell them apart, the connection state does (§3).
+cannot tell them apart, the connection state does (docs/protocol.md §3).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from enum import IntEnum
 
 
 class ArgType(IntEnum):
-    """The byte that follows the command number and announces the argument (§4)."""
+    """The byte that follows the command number and announces the argument (§2)."""
 
     POSINT = 0x3B
     """sfARGINT: a non-negative integer, u16 little-endian."""
@@ -25,7 +25,7 @@ class ArgType(IntEnum):
 class Command(IntEnum):
     """Client→server command numbers."""
 
-    # --- PSOS 4.2 core (§5.1) ---
+    # --- PSOS 4.2 core and ARCOS (§4) ---
     PULSE = 0
     """Keep-alive (2 s watchdog in PSOS); identical bytes to SYNC0."""
     SYNC0 = 0
@@ -156,7 +156,7 @@ class Command(IntEnum):
     WHEELINFO_REQUEST = 218
     MARC_CONFIG_SET = 219
     MARC_CONFIG_GET = 220
-    # --- simulator only (§5.3) ---
+    # --- simulator only (§4) ---
     SIM_SET_POSE = 224
     """Type byte (0), then int32 x mm, y mm, th deg: move the true pose, odometry unchanged."""
     SIM_RESET = 225
@@ -179,7 +179,7 @@ class Command(IntEnum):
 
 
 class SimCtrlOp(IntEnum):
-    """The int16 operation code that follows SIM_CTRL's type byte (§5.3)."""
+    """The int16 operation code that follows SIM_CTRL's type byte (§2)."""
 
     LOAD_MAP = 1
     MASTER_LOAD_MAP = 2

@@ -1,4 +1,4 @@
-"""The CONFIG packet (ID 0x20), the reply to command CONFIG (18) (pioneer-protocol.md §9.1).
+"""The CONFIG packet (ID 0x20), the reply to command CONFIG (18) (docs/protocol.md §6).
 
 Fields in wire order are those ARIA's ``ArRobotConfigPacketReader`` reads; AMRISim sends the first 57
 (through ``powerbot_charge_threshold``). Older or newer firmware sends fewer or more, so decoding

@@ -1,4 +1,4 @@
-"""Packet framing: ``FA FB count payload checksum`` (pioneer-protocol.md §2.1–§2.2).
+"""Packet framing: ``FA FB count payload checksum`` (docs/protocol.md §1).
 
 The payload is the command or packet-ID byte followed by its data; ``count`` = len(payload) + 2
 (it counts the two checksum bytes). The checksum sums the payload as big-endian 16-bit words modulo
@@ -20,9 +20,9 @@ CHECKSUM_LEN: Final = 2
 MIN_COUNT: Final = 3
 """The smallest legal count: an ID byte and the checksum."""
 MAX_COUNT_SERVER: Final = 200
-"""A server (PSOS, and our simulator) ignores command packets whose count exceeds 200 (§2.1, §2.4)."""
+"""A server (PSOS, and our simulator) ignores command packets whose count exceeds 200 (§1)."""
 MAX_COUNT_CLIENT: Final = 255
-"""A client (ARIA) accepts any count byte (§2.4)."""
+"""A client (ARIA) accepts any count byte (§1)."""
 MAX_PAYLOAD: Final = MAX_COUNT_CLIENT - CHECKSUM_LEN
 MAX_COMMAND_PAYLOAD: Final = MAX_COUNT_SERVER - CHECKSUM_LEN
 """The longest command payload a server accepts (198 bytes: command byte + 197 argument bytes)."""
@@ -43,7 +43,7 @@ def checksum_at(buf: bytes | bytearray | memoryview, start: int, length: int) ->
 
 
 def checksum(data: bytes | bytearray | memoryview) -> int:
-    """The Pioneer checksum (§2.2) of ``data``, which is a payload: ID byte through last data byte."""
+    """The Pioneer checksum (§1) of ``data``, which is a payload: ID byte through last data byte."""
     return checksum_at(data, 0, len(data))
 
 

@@ -1,13 +1,13 @@
 """Gripper and RC-servo (pan-tilt) commands, the gripper switch byte and the 0xE0 gripper packet.
 
-Sources: pioneer-protocol.md §5.1 (GRIPPER 33, GRIPPERVAL 36, GRIPPERPACREQUEST 37, PTUPOS 41),
-§8.2 (the ARCOS SIP's gripper byte), §9.4 (the 0xE0 packet); ARIA's ``ArGripper`` for the codes and
+Sources: docs/protocol.md §9 (GRIPPER 33, GRIPPERVAL 36, GRIPPERPACREQUEST 37, PTUPOS 41),
+§5 (the ARCOS SIP's gripper byte) and §9 (the 0xE0 packet); ARIA's ``ArGripper`` for the codes and
 the meaning of each switch bit.
 
 * **GRIPPER codes.** ARCOS (ARIA): 1 open, 2 close, 3 stop the paddles, 4 lift up, 5 lift down,
   6 stop the lift, 7 store (close and lift up), 8 deploy (lift down and open), 15 halt both,
   16 grip pressure and 17 lift carry (each followed by a GRIPPERVAL in 20 ms units). The PSOS table
-  keeps only the values 0, 1, 4 and 5 legibly (§14 #8); saphira reads PSOS with the same numbers and
+  keeps only the values 0, 1, 4 and 5 legibly; saphira reads PSOS with the same numbers and
   takes 0 as "halt", the one meaning left for a value ARCOS does not use.
 * **Switch byte** (ARCOS SIP gripper byte, 0xE0 packet, or a Pioneer 1's digital inputs): bit 0 is 0
   when the paddles are fully open, bit 1 is 0 when the lift is at either end, bits 2/3 are set while

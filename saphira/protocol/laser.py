@@ -1,4 +1,4 @@
-"""In-band simulated laser packets 0x60 and 0x61 (pioneer-protocol.md §9.3), as AMRISim sends them.
+"""In-band simulated laser packets 0x60 and 0x61 (docs/protocol.md §8), as AMRISim sends them.
 
 A full scan follows every SIP, split into packets of at most :data:`MAX_READINGS_PER_PACKET`
 readings; each packet says how many readings the whole scan has and the index of its first one.

@@ -1,4 +1,4 @@
-"""Server→client packet IDs (pioneer-protocol.md §7, §8, §9)."""
+"""Server→client packet IDs (docs/protocol.md §5)."""
 
 from __future__ import annotations
 

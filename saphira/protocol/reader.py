@@ -1,4 +1,4 @@
-"""A lenient little-endian reader with ARIA/AMRISim packet semantics (pioneer-protocol.md §2.3, §4).
+"""A lenient little-endian reader with ARIA/AMRISim packet semantics (docs/protocol.md §1).
 
 Reads beyond the end of the data return 0 (or an empty string) instead of failing, exactly as
 ``ArBasePacket`` does; the position still advances, so every later read also returns 0. This is what

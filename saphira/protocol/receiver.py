@@ -1,6 +1,6 @@
-"""Streaming packet receiver: bytes in any chunking → checked payloads (pioneer-protocol.md §2.4).
+"""Streaming packet receiver: bytes in any chunking → checked payloads (docs/protocol.md §1).
 
-Rules (the derived recommendations of §2.4, made chunking-independent):
+Rules (§1, made chunking-independent):
 
 * Scan for the two-byte header ``FA FB``. A byte sequence ``FA FA FB`` therefore still syncs on the
   second ``FA`` (ARIA and AMRISim lose that packet).

@@ -1,6 +1,6 @@
-"""The SIMSTAT packet (ID 0x62), sent after SIM_STAT 1/2 (pioneer-protocol.md §9.2).
+"""The SIMSTAT packet (ID 0x62), sent after SIM_STAT 1/2 (docs/protocol.md §7).
 
-Layout as AMRISim's ``sendSIMSTAT`` emits it (ARIA's two parsers disagree with it, see §9.2)::
+Layout as AMRISim's ``sendSIMSTAT`` emits it (ARIA's two parsers disagree with it)::
 
     0x62, str reserved1, str reserved2 (both empty: one NUL each), flags:u32,
     sim_interval:u16, real_interval:u16, last_interval:u16,

@@ -1,4 +1,4 @@
-"""The standard SIP ("motor packet", IDs 0x32/0x33) in both layouts (pioneer-protocol.md §8).
+"""The standard SIP ("motor packet", IDs 0x32/0x33) in both layouts (docs/protocol.md §5).
 
 Both layouts share the first 20 payload bytes and the sonar list::
 
@@ -7,8 +7,8 @@ Both layouts share the first 20 payload bytes and the sonar list::
 
 where W is the PTU pulse width in PSOS 4.x and the flags word in ARCOS. After the sonar list:
 
-* PSOS 4.x (§8.1): input timer u16, user analog u8, digital in u8, digital out u8.
-* ARCOS as ARIA parses it and AMRISim emits it (§8.2, §8.3): optional groups, each present only if
+* PSOS 4.x: input timer u16, user analog u8, digital in u8, digital out u8.
+* ARCOS as ARIA parses it and AMRISim emits it: optional groups, each present only if
   bytes remain — [gripper state u8, analog port u8, analog u8, digin u8, digout u8], [battery u16],
   [charge state u8], [rot vel s16], [fault flags u16], [lat vel s16], [temperature s8],
   [state of charge s8], [µC time u32], [flags3 u32]. AMRISim sends everything up to state of charge.

@@ -1,4 +1,4 @@
-"""Typed views of the SIP's bit fields: flags, stall/bumper word, fault flags, charge state (§8.2, §8.4)."""
+"""Typed views of the SIP's bit fields: flags, stall/bumper word, fault flags, charge state (docs/protocol.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The SYNC handshake packets and the SYNC2 autoconfiguration reply (pioneer-protocol.md §3, §7).
+"""The SYNC handshake packets and the SYNC2 autoconfiguration reply (docs/protocol.md §3).
 
 SYNC0/1/2 requests and the SYNC0/SYNC1 echoes are the bare bytes ``0``, ``1``, ``2``. The server's
 SYNC2 echo carries three NUL-terminated strings: robot name, class, subclass (PSOS ≥ 4.1, ARCOS,

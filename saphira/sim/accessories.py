@@ -2,7 +2,7 @@
 
 :class:`Accessories` gives the :class:`~saphira.sim.server.PioneerServer` its command handlers, the
 SIP fields these devices fill and the packets they add after each SIP. Every simulated robot carries
-a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (pioneer-protocol.md §5, §8, §9;
+a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (docs/protocol.md §4, §5, §9, §10;
 :mod:`saphira.protocol.gripper`, :mod:`saphira.protocol.vision`):
 
 * GRIPPER (33) drives the gripper (PSOS and ARCOS codes). The switch byte goes into the ARCOS SIP's
@@ -15,7 +15,7 @@ a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (pioneer-pro
   has a 0-2 degree end angle) and 36 only right after GRIPPER 16/17; anything else goes to the
   handler the server had for the number before (the laser's).
 * PTUPOS (41): high byte the servo 0-4, low byte the pulse width (10 µs units); the PSOS SIP's PTU
-  word reports the last pulse width commanded (§8.1). The ARCOS SIP has no such word.
+  word reports the last pulse width commanded (§9). The ARCOS SIP has no such word.
 * VISION (16, ``VISION_COM``) strings set the FTVS (:func:`~saphira.protocol.vision.parse_vision_command`);
   the first one starts the vision packets, one after every SIP (every 100 ms), as an FTVS does once a
   client talks to it. ``streaming`` starts them without a command.

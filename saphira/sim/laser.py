@@ -13,7 +13,7 @@ the evenly spaced bearings; the walls are prepared once per world (:class:`~saph
 and a robot standing still reuses its last distances (fresh noise each scan). At a few hundred
 walls the cost is the number of numpy calls, not the arithmetic (``bench/bench_laser.py``).
 
-Commands (pioneer-protocol.md §5.3, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
+Commands (docs/protocol.md §8, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
 
 * SIM_LRF_ENABLE 230 / old SRISim 35: 0 off, 1 → 0x60 packets, 2 → 0x61 extended packets.
 * SIM_LRF_SET_FOV_START 231 / 36 and _END 232 / 37: degrees about the laser's axis.

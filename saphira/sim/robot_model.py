@@ -3,7 +3,7 @@
 :class:`RobotModel` is the static description built from :class:`~saphira.params.RobotParams` (body
 radius, velocity and acceleration limits, conversion factors, sonar poses). :class:`Drive` is the
 motion controller a Pioneer runs on board: a **translation** and a **rotation** channel, each in
-velocity or position mode, with the client commands of pioneer-protocol.md §5 as ``cmd_*`` methods.
+velocity or position mode, with the client commands of docs/protocol.md §4 as ``cmd_*`` methods.
 It knows nothing about walls or sockets: :class:`saphira.sim.simulation.SimRobot` asks it for the
 motion of each sub-step (:meth:`Drive.advance`) and tells it when a wall stopped the robot
 (:meth:`Drive.blocked`).
@@ -16,7 +16,7 @@ Decisions where the sources leave room (docstrings of each method say more):
 * Accelerations of 0 in the parameter file mean "the firmware's value": translation uses
   ``MaxAcceleration`` if given, else 300 mm/s²; rotation 100 deg/s² (what AMRISim's CONFIG reports).
 * DHEAD turns relative to the current heading and DCHEAD relative to the current heading setpoint
-  (ARIA and AMRISim; Saphira's Table 7.8 has them the other way round, pioneer-protocol.md §14 #3).
+  (ARIA and AMRISim; Saphira's Table 7.8 has them the other way round, docs/protocol.md §11).
   The protocol server decides which command number maps to which method.
 * ROTATE is RVEL (ArCommands, AMRISim). VEL2 sets both channels' velocity targets from the wheel
   speeds; a later HEAD, VEL, … takes over its channel again (the manual's Table 7.8).

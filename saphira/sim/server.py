@@ -1,4 +1,4 @@
-"""The simulator's Pioneer protocol server: one robot's session over any transport (protocol §7–§12).
+"""The simulator's Pioneer protocol server: one robot's session over any transport (docs/protocol.md §3–§11).
 
 :class:`PioneerServer` turns a client's byte stream into :class:`~saphira.sim.simulation.SimRobot`
 commands and the robot's state into packets, through the same codec the client uses. It never raises
@@ -11,7 +11,7 @@ A cycle (``ServedSimulation.cycle``): every server reads and handles what its cl
 advances one period, and every open session gets its SIP (:meth:`PioneerServer.send`). In lock-step a
 command sent in cycle *k* therefore shows in the SIP the client reads in cycle *k + 1*.
 
-Session rules (ARIA's ArRobot and Saphira's client both connect, §7.2, §12):
+Session rules (ARIA's ArRobot and Saphira's client both connect, §3):
 
 * Handshake: a bare SYNC0/1/2 (no argument) is echoed with the number the client sent, so a restart
   from SYNC0 works at any time; other packets are ignored and nothing is sent spontaneously. The
@@ -32,13 +32,13 @@ Session rules (ARIA's ArRobot and Saphira's client both connect, §7.2, §12):
   the world advances only when every such session has a step pending, one period per step. SIPs
   keep flowing every cycle (an unchanged world), so the client's loss detection stays quiet.
 
-SIPs (§8): ID 0x33 while the wheels turn, else 0x32 (PSOS; ARIA accepts both, AMRISim always sends
+SIPs (§5): ID 0x33 while the wheels turn, else 0x32 (PSOS; ARIA accepts both, AMRISim always sends
 0x32); x/y are the odometry over DistConvFactor as wrapping 16-bit counters (15 bits in PSOS, whose
 heading also runs 0..2π as in the manual); wheel speeds over VelConvFactor; both stall bits while a
 wall holds the body; the sonar readings fired since the last SIP (at most ``max_sonar_per_sip``);
 compass / 2; flags (motors enabled, sonar on); and AMRISim's tail, with rot vel × 10.
 
-Commands follow AMRISim's decoding (§4, §5): ENABLE, SONAR, SETV, SETRV, BATTEST and SIM_STAT use the
+Commands follow AMRISim's decoding (§2, §4): ENABLE, SONAR, SETV, SETRV, BATTEST and SIM_STAT use the
 magnitude; DHEAD turns from the current heading and DCHEAD from the heading setpoint (ArCommands), or
 for a PSOS robot the other way round (the manual's Table 7.8).
 POLLING takes one byte per sonar, sonar number + 1, as a PSOS NUL-terminated string, or for an ARCOS
@@ -82,7 +82,7 @@ DEFAULT_NAME: Final = "saphira-sim"
 """The SYNC2 name when the parameter file has none."""
 
 ARIA_SUBCLASS_ALIASES: Final = {"": "pion1m", "pion1": "pion1m", "psos41m": "psos1m", "psos41x": "psos1x"}
-"""Saphira-era subclasses ARIA does not know (§7.4), reported as the ARIA subtype with the same factors."""
+"""Saphira-era subclasses ARIA does not know, reported as the ARIA subtype with the same factors."""
 
 DEFAULT_BATTERY_DV: Final = 130
 """13.0 V, AMRISim's default battery."""
@@ -165,7 +165,7 @@ class ServerStats:
 
 
 def identity_for(params: RobotParams, name: str | None = None) -> RobotIdentity:
-    """The SYNC2 name/class/subclass for a robot built from ``params`` (§7.1, §7.4, §12).
+    """The SYNC2 name/class/subclass for a robot built from ``params`` (§3).
 
     The name is ``name`` (the simulated robot's own) or the file's (``saphira-sim`` if neither is
     given); the class is the file's. ARIA also tries ``params/<name>.p``, harmless when there is
