@@ -20,10 +20,10 @@ gives the one :class:`Perception` of a reflector, creating it on first use.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 
 from saphira.artifacts import Artifact, Corridor, Door, Junction, Wall
+from saphira.attached import Attached
 from saphira.perception.ekf import PoseFilter
 from saphira.perception.environment import EnvironmentTracker
 from saphira.perception.interpretation import Interpretation
@@ -120,12 +120,9 @@ class Perception:
         self._task(TEST_WHERE, self.environment.update)
 
 
-_PERCEPTIONS: weakref.WeakKeyDictionary[Reflector, Perception] = weakref.WeakKeyDictionary()
+_PERCEPTIONS: Attached[Reflector, Perception] = Attached()
 
 
 def perception_for(reflector: Reflector, scheduler: Scheduler) -> Perception:
     """The :class:`Perception` of ``reflector`` (made on first use, with ``scheduler`` for its tasks)."""
-    found = _PERCEPTIONS.get(reflector)
-    if found is None:
-        found = _PERCEPTIONS[reflector] = Perception(reflector, scheduler)
-    return found
+    return _PERCEPTIONS.get(reflector, lambda: Perception(reflector, scheduler))

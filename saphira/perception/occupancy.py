@@ -56,13 +56,13 @@ from __future__ import annotations
 
 import base64
 import math
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from saphira.attached import Attached
 from saphira.robot import Robot
 from saphira.sonar import NO_ECHO
 from saphira.tasks import Phase, Task, TaskState
@@ -387,15 +387,12 @@ class OccupancyTask(Task):
         return TaskState.RESUME if state == TaskState.INIT else state
 
 
-_GRIDS: weakref.WeakKeyDictionary[Robot, OccupancyGrid] = weakref.WeakKeyDictionary()
+_GRIDS: Attached[Robot, OccupancyGrid] = Attached()
 
 
 def occupancy_grid_for(robot: Robot) -> OccupancyGrid:
     """The robot's occupancy grid (made, empty, on first use)."""
-    grid = _GRIDS.get(robot)
-    if grid is None:
-        grid = _GRIDS[robot] = OccupancyGrid()
-    return grid
+    return _GRIDS.get(robot, OccupancyGrid)
 
 
 def start_occupancy_grid(robot: Robot) -> OccupancyGrid:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
+
+from saphira.attached import Attached
 
 __all__ = [
     "BUTTON_LEFT",
@@ -144,14 +145,9 @@ class DisplayState:
         return self.view.screen_to_world(x, y)
 
 
-_DISPLAYS: weakref.WeakKeyDictionary[object, DisplayState] = weakref.WeakKeyDictionary()
-_REGISTRY_LOCK = threading.Lock()
+_DISPLAYS: Attached[object, DisplayState] = Attached()
 
 
 def display_for(owner: object) -> DisplayState:
     """The display state of a session, keyed by its scheduler (created on first use)."""
-    with _REGISTRY_LOCK:
-        state = _DISPLAYS.get(owner)
-        if state is None:
-            state = _DISPLAYS[owner] = DisplayState()
-        return state
+    return _DISPLAYS.get(owner, DisplayState)

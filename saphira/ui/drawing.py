@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import threading
-import weakref
 from collections import deque
 from dataclasses import dataclass
+
+from saphira.attached import Attached
 
 __all__ = [
     "COLORS",
@@ -178,14 +179,9 @@ class LocalPen:
             self.line(ax, ay, bx, by, color, dashed)
 
 
-_DRAWINGS: weakref.WeakKeyDictionary[object, Drawing] = weakref.WeakKeyDictionary()
-_REGISTRY_LOCK = threading.Lock()
+_DRAWINGS: Attached[object, Drawing] = Attached()
 
 
 def drawing_for(owner: object) -> Drawing:
     """The drawing of a session, keyed by its scheduler (created on first use)."""
-    with _REGISTRY_LOCK:
-        drawing = _DRAWINGS.get(owner)
-        if drawing is None:
-            drawing = _DRAWINGS[owner] = Drawing()
-        return drawing
+    return _DRAWINGS.get(owner, Drawing)
