@@ -14,7 +14,6 @@ The functions below send the commands (snake_case Python API; the Colbert names 
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,6 +33,7 @@ from saphira.protocol.gripper import (
 from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.sip import Sip
 from saphira.protocol.vision import CHANNELS, VISION_COM, VisionInfo, VisionMode, decode_vision_packet
+from saphira.rates import PerSecond
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -77,7 +77,7 @@ class AccessoryReflector:
 
     def __init__(self) -> None:
         self.state = AccessoryState()
-        self._vision_times: deque[float] = deque()
+        self._vision_times = PerSecond()
 
     def restart(self) -> None:
         """A new session: nothing reported yet."""
@@ -107,7 +107,7 @@ class AccessoryReflector:
             if kind == PacketId.VISION:
                 self.state.vision = list(decode_vision_packet(payload).channels)
                 self.state.vision_packets += 1
-                self._vision_times.append(now)
+                self._vision_times.add(now)
                 return True
         except PacketError:
             return False
@@ -127,10 +127,7 @@ class AccessoryReflector:
 
     def update_rates(self, now: float) -> None:
         """Drop vision packets older than a second from the VPac count."""
-        times = self._vision_times
-        while times and now - times[0] >= 1.0:
-            times.popleft()
-        self.state.vision_packet_count = len(times)
+        self.state.vision_packet_count = self._vision_times.count(now)
 
 
 # -- commands (the Python API) ---------------------------------------------------------------------

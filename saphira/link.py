@@ -17,9 +17,7 @@ Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``;
 
 from __future__ import annotations
 
-import itertools
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -40,6 +38,7 @@ from saphira.protocol.packet_ids import PacketId, is_sip_id
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import SipLayout, decode_sip
 from saphira.protocol.sync import RobotIdentity, decode_sync2_reply, encode_sync
+from saphira.rates import PerSecond
 from saphira.reflector import Reflector, RobotStatus
 from saphira.transport import Transport, TransportClosed, TransportError, open_transport
 
@@ -133,8 +132,8 @@ class Link:
         self._opened_at = 0.0
         self._last_sent = 0.0
         self._last_sip = 0.0
-        self._sip_times: deque[float] = deque()
-        self._sonar_times: deque[float] = deque()
+        self._sip_times = PerSecond()
+        self._sonar_times = PerSecond()
 
     def _params_for_identity(self, identity: RobotIdentity) -> RobotParams:
         """ARIA's choice: the reported subclass's built-in parameters, its file, then :attr:`user_params`."""
@@ -362,8 +361,8 @@ class Link:
                 return
             self.counters.sips += 1
             self._last_sip = now
-            self._sip_times.append(now)
-            self._sonar_times.extend(itertools.repeat(now, len(sip.sonar)))
+            self._sip_times.add(now)
+            self._sonar_times.add(now, len(sip.sonar))
             self.reflector.apply_sip(sip)
         elif packet_id == PacketId.CONFIG and self.state == LinkState.CONFIGURING:
             try:
@@ -410,11 +409,8 @@ class Link:
             self._update_rates(now)
 
     def _update_rates(self, now: float) -> None:
-        for times in (self._sip_times, self._sonar_times):
-            while times and now - times[0] >= 1.0:
-                times.popleft()
-        self.reflector.state.motor_packet_count = len(self._sip_times)
-        self.reflector.state.sonar_packet_count = len(self._sonar_times)
+        self.reflector.state.motor_packet_count = self._sip_times.count(now)
+        self.reflector.state.sonar_packet_count = self._sonar_times.count(now)
         self.reflector.accessories.update_rates(now)
 
     def _fail(self, reason: str) -> None:

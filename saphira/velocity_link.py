@@ -242,7 +242,7 @@ class VelocityLink(Link, abc.ABC):
         state.sips += 1
         self.counters.sips += 1
         self._last_sip = now
-        self._sip_times.append(now)
+        self._sip_times.add(now)
         if state.stalled:
             state.status = RobotStatus.STALLED
         elif abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:

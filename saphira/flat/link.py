@@ -244,7 +244,7 @@ class FlatLink(VelocityLink):
         if output.lasers:
             ranges, angles = robot_frame_scan(output.lasers)
             reflector.apply_laser_scan(ranges, angles, MAX_RANGE)
-        self._sonar_times.extend([now] * len(output.sonar))
+        self._sonar_times.add(now, len(output.sonar))
         self._owe_input = True
         self._step_taken(now, "the Flat server")
 

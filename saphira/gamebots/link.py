@@ -275,7 +275,7 @@ class GamebotsLink(VelocityLink):
             if number is None or number >= len(self.reflector.params.sonar_units):
                 continue
             self.reflector.sonar.add_reading(number, round(metres * 1000.0), odo, state.global_pose)
-            self._sonar_times.append(self.clock.now())
+            self._sonar_times.add(self.clock.now())
         state.sonar_enabled = True
 
     def _apply_laser(self, scan: LaserScan) -> None:
