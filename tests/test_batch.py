@@ -184,6 +184,19 @@ def test_serial_and_local_dask_cluster_runs_give_identical_metric_rows(tmp_path:
     assert _without_timing(_rows(serial)) == _without_timing(_rows(dask))
 
 
+def test_the_local_cluster_s_workers_run_trials_without_dask_s_sampling_profiler() -> None:
+    from saphira.batch.runner import EngineOptions, _client
+
+    def profiler_enabled() -> bool:
+        import dask
+
+        return bool(dask.config.get("distributed.worker.profile.enabled"))
+
+    with _client(EngineOptions(workers=1)) as client:
+        client.wait_for_workers(1)
+        assert list(client.run(profiler_enabled).values()) == [False]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
