@@ -44,15 +44,14 @@ starts a fuzzy behavior, :meth:`Brain.colbert` runs Colbert text (``"start patro
 from __future__ import annotations
 
 import ast
-import importlib.util
 import logging
 import math
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saphira.errors import SaphiraError
+from saphira.modules import fresh_module
 from saphira.sonar import NO_ECHO
 from saphira.tasks import Phase, Task, TaskState
 
@@ -313,27 +312,19 @@ def load_brain(path: str | Path, saphira: Robot, evaluator: Evaluator | None = N
     path = Path(path).resolve()
     _serial += 1
     module_name = f"saphira_brain_{_serial}_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise BrainError(f"{path}: not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
     engine = BrainEngine(saphira, evaluator)
     try:
-        spec.loader.exec_module(module)
-        init = getattr(module, "INIT", None)
-        if not callable(init):
-            raise BrainError(f"{path}: a brain file defines INIT(engine), returning the brain")
-        brain = init(engine)
+        with fresh_module(path, module_name) as module:
+            init = getattr(module, "INIT", None)
+            if not callable(init):
+                raise BrainError(f"{path}: a brain file defines INIT(engine), returning the brain")
+            brain = init(engine)
+            if not isinstance(brain, Brain):
+                raise BrainError(f"{path}: INIT returned {type(brain).__name__}, not a saphira.brain.Brain")
     except BrainError:
-        sys.modules.pop(module_name, None)
         raise
     except Exception as exc:
-        sys.modules.pop(module_name, None)
         raise BrainError(f"{path}: {_where(exc, path)}{type(exc).__name__}: {exc}") from exc
-    if not isinstance(brain, Brain):
-        sys.modules.pop(module_name, None)
-        raise BrainError(f"{path}: INIT returned {type(brain).__name__}, not a saphira.brain.Brain")
     engine.brain = brain
     task = BrainTask(brain, str(path))
     saphira.scheduler.add(task)

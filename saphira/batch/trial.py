@@ -15,7 +15,6 @@ trial itself raised; ``timeout`` when it ran past its wall-clock limit (:mod:`sa
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
 import os
 import tempfile
@@ -25,7 +24,6 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from saphira.app import Session
@@ -43,6 +41,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.symbols import FLOAT, INT, STRING, GlobalVariable, LinkedVariable
 from saphira.console import Console
 from saphira.errors import SaphiraError
+from saphira.modules import NotAModule, fresh_module
 
 PATH_EVERY = 5
 """Keep every 5th pose of the true path (2 per simulated second) for the trajectory plots."""
@@ -246,12 +245,11 @@ def _hook(spec: str) -> Callable[[TrialContext], Any]:
     """The hook function ``/path/file.py:function``, imported once per process."""
     if spec not in _HOOKS:
         file, function = spec.rsplit(":", 1)
-        module_spec = importlib.util.spec_from_file_location(f"saphira_batch_hook_{len(_HOOKS)}", file)
-        if module_spec is None or module_spec.loader is None:
-            raise TrialError(f"metrics hook {file} is not a Python module")
-        module: ModuleType = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-        fn = getattr(module, function, None)
+        try:
+            with fresh_module(file, f"saphira_batch_hook_{len(_HOOKS)}") as module:
+                fn = getattr(module, function, None)
+        except NotAModule as exc:
+            raise TrialError(f"metrics hook {file} is not a Python module") from exc
         if not callable(fn):
             raise TrialError(f"metrics hook: {file} has no function {function}")
         _HOOKS[spec] = fn

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
-import sys
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any
 
 from saphira.behavior.behavior import BehaviorDef
 from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.modules import NotAModule, fresh_module
 from saphira.paths import data_dir
 
 __all__ = [
@@ -71,23 +70,17 @@ def _source_line(path: Path, line: int) -> str | None:
 def _load_module(path: Path) -> ModuleType:
     """Execute a behavior file as a fresh module; errors become :class:`SourceError` at file:line."""
     name = _module_name(path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise SourceError("not a Python behavior file", SourcePosition(str(path), 1))
-    module = importlib.util.module_from_spec(spec)
-    # Dataclasses and typing.get_type_hints look the module up by name while it executes.
-    previous = sys.modules.get(name)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with fresh_module(path, name) as module:
+            return module
+    except NotAModule as exc:
+        raise SourceError("not a Python behavior file", SourcePosition(str(path), 1)) from exc
     except SyntaxError as exc:
-        _restore(name, previous)
         line = exc.lineno or 1
         raise SourceError(
             f"syntax error: {exc.msg}", SourcePosition(str(path), line, exc.offset or 0), exc.text
         ) from exc
     except Exception as exc:
-        _restore(name, previous)
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
         line = frames[-1].lineno if frames and frames[-1].lineno else 1
         raise SourceError(
@@ -95,14 +88,6 @@ def _load_module(path: Path) -> ModuleType:
             SourcePosition(str(path), line),
             _source_line(path, line),
         ) from exc
-    return module
-
-
-def _restore(name: str, previous: ModuleType | None) -> None:
-    if previous is None:
-        sys.modules.pop(name, None)
-    else:
-        sys.modules[name] = previous
 
 
 def load_behavior_file(path: str | Path) -> dict[str, BehaviorDef[Any, Any]]:

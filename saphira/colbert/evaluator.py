@@ -21,7 +21,6 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
 
 from __future__ import annotations
 
-import importlib.util
 import linecache
 import os
 import sys
@@ -60,6 +59,7 @@ from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.link import ConnectError
+from saphira.modules import fresh_module
 from saphira.tasks import Scheduler
 
 if TYPE_CHECKING:
@@ -478,19 +478,13 @@ class Evaluator:
             self.unload(str(key))
         self._plugin_serial += 1
         module_name = f"saphira_colbert_plugin_{self._plugin_serial}_{key.stem}"
-        spec = importlib.util.spec_from_file_location(module_name, key)
-        if spec is None or spec.loader is None:
-            raise ColbertRuntimeError(f"{key} is not a Python module")
-        module = importlib.util.module_from_spec(spec)
         before = set(self.symbols.symbols) | set(self.symbols.structs)
-        sys.modules[module_name] = module
         try:
-            spec.loader.exec_module(module)
-            init = getattr(module, "load_init", None)
-            if callable(init):
-                init(self)
+            with fresh_module(key, module_name) as module:
+                init = getattr(module, "load_init", None)
+                if callable(init):
+                    init(self)
         except BaseException:
-            sys.modules.pop(module_name, None)
             for name in (set(self.symbols.symbols) | set(self.symbols.structs)) - before:
                 self.symbols.symbols.pop(name, None)
                 self.symbols.structs.pop(name, None)
