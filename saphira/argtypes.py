@@ -11,15 +11,20 @@ import math
 from pathlib import Path
 
 
-def positive_seconds(text: str) -> float:
-    """A duration: a finite number of seconds greater than zero."""
+def _positive_number(text: str, number: str, finite: str) -> float:
+    """``text`` as a finite float > 0; ``number`` and ``finite`` name the value in the two messages."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {number}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds greater than 0, got {text}")
+        raise argparse.ArgumentTypeError(f"must be a finite {finite} greater than 0, got {text}")
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """A duration: a finite number of seconds greater than zero."""
+    return _positive_number(text, "a number of seconds", "number of seconds")
 
 
 def seed(text: str) -> int:
@@ -57,13 +62,7 @@ def plot_file(text: str) -> str:
 
 def positive_factor(text: str) -> float:
     """A factor such as ``--speed``: a finite number greater than zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite factor greater than 0, got {text}")
-    return value
+    return _positive_number(text, "a number", "factor")
 
 
 def positive_int(text: str) -> int:
