@@ -237,7 +237,7 @@ class Session:
 
     def summary(self, wall_seconds: float, interrupted: str = "") -> str:
         """What the run did. ``interrupted`` names what stopped it early ("SIGTERM"), if anything did."""
-        robot = self.robot
+        robot, link = self.robot, self.robot.link
         cycles = robot.scheduler.cycle
         sim_seconds = cycles * robot.clock.period
         ended = f"interrupted ({interrupted})" if interrupted else "done"
@@ -247,8 +247,8 @@ class Session:
             f"    travelled {self.trace.distance / 1000:.2f} m; final pose ({robot.state.ax:.0f}, "
             f"{robot.state.ay:.0f}, {robot.state.ath:.1f}) by odometry",
             f"    cycle time {robot.scheduler.stats.summary(robot.clock.overruns)}",
-            f"    link: {robot.link.counters.sips} SIPs, {robot.link.counters.packets_sent} packets sent, "
-            f"{robot.link.receiver.stats.dropped} dropped",
+            f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
+            f"{link.receiver.stats.dropped} dropped",
         ]
         if self.sim is not None:  # truth beside belief
             from saphira.perception.truth import pose_error_line

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import ClassVar
 
 from saphira.clock import Clock
 from saphira.errors import SaphiraError
@@ -95,6 +96,9 @@ def layout_for(identity: RobotIdentity) -> SipLayout:
 
 class Link:
     """One robot connection: handshake, SIP intake, command output, keep-alive and loss detection."""
+
+    STATE_REPORTS: ClassVar[str] = "SIPs"
+    """What the robot's state reports (counted in :attr:`LinkCounters.sips`) are called in the run's summary."""
 
     def __init__(
         self,

@@ -342,6 +342,9 @@ def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_di
     travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
     assert 3.9 < travelled < 4.2
     assert flat.wall_contacts == 0
+    cycles = int(re.search(r"--- done: (\d+) cycles", result.stdout)[1])  # type: ignore[index]
+    outputs = int(re.search(r"link: (\d+) Flat step outputs", result.stdout)[1])  # type: ignore[index]
+    assert cycles - 5 <= outputs <= cycles  # one step output per cycle, named as Flat names it
 
 
 def test_a_transport_after_a_flat_url_gets_the_pioneer_link_back() -> None:

@@ -119,6 +119,8 @@ def test_saphira_run_drives_a_brain_over_usarsim_on_a_second_process_server() ->
     assert "brain Avoid destroyed after" in result.stdout
     travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
     assert travelled > 0.3  # it drove: about 340 mm/s once the brain runs
+    reports = int(re.search(r"link: (\d+) STA messages", result.stdout)[1])  # type: ignore[index]
+    assert 20 <= reports <= 40  # the server's state at 10 Hz for 3 s, named as Gamebots names it
 
 
 def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> None:

@@ -84,6 +84,7 @@ class FlatLink(VelocityLink):
     """A Flat4 controller connection feeding the reflector (see the module docstring)."""
 
     SCHEME = SCHEME
+    STATE_REPORTS = "Flat step outputs"
     NAME = "Flat"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND

@@ -126,6 +126,7 @@ class GamebotsLink(VelocityLink):
     """A Gamebots robot connection feeding the reflector (see the module docstring)."""
 
     SCHEME = SCHEME
+    STATE_REPORTS = "STA messages"
     NAME = "Gamebots"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
