@@ -68,13 +68,19 @@ class Session:
         self.wall_start = time.monotonic()
         # A Flat server paces the run itself (each step waits for the controller): lock-step, as fast as both go.
         flat = bool(args.robot) and str(args.robot).lower().startswith("flat://")
-        realtime = (bool(args.robot) and not flat) or bool(getattr(args, "realtime", False))
-        clock: Clock = RealTimeClock() if realtime else LockStepClock()
+        speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
+        if getattr(args, "realtime", False):
+            speed = 1.0
+        clock: Clock = LockStepClock()
+        if args.robot and not flat:
+            clock = RealTimeClock()
+        elif speed is not None:
+            clock = RealTimeClock(speed=speed)
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         if self.ui_address is not None:  # a person watches: real time (x --speed with the simulator)
             from saphira.ui.liveview import SteppedClock
 
-            clock = SteppedClock(speed=1.0 if args.robot else getattr(args, "speed", 1.0))
+            clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None

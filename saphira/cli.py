@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from saphira import __version__
 from saphira.argtypes import plot_file, positive_seconds, seed
-from saphira.ui.options import add_ui_options
+from saphira.ui.options import add_ui_options, check_speed
 
 COMMANDS_HELP = """\
 commands:
@@ -246,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    misuse = check_speed(args)
+    if misuse is not None:
+        parser.exit(2, f"saphira {args.command}: {misuse}\n")
     configure_logging(getattr(args, "verbose", 0), getattr(args, "quiet", False))
     try:
         return COMMANDS[args.command](args)

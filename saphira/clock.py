@@ -59,26 +59,31 @@ class Clock(ABC):
 
 
 class RealTimeClock(Clock):
-    """Wall-clock pacing on a fixed grid of deadlines (drift-free).
+    """Wall-clock pacing on a fixed grid of deadlines (drift-free), ``speed`` times real time.
 
-    ``monotonic`` and ``sleep`` are injectable so the cadence logic can be exercised exactly.
+    ``speed`` 2.0 runs the cycles twice as fast as the wall clock (the embedded simulator only: a
+    robot is real time). ``monotonic`` and ``sleep`` are injectable so the cadence can be exercised exactly.
     """
 
     def __init__(
         self,
         period: float = DEFAULT_PERIOD,
         *,
+        speed: float = 1.0,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(period)
+        if not (math.isfinite(speed) and speed > 0):
+            raise ValueError(f"clock speed must be a finite factor greater than 0, got {speed}")
+        self.speed = speed
         self._monotonic = monotonic
         self._sleep = sleep
         self._start = monotonic()
         self._slot = 0
 
     def now(self) -> float:
-        return self._monotonic() - self._start
+        return (self._monotonic() - self._start) * self.speed
 
     def wait_next(self) -> None:
         self._slot += 1
@@ -91,7 +96,7 @@ class RealTimeClock(Clock):
             deadline = self._slot * self.period
         remaining = deadline - self.now()
         if remaining > 0:
-            self._sleep(remaining)
+            self._sleep(remaining / self.speed)
         self.cycle += 1
 
 

@@ -187,6 +187,33 @@ def test_verbose_and_quiet_logging(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("extra", "complaint"),
+    [
+        (("--robot", "tcp://127.0.0.1:1"), "a robot given with --robot runs in its own time"),
+        (("--realtime",), "--realtime is --speed 1: give one of them"),
+    ],
+)
+def test_speed_where_it_cannot_pace_the_embedded_simulator_is_a_usage_error(
+    extra: tuple[str, ...], complaint: str
+) -> None:
+    result = saphira("run", "colbert/demo.act", "--speed", "4", *extra, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("saphira run: ") and result.stderr.count("\n") == 1
+    assert complaint in result.stderr
+
+
+def test_run_with_speed_paces_the_embedded_simulator_without_the_live_view() -> None:
+    from saphira.app import Session
+    from saphira.cli import build_parser
+    from saphira.clock import RealTimeClock
+
+    paced = Session(build_parser().parse_args(["run", "colbert/direct.act", "--speed", "8"]))
+    assert isinstance(paced.robot.clock, RealTimeClock) and paced.robot.clock.speed == 8.0
+    fast = Session(build_parser().parse_args(["run", "colbert/direct.act"]))
+    assert fast.robot.clock.is_lockstep
+
+
+@pytest.mark.parametrize(
     ("option", "value", "complaint"),
     [
         ("--duration", "-5", "greater than 0"),

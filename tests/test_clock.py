@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from saphira.clock import CycleStats, LockStepClock, RealTimeClock
 from saphira.tasks import Scheduler
 
@@ -44,6 +46,23 @@ def test_realtime_overruns_are_counted_not_accumulated() -> None:
     clock.wait_next()
     assert abs(clock.now() - 0.4) < 1e-9
     assert clock.overruns == 1
+
+
+def test_a_realtime_clock_at_speed_4_runs_each_cycle_in_a_quarter_of_the_wall_time() -> None:
+    ft = FakeTime()
+    clock = RealTimeClock(0.1, speed=4.0, monotonic=ft.monotonic, sleep=ft.sleep)
+    for _ in range(40):
+        ft.t += 0.01  # 10 ms of work, 40 ms of clock time at 4x
+        clock.wait_next()
+    assert abs(clock.now() - 4.0) < 1e-9  # 40 cycles of 100 ms on the clock ...
+    assert abs((ft.t - 1000.0) - 1.0) < 1e-9  # ... in one second of wall time
+    assert clock.overruns == 0
+
+
+def test_a_realtime_clock_refuses_a_speed_that_is_not_a_positive_factor() -> None:
+    for speed in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="clock speed must be a finite factor greater than 0"):
+            RealTimeClock(speed=speed)
 
 
 def test_realtime_cadence_without_drift_over_100_cycles() -> None:

@@ -136,9 +136,9 @@ def run_shell(args: argparse.Namespace) -> int:
     if ui is not None:
         from saphira.ui.liveview import SteppedClock
 
-        robot = Robot(SteppedClock(speed=1.0 if args.robot else args.speed))
+        robot = Robot(SteppedClock(speed=args.speed or 1.0))
     else:
-        robot = Robot(RealTimeClock())
+        robot = Robot(RealTimeClock(speed=args.speed or 1.0))
     if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
         robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))

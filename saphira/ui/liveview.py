@@ -67,11 +67,7 @@ class SteppedClock(RealTimeClock):
     """
 
     def __init__(self, display: DisplayState | None = None, period: float = DEFAULT_PERIOD, speed: float = 1.0) -> None:
-        if not speed > 0:
-            raise ValueError(f"--speed must be positive, got {speed}")
-        origin = time.monotonic()
-        super().__init__(period, monotonic=lambda: (time.monotonic() - origin) * speed,
-                         sleep=lambda seconds: time.sleep(seconds / speed))  # fmt: skip
+        super().__init__(period, speed=speed)
         self.display = display
         self.on_boundary: Callable[[], None] | None = None
         """Called at every cycle boundary, before the wait (the live view hands its frame over here)."""

@@ -9,7 +9,7 @@ import argparse
 
 from saphira.argtypes import positive_factor
 
-__all__ = ["DEFAULT_HOST", "add_ui_options", "ui_address"]
+__all__ = ["DEFAULT_HOST", "add_ui_options", "check_speed", "ui_address"]
 
 DEFAULT_HOST = "127.0.0.1"
 """The live view listens on loopback unless told otherwise: the page runs code."""
@@ -37,7 +37,20 @@ def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> No
     )  # fmt: skip
     if speed:
         parser.add_argument(
-            "--speed", type=positive_factor, default=1.0, metavar="F",
-            help="with --ui and the embedded simulator, run F times real time (default 1: real time, "
-            "so a person can watch and drive)",
+            "--speed", type=positive_factor, metavar="F",
+            help="pace the embedded simulator at F times real time (default: real time with --ui or in "
+            "the shell, so a person can watch and drive; as fast as it goes for 'run' without --ui)",
         )  # fmt: skip
+
+
+def check_speed(args: argparse.Namespace) -> str | None:
+    """Why ``--speed`` cannot apply to this command line (a usage error), or None when it can."""
+    if getattr(args, "speed", None) is None:
+        return None
+    if args.robot:
+        return "--speed paces the embedded simulator; a robot given with --robot runs in its own time"
+    if getattr(args, "realtime", False):
+        return "--realtime is --speed 1: give one of them"
+    if getattr(args, "no_sim", False):
+        return "--speed paces the embedded simulator, and --no-sim starts without it"
+    return None
