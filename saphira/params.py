@@ -374,6 +374,20 @@ def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUni
     return tuple(ring), warnings
 
 
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """Log a layering warning the first time this process meets it.
+
+    The embedded simulator and the client lay the same file over the same model, and a reconnect
+    lays it again; the file's problem is one problem. :attr:`RobotParams.warnings` keeps every one.
+    """
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
 def apply_layer(base: RobotParams, layer: ParamsLayer, origin: str) -> RobotParams:
     """``base`` with everything ``layer`` gives laid over it; ``origin`` names the layer in :attr:`origins`."""
     values: dict[str, Any] = dict(layer.values)
@@ -385,7 +399,7 @@ def apply_layer(base: RobotParams, layer: ParamsLayer, origin: str) -> RobotPara
         origins["sonar_units"] = origin
         warnings += found
         for message in found:
-            log.warning("%s", message)
+            _warn_once(message)
     extra = {**base.extra, **layer.extra}
     return dataclasses.replace(
         base, **values, source=layer.source, extra=extra, origins=origins,
