@@ -10,12 +10,33 @@ second signal, or one that arrives while nothing can be stopped cleanly yet (con
 
 from __future__ import annotations
 
+import contextlib
 import signal
-import threading
+from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+SignalHandler = Callable[[int, FrameType | None], Any]
+
+
+@contextlib.contextmanager
+def stop_signals(handler: SignalHandler) -> Iterator[None]:
+    """Inside the block SIGINT and SIGTERM call ``handler``; the previous handlers after it.
+
+    Only the main thread can install handlers: elsewhere this does nothing, and Ctrl-C still raises
+    ``KeyboardInterrupt``. Runs (:class:`StopSignals`) and the simulator servers both stop this way.
+    """
+    previous: dict[signal.Signals, Any] = {}
+    for signum in HANDLED:
+        with contextlib.suppress(ValueError):  # not the main thread
+            previous[signum] = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -36,7 +57,7 @@ class StopSignals:
     def __init__(self) -> None:
         self.received: int | None = None
         self.deferring = False
-        self._previous: dict[int, Any] = {}
+        self._installed = contextlib.ExitStack()
 
     @property
     def name(self) -> str:
@@ -44,17 +65,13 @@ class StopSignals:
         return signal.Signals(self.received).name if self.received is not None else ""
 
     def __enter__(self) -> StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for signum in HANDLED:
-                self._previous[signum] = signal.signal(signum, self._handle)
+        self._installed.enter_context(stop_signals(self._handle))
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-        self._previous.clear()
+        self._installed.close()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.deferring and self.received is None:

@@ -20,7 +20,7 @@ from saphira.errors import SaphiraError
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
-from saphira.sim.standalone import stop_signals
+from saphira.interrupts import stop_signals
 from saphira.sim.world import load_world
 
 

@@ -144,7 +144,7 @@ class GamebotsServer:
 def run(args: argparse.Namespace) -> int:
     """``saphira sim --gamebots PORT``: serve the world until Ctrl-C or SIGTERM; the exit status."""
     from saphira.errors import SaphiraError
-    from saphira.sim.standalone import stop_signals
+    from saphira.interrupts import stop_signals
     from saphira.sim.world import load_world
 
     try:

@@ -25,20 +25,20 @@ import logging
 import math
 import os
 import select
-import signal
 import socket
 import stat
 import sys
 import time
 import tty
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
 from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
+from saphira.interrupts import stop_signals
 from saphira.params import RobotParams, params_for_file
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
@@ -445,20 +445,6 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
 def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
     world = load_world(args.world)
     return world, params_for_file(args.params)
-
-
-@contextlib.contextmanager
-def stop_signals(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
-    """SIGINT and SIGTERM call ``handler`` inside the block (a simulator server's stop); the old ones after."""
-    previous: dict[int, Any] = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(ValueError):  # not the main thread: Ctrl-C still raises KeyboardInterrupt
-            previous[signum] = signal.signal(signum, handler)
-    try:
-        yield
-    finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
