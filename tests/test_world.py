@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -317,3 +318,26 @@ def test_dropped_real_map_line_breaks_the_count(tmp_path: Path, maps_dir: Path) 
 def test_map_suffix_without_header_is_an_error(tmp_path: Path) -> None:
     path = write(tmp_path, "world.map", "width 100\nheight 100\n")
     assert "2D-Map" in str(load_error(path))
+
+
+# --- reading a world again -----------------------------------------------------------------------
+
+
+def test_a_world_read_again_is_shared_until_its_file_changes(tmp_path: Path) -> None:
+    path = write(tmp_path, "box.wld", "0 0 4000 0\n4000 0 4000 3000\n")
+    first = load_world(path)
+    assert load_world(path) is first  # immutable, so a batch's trials share one reading
+    path.write_text("0 0 5000 0\n5000 0 5000 3000\n0 3000 5000 3000\n")
+    changed = load_world(path)
+    assert changed is not first and changed.segments.shape == (3, 4)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # same size, touched
+    assert load_world(path) is not changed
+
+
+def test_a_broken_world_file_is_an_error_every_time_and_loads_once_mended(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.wld", "0 0 10\n")
+    assert "this line has 3" in str(load_error(path))
+    assert "this line has 3" in str(load_error(path))  # errors are never kept
+    path.write_text("0 0 10 0\n")
+    assert load_world(path).segments.tolist() == [[0, 0, 10, 0]]

@@ -9,6 +9,7 @@ MobileSim and ARIA use `2D-Map` files (`.map`, see :mod:`saphira.sim.mapfile`); 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -154,13 +155,27 @@ def load_world(source: str | Path) -> World:
     (:mod:`saphira.sim.pyroworld`); any other is a Saphira world file (except that a `.map` file
     must have the ``2D-Map`` line). Raises
     :class:`WorldNotFoundError` or :class:`WorldError`.
+
+    A :class:`World` is immutable, so the last few read are kept and shared while their file is
+    unchanged (same size and modification time): a batch runs hundreds of trials in one world, and
+    reading a large ARIA map and indexing its walls cost each trial ~30 ms.
     """
+    path = find_world_file(source)
+    try:
+        stat = path.stat()
+    except OSError as err:
+        raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
+    return _read_world(path, path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_world(path: Path, resolved: Path, mtime_ns: int, size: int) -> World:
+    """The world in ``path`` (its other arguments are the cache key: where it is and which version)."""
     # Imported here: the readers import World from this module.
     from saphira.sim.mapfile import is_aria_map, parse_map
     from saphira.sim.pyroworld import is_block_world, parse_pyro_world
     from saphira.sim.wldfile import parse_wld
 
-    path = find_world_file(source)
     try:
         raw = path.read_bytes()
     except OSError as err:
