@@ -38,7 +38,7 @@ def wander(seconds: float, grid: bool) -> tuple[float, float, int]:
     spent = [0.0]
     readings = 0
     if grid:
-        occ = start_occupancy_grid(robot)
+        occ = start_occupancy_grid(robot.reflector, robot.scheduler)
         task = robot.scheduler.get("occ grid")
         assert isinstance(task, OccupancyTask)
         step = task.step

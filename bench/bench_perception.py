@@ -59,7 +59,7 @@ def setup(with_perception: bool, seed: int = 0) -> tuple[Robot, EmbeddedSim]:
         pointlist.add(create_wall(pose, (x1 + x2) / 2, (y1 + y2) / 2, th, length, global_coords=True))
     if with_perception:
         perception_for(robot.reflector, robot.scheduler).start_registration()
-        start_occupancy_grid(robot)
+        start_occupancy_grid(robot.reflector, robot.scheduler)
     goals = [create_global_point(pose, 20000.0, 6000.0), create_global_point(pose, 4000.0, 6000.0)]
     follow = find_behavior("follow_corridor")
     robot.start_behavior(find_behavior("avoid_collision"), priority=0)

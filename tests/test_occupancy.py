@@ -68,7 +68,7 @@ def test_readings_from_a_transducer_that_has_not_moved_count_once() -> None:
     robot = Robot()
     attach_simulator(robot, World("box", "<box>", np.array([[-2000.0, 1000.0, 2000.0, 1000.0]])), "p3dx",
                      pose=(0.0, 0.0, 90.0), odometry_error=False)  # fmt: skip
-    grid = start_occupancy_grid(robot)
+    grid = start_occupancy_grid(robot.reflector, robot.scheduler)
     robot.run(cycles=40)  # standing still: each sonar fires ~12 times
     assert grid.readings == 16 and grid.skipped > 100
     robot.motion.set_velocity(200)
@@ -121,7 +121,7 @@ def test_ten_minute_wander_in_the_corridor_world_gives_a_grid_that_agrees_with_t
     robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
     robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
     robot.start_behavior(find_behavior("stop"), priority=3)
-    grid = start_occupancy_grid(robot)
+    grid = start_occupancy_grid(robot.reflector, robot.scheduler)
     driven: list[tuple[float, float]] = []
     for _ in range(robot.clock.cycles_for(600.0)):
         robot.step()
@@ -162,7 +162,7 @@ def test_colbert_starts_queries_and_suspends_the_grid_task() -> None:
     box_face = float(say("sfOccGridValue(3720.0, 4000.0)").split()[0])
     free = float(say("sfOccGridValue(2500.0, 4000.0)").split()[0])
     assert box_face > 0.7 and free < 0.3
-    grid = occupancy_grid_for(robot)
+    grid = occupancy_grid_for(robot.reflector)
     say('sfSuspendTask("occ grid", 0)')
     readings = grid.readings
     robot.run(cycles=20)
@@ -182,7 +182,7 @@ def test_turning_the_display_of_the_grid_on_starts_the_grid_task() -> None:
     assert ev.eval_text("sfSetDisplayState(sfOCCGRID, TRUE)"), lines
     robot.run(cycles=10)
     assert robot.scheduler.get_task_state(TASK_NAME) == TaskState.RESUME
-    assert occupancy_grid_for(robot).readings > 0
+    assert occupancy_grid_for(robot.reflector).readings > 0
 
 
 def test_the_view_image_is_the_seen_box_of_the_grid_in_eight_bits() -> None:

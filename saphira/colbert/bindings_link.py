@@ -90,7 +90,7 @@ class _LinkBindings:
         except DisplayError as exc:
             raise ColbertRuntimeError(str(exc)) from None
         if setting == self.occgrid_setting and value:
-            start_occupancy_grid(s.robot)  # the grid must exist to be shown
+            start_occupancy_grid(s.robot.reflector, s.robot.scheduler)  # the grid must exist to be shown
         if setting == self.step_setting:
             robot = s.robot
             if not robot.connected:

@@ -61,7 +61,7 @@ class _Maps:
         return 0
 
     def start_grid(self) -> None:
-        start_occupancy_grid(self.s.robot)
+        start_occupancy_grid(self.s.robot.reflector, self.s.robot.scheduler)
 
     def get_dir(self) -> str:
         return str(self.folder)
@@ -90,7 +90,7 @@ def table(s: _Session) -> BindingTable:
             (
                 "sfOccGridValue",
                 "float(float, float)",
-                lambda x, y: occupancy_grid_for(s.robot).occupancy(x, y),
+                lambda x, y: occupancy_grid_for(s.robot.reflector).occupancy(x, y),
                 "occupancy probability at global x, y (0.5: unknown)",
             ),
         ],

@@ -63,9 +63,9 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.attached import Attached
-from saphira.robot import Robot
-from saphira.sonar import NO_ECHO
-from saphira.tasks import Phase, Task, TaskState
+from saphira.reflector import Reflector
+from saphira.sonar import NO_ECHO, Sonar
+from saphira.tasks import Phase, Scheduler, Task, TaskState
 
 __all__ = [
     "OccupancyGrid",
@@ -353,11 +353,11 @@ def grid_image(log_odds: FloatArray, seen: FloatArray, origin: tuple[float, floa
 
 
 class OccupancyTask(Task):
-    """The ``occ grid`` micro-task: each cycle, every new sonar reading of ``robot`` goes into ``grid``."""
+    """The ``occ grid`` micro-task: each cycle, every new reading of ``sonar`` goes into ``grid``."""
 
-    def __init__(self, robot: Robot, grid: OccupancyGrid) -> None:
+    def __init__(self, sonar: Sonar, grid: OccupancyGrid) -> None:
         super().__init__(TASK_NAME, phase=Phase.INTERPRET)
-        self.robot = robot
+        self.sonar = sonar
         self.grid = grid
         self._counts: dict[int, int] = {}
         self._last: dict[int, tuple[float, float, float]] = {}
@@ -365,7 +365,7 @@ class OccupancyTask(Task):
     def step(self, state: int) -> int:
         sensors: list[tuple[float, float, float]] = []
         ranges: list[float] = []
-        for bucket in self.robot.sonar.buckets:
+        for bucket in self.sonar.buckets:
             if bucket.count == self._counts.get(bucket.index, 0):
                 continue
             self._counts[bucket.index] = bucket.count
@@ -387,17 +387,18 @@ class OccupancyTask(Task):
         return TaskState.RESUME if state == TaskState.INIT else state
 
 
-_GRIDS: Attached[Robot, OccupancyGrid] = Attached()
+_GRIDS: Attached[Reflector, OccupancyGrid] = Attached()
 
 
-def occupancy_grid_for(robot: Robot) -> OccupancyGrid:
-    """The robot's occupancy grid (made, empty, on first use)."""
-    return _GRIDS.get(robot, OccupancyGrid)
+def occupancy_grid_for(reflector: Reflector) -> OccupancyGrid:
+    """The occupancy grid of the robot ``reflector`` reflects (made, empty, on first use)."""
+    return _GRIDS.get(reflector, OccupancyGrid)
 
 
-def start_occupancy_grid(robot: Robot) -> OccupancyGrid:
-    """Start the :data:`TASK_NAME` task that keeps the robot's grid (once; a second call is harmless)."""
-    grid = occupancy_grid_for(robot)
-    if TASK_NAME not in robot.scheduler:
-        robot.scheduler.add(OccupancyTask(robot, grid))
+def start_occupancy_grid(reflector: Reflector, scheduler: Scheduler) -> OccupancyGrid:
+    """Start the :data:`TASK_NAME` task on ``scheduler`` that keeps the grid of ``reflector``'s robot
+    from its sonar (once; a second call is harmless)."""
+    grid = occupancy_grid_for(reflector)
+    if TASK_NAME not in scheduler:
+        scheduler.add(OccupancyTask(reflector.sonar, grid))
     return grid

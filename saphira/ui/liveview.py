@@ -201,7 +201,7 @@ class LiveView(ServedView):
         if not self.display.occgrid:
             self._grid_sent = None
             return None
-        grid = occupancy_grid_for(self.robot)
+        grid = occupancy_grid_for(self.robot.reflector)
         sent = self._grid_sent
         if sent is not None:
             frame, readings, connections = sent
@@ -261,7 +261,7 @@ class LiveView(ServedView):
             self.display.set(menu, state)
             if menu == DisplayMenu.OCCGRID and state:
                 with self.robot.scheduler.lock:
-                    start_occupancy_grid(self.robot)  # the grid must exist to be shown
+                    start_occupancy_grid(self.robot.reflector, self.robot.scheduler)  # the grid must exist to be shown
         elif kind == "view":
             self.display.set_view(View(float(message["scale"]), float(message["cx"]), float(message["cy"]),
                                        float(message.get("rotation", 0.0)), int(message["width"]),
