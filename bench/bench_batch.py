@@ -100,8 +100,10 @@ def main() -> None:
           f"speed-up {serial / steady:.2f}x (target >= 1.7x on 2 cores)")  # fmt: skip
     print(f"    with the cluster's start-up: {with_startup:7.1f} s  {per_min(with_startup):6.1f} trials/min  "
           f"speed-up {serial / with_startup:.2f}x")  # fmt: skip
-    print(f"  CPU per trial: serial {serial_cpu / args.trials:.2f} s, on the cluster {cluster_cpu / args.trials:.2f} "
-          f"s; cores the run got: serial {serial_cpu / serial:.2f}, cluster {cluster_cpu / steady:.2f} of {workers}")
+    print(
+        f"  CPU per trial: serial {serial_cpu / args.trials:.2f} s, on the cluster {cluster_cpu / args.trials:.2f} "
+        f"s; cores the run got: serial {serial_cpu / serial:.2f}, cluster {cluster_cpu / steady:.2f} of {workers}"
+    )
     print("    (a speed-up needs free cores: with Linux's autogroup, CPU is shared per session, so on a loaded")
     print("     machine the cluster's workers share one session's slice and the ratio drops towards 1)")
     print(f"{args.short} one-cycle trials:")

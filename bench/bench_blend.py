@@ -85,10 +85,7 @@ def saphira_outputs(
                     priorities[b],
                     a_cycle[b][0],
                     a_cycle[b][1],
-                    [
-                        FiredRule(t, c, f"r{i}")
-                        for i, (t, c) in enumerate(zip(t_cycle[b], rules[b], strict=True))
-                    ],
+                    [FiredRule(t, c, f"r{i}") for i, (t, c) in enumerate(zip(t_cycle[b], rules[b], strict=True))],
                 )
                 for b in range(N_BEHAVIORS)
             ]
@@ -148,9 +145,7 @@ class SkfuzzySystem:
         return float(self.sim.output["turn"]), float(self.sim.output["speed"])
 
 
-def time_saphira(
-    blender: Blender, cycles: list[list[BehaviorOutput]]
-) -> tuple[float, list[tuple[float, float]]]:
+def time_saphira(blender: Blender, cycles: list[list[BehaviorOutput]]) -> tuple[float, list[tuple[float, float]]]:
     results = []
     start = time.perf_counter()
     for outputs in cycles:

@@ -74,9 +74,7 @@ def main() -> None:
 
     def receive() -> object:
         receiver = PacketReceiver()
-        out = list(
-            chain.from_iterable(receiver.feed(stream[i : i + 4096]) for i in range(0, len(stream), 4096))
-        )
+        out = list(chain.from_iterable(receiver.feed(stream[i : i + 4096]) for i in range(0, len(stream), 4096)))
         assert len(out) == 20_000 and receiver.stats.dropped == 0
         return out
 
@@ -94,9 +92,7 @@ def main() -> None:
     ]
     for name, value, unit, base_name, base in rows:
         ratio = value / base
-        print(
-            f"  {name:<11}{value:>11,.0f} {unit}  baseline {base_name:<18}{base:>12,.0f}/s  ratio {ratio:.3f}"
-        )
+        print(f"  {name:<11}{value:>11,.0f} {unit}  baseline {base_name:<18}{base:>12,.0f}/s  ratio {ratio:.3f}")
     print(f"  receiver     {rx * len(frame) / 1e6:>12.1f} MB/s")
     print(f"  target >= 100,000 SIPs/s decoded: {'met' if dec >= 100_000 else 'NOT met'}")
 

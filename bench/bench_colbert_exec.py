@@ -42,7 +42,7 @@ int n;
 act work(int iterations)
 {{ int a; int b; int c; float x; float y;
   while (n < iterations)
-  {{ {' '.join(BODY * repeat)} }}
+  {{ {" ".join(BODY * repeat)} }}
 }}
 """
 
@@ -89,14 +89,22 @@ def main() -> None:
     long_body = min((run_colbert(20) for _ in range(3)), key=lambda r: r[0])
     colbert_rate = best_colbert[1] / best_colbert[0]
     python_rate = best_python[1] / best_python[0]
-    print(f"Colbert FSM executive: {best_colbert[1]:,} statements in {best_colbert[0]:.3f} s "
-          f"= {colbert_rate:,.0f} statements/s (one cycle per {len(BODY)}-assignment iteration)")
-    print(f"plain Python baseline: {best_python[1]:,} statements in {best_python[0]:.4f} s "
-          f"= {python_rate:,.0f} statements/s")
-    print(f"same act with 20 bodies per iteration (less scheduler work per statement): "
-          f"{long_body[1] / long_body[0]:,.0f} statements/s")
-    print(f"ratio Colbert / plain Python: {colbert_rate / python_rate:.3f} "
-          f"(target >= 500,000 statements/s: {'met' if colbert_rate >= 500_000 else 'NOT met'})")
+    print(
+        f"Colbert FSM executive: {best_colbert[1]:,} statements in {best_colbert[0]:.3f} s "
+        f"= {colbert_rate:,.0f} statements/s (one cycle per {len(BODY)}-assignment iteration)"
+    )
+    print(
+        f"plain Python baseline: {best_python[1]:,} statements in {best_python[0]:.4f} s "
+        f"= {python_rate:,.0f} statements/s"
+    )
+    print(
+        f"same act with 20 bodies per iteration (less scheduler work per statement): "
+        f"{long_body[1] / long_body[0]:,.0f} statements/s"
+    )
+    print(
+        f"ratio Colbert / plain Python: {colbert_rate / python_rate:.3f} "
+        f"(target >= 500,000 statements/s: {'met' if colbert_rate >= 500_000 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -115,8 +115,10 @@ def main() -> None:
     print(f"  with the caches:    {best['cached']:.3f} s CPU = {rtf['cached']:.0f}x real time")
     print(f"  caches disabled:    {best['uncached']:.3f} s CPU = {rtf['uncached']:.0f}x real time (baseline)")
     print(f"  robot + sim alone:  {best['sim']:.3f} s CPU = {rtf['sim']:.0f}x real time (no activity file)")
-    print(f"  speed-up: {rtf['cached'] / rtf['uncached']:.2f}x; target {TARGET:.0f}x real time: "
-          f"{'met' if rtf['cached'] >= TARGET else 'NOT met'}")
+    print(
+        f"  speed-up: {rtf['cached'] / rtf['uncached']:.2f}x; target {TARGET:.0f}x real time: "
+        f"{'met' if rtf['cached'] >= TARGET else 'NOT met'}"
+    )
     same = hashes["cached"] == hashes["uncached"]
     print(f"  trajectories identical: {'yes' if same else 'NO'} ({hashes['cached'][:16]})")
     if not same:

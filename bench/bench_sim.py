@@ -176,9 +176,7 @@ def main() -> None:
             f"{'met' if rate >= target else 'MISSED'})"
         )
     cost = min(server_cost(office, params, 3000) for _ in range(3))
-    print(
-        f"{'1 robot':>9}: server alone   {cost:8.1f} us/step median (receive, SIP encode, drain; no physics)"
-    )
+    print(f"{'1 robot':>9}: server alone   {cost:8.1f} us/step median (receive, SIP encode, drain; no physics)")
     base = max(physics(office, params, 1, 2000) for _ in range(2))
     client = max(full_client(office, 2000) for _ in range(2))
     print(

@@ -131,15 +131,19 @@ def main() -> None:
         robot_seconds += BLOCK * robot.clock.period
     view.stop()
     p99_alone, p99_watched = np.percentile(alone, 99), np.percentile(watched, 99)
-    print(f"cycles: {len(alone)} with no page, {len(watched)} with {PAGES} pages (demo.act, {SPEED:g}x real time"
-          f"{', occupancy grid on' if grid else ''})")
+    print(
+        f"cycles: {len(alone)} with no page, {len(watched)} with {PAGES} pages (demo.act, {SPEED:g}x real time"
+        f"{', occupancy grid on' if grid else ''})"
+    )
     for what, durations, p99 in (("no page", alone, p99_alone), (f"{PAGES} pages", watched, p99_watched)):
         print(f"  {what:8s} p50 {statistics.median(durations):.2f} ms  p99 {p99:.2f} ms  max {max(durations):.2f} ms")
     ratio = p99_watched / p99_alone
     print(f"  p99 ratio {ratio:.2f} (target <= 1.10: {'met' if ratio <= 1.10 else 'NOT met'})")
     print(f"  overruns of the {robot.clock.period * 1000 / SPEED:.0f} ms slot: {robot.clock.overruns}")
-    print(f"frames: {frames / robot_seconds:.1f} per second of robot time (display period {view.display.period} "
-          f"cycles) to each page, mean {size / max(count, 1) / 1024:.1f} KiB each")
+    print(
+        f"frames: {frames / robot_seconds:.1f} per second of robot time (display period {view.display.period} "
+        f"cycles) to each page, mean {size / max(count, 1) / 1024:.1f} KiB each"
+    )
 
 
 if __name__ == "__main__":

@@ -162,7 +162,9 @@ class Session:
         from saphira.behavior.executive import BehaviorTask
 
         return any(
-            t.parent is None and not t.finished and t.state != TaskState.REMOVE
+            t.parent is None
+            and not t.finished
+            and t.state != TaskState.REMOVE
             and not (isinstance(t, Activity) and t.trapped and t.suspended)  # disabled by a runtime error
             for t in self.robot.scheduler.tasks
             if isinstance(t, Activity | BehaviorTask | BrainTask)
@@ -203,8 +205,15 @@ class Session:
         return EXIT_ACTIVITY_FAILED if self.outcome.failed or errors else EXIT_OK
 
     def _running_names(self) -> str:
-        names = [t.name for t in self.robot.scheduler.tasks if t.parent is None and t.active and t.calls
-                 and t.name not in ("packets", "motor", "trace", "simulator") and not t.name.startswith("recorder")]
+        names = [
+            t.name
+            for t in self.robot.scheduler.tasks
+            if t.parent is None
+            and t.active
+            and t.calls
+            and t.name not in ("packets", "motor", "trace", "simulator")
+            and not t.name.startswith("recorder")
+        ]
         return " ".join(names[:6])
 
     def _finish(self, interrupted: str) -> None:

@@ -52,9 +52,7 @@ def plot_file(text: str) -> str:
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in formats:
         what = f"extension '.{suffix}'" if suffix else "no extension"
-        raise argparse.ArgumentTypeError(
-            f"{text!r} has {what}; matplotlib writes {', '.join(sorted(formats))}"
-        )
+        raise argparse.ArgumentTypeError(f"{text!r} has {what}; matplotlib writes {', '.join(sorted(formats))}")
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r}: no folder {str(path.parent)!r}")
     return text

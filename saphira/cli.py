@@ -46,18 +46,25 @@ def _add_logging(parser: argparse.ArgumentParser) -> None:
 
 def _add_robot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--robot", metavar="URL",
+        "--robot",
+        metavar="URL",
         help="robot to connect to: tcp://HOST[:PORT] (default port 8101), serial:///dev/ttyUSB0?baud=9600, "
         "unix:///PATH (saphira sim --unix PATH), flat://HOST:PORT (a Flat4 simulator, docs/flat.md), "
         "usarsim://HOST:PORT?class=P2DX&location=x,y,z (a USARSim/Gamebots server, docs/gamebots.md), or any "
         "pyserial URL. Without it, the embedded simulator is used, in lock-step.",
     )
-    parser.add_argument("--world", metavar="W", default="simple",
-                        help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path "
-                        "(default: simple)")
-    parser.add_argument("--params", metavar="P",
-                        help="robot parameter file, a bundled name (see 'saphira params') or a .p path, laid over "
-                        "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)")
+    parser.add_argument(
+        "--world",
+        metavar="W",
+        default="simple",
+        help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path (default: simple)",
+    )
+    parser.add_argument(
+        "--params",
+        metavar="P",
+        help="robot parameter file, a bundled name (see 'saphira params') or a .p path, laid over "
+        "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)",
+    )
     parser.add_argument("--seed", type=seed, default=0, help="simulator random seed (default 0)")
 
 
@@ -72,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser(
-        "run", help="run activity files",
+        "run",
+        help="run activity files",
         description="Load the files into one Colbert environment and run the scheduler. Top-level "
         "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
         "(either stops the robot at the end of the cycle, closes the recording and prints the summary). "
@@ -83,15 +91,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
-    run.add_argument("--duration", type=positive_seconds, metavar="S",
-                     help="run for S seconds of robot time, connecting and stopping the robot included "
-                     "(default: until the activities end)")
-    run.add_argument("--realtime", action="store_true",
-                     help="pace the embedded simulator in real time instead of as fast as possible")
-    run.add_argument("--plot", metavar="PNG", type=plot_file,
-                     help="write the trajectory over the world, with sonar hits, as PNG (or any format "
-                     "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
-                     "'saphira[plot]')")
+    run.add_argument(
+        "--duration",
+        type=positive_seconds,
+        metavar="S",
+        help="run for S seconds of robot time, connecting and stopping the robot included "
+        "(default: until the activities end)",
+    )
+    run.add_argument(
+        "--realtime",
+        action="store_true",
+        help="pace the embedded simulator in real time instead of as fast as possible",
+    )
+    run.add_argument(
+        "--plot",
+        metavar="PNG",
+        type=plot_file,
+        help="write the trajectory over the world, with sonar hits, as PNG (or any format "
+        "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
+        "'saphira[plot]')",
+    )
     run.add_argument("--record", metavar="FILE", help="record every packet, both ways, with cycle stamps")
     add_ui_options(run)
     _add_logging(run)
@@ -100,11 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim_parser = standalone.build_parser(add_help=False)
     sim_options = _Parser(add_help=False, parents=[sim_parser])
-    sub.add_parser("sim", help="run the simulator server", parents=[sim_options], description=sim_parser.description,
-                   epilog=sim_parser.epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub.add_parser(
+        "sim",
+        help="run the simulator server",
+        parents=[sim_options],
+        description=sim_parser.description,
+        epilog=sim_parser.epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
     shell = sub.add_parser(
-        "shell", help="interactive Colbert evaluator",
+        "shell",
+        help="interactive Colbert evaluator",
         description="Type Colbert statements, definitions, start/signal commands, load and help. An "
         "expression prints its value and type. Errors never end the shell; 'exit' or Ctrl-D does.",
     )
@@ -115,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_logging(shell)
 
     check = sub.add_parser(
-        "check", help="check .act/.beh files",
+        "check",
+        help="check .act/.beh files",
         description="Parse and compile each file and report every error found, as file:line:col with the "
         "offending line and a caret. Exit status 1 if any error was found.",
     )
@@ -124,11 +151,15 @@ def build_parser() -> argparse.ArgumentParser:
     from saphira.params_cli import add_params_parser
 
     add_params_parser(sub)
-    sub.add_parser("worlds", help="list bundled worlds", description="List the bundled simulator worlds "
-                   "and maps (use the name with --world).")
+    sub.add_parser(
+        "worlds",
+        help="list bundled worlds",
+        description="List the bundled simulator worlds and maps (use the name with --world).",
+    )
 
     replay = sub.add_parser(
-        "replay", help="replay a recorded session",
+        "replay",
+        help="replay a recorded session",
         description="Feed a recording (made with 'saphira run --record') back through the link and the state "
         "reflector with no robot attached, and compare the reflector state with the recorded one, cycle by "
         "cycle. A recording that ended early (cut mid-line, or without the end line a clean close writes) is "
@@ -175,8 +206,10 @@ def cmd_worlds(args: argparse.Namespace) -> int:
         x0, y0, x1, y1 = world.bounds
         start = world.start_pose
         where = f"start ({start.x:.0f}, {start.y:.0f}, {start.th:.0f})" if start else "no start pose"
-        print(f"{path.stem:10s} {path.suffix} {len(world.segments):4d} walls  {(x1 - x0) / 1000:.0f} x "
-              f"{(y1 - y0) / 1000:.0f} m  {where}")
+        print(
+            f"{path.stem:10s} {path.suffix} {len(world.segments):4d} walls  {(x1 - x0) / 1000:.0f} x "
+            f"{(y1 - y0) / 1000:.0f} m  {where}"
+        )
     return 0
 
 
@@ -186,8 +219,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     params = load_params(find_params_file(args.params)) if args.params else None
     report = replay(args.file, params)
-    print(f"replayed {report.cycles} cycles; compared {report.compared} reflector states; "
-          f"{len(report.mismatches)} differ")
+    print(
+        f"replayed {report.cycles} cycles; compared {report.compared} reflector states; {len(report.mismatches)} differ"
+    )
     for cycle, expected, got in report.mismatches[:10]:
         print(f"  cycle {cycle}: recorded {expected} / replayed {got}")
     if report.problem:

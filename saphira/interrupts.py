@@ -68,9 +68,7 @@ class StopSignals:
         self._installed.enter_context(stop_signals(self._handle))
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._installed.close()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:

@@ -332,8 +332,11 @@ class Link:
         self.reflector.configure(params)
         self.reflector.restart()
         log.info(
-            "connected to %s (%s %s), parameters from %s", identity.name, identity.robot_class,
-            identity.subclass, params.source,
+            "connected to %s (%s %s), parameters from %s",
+            identity.name,
+            identity.robot_class,
+            identity.subclass,
+            params.source,
         )
         self.send(Command.OPEN, 1)
         self.send(Command.ENABLE, 1)

@@ -254,9 +254,7 @@ class MotionControl:
             if wanted is None:
                 continue
             relative = wanted[0] in RELATIVE_TURNS
-            if wanted != self._sent[channel] or (
-                not relative and now - self._sent_at[channel] >= self.refresh_period
-            ):
+            if wanted != self._sent[channel] or (not relative and now - self._sent_at[channel] >= self.refresh_period):
                 self._sent[channel] = wanted
                 self._sent_at[channel] = now
                 if relative:

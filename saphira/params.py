@@ -337,8 +337,9 @@ def read_layer(text: str, source: str) -> ParamsLayer:
         where = SourcePosition(source, head.number if head else 1, 1 if head else 0)
         what = "holds no robot parameter" if lines else "is empty"
         raise ParamsError(
-            f"not a robot parameter file: it {what} (no Class, Subclass, ...ConvFactor, SonarNum or "
-            "SonarUnit line)", where, head.text if head else None,
+            f"not a robot parameter file: it {what} (no Class, Subclass, ...ConvFactor, SonarNum or SonarUnit line)",
+            where,
+            head.text if head else None,
         )
     if units or sonar_num:
         _check_sonars(units, sonar_num)
@@ -365,8 +366,11 @@ def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUni
         which = ", ".join(str(i) for i in kept)
         placed = [i for i in kept if i in below]
         below_name = base.layers[-1] if base.layers else "Saphira's defaults"
-        fate = (f"kept from {below_name}" if len(placed) == len(kept)
-                else "placed at the robot's centre, facing forward, as ARIA does")
+        fate = (
+            f"kept from {below_name}"
+            if len(placed) == len(kept)
+            else "placed at the robot's centre, facing forward, as ARIA does"
+        )
         warnings.append(
             f"{layer.source}:{layer.sonar_num_line}: SonarNum is {count} but {len(layer.units)} SonarUnit lines "
             f"are given (missing {which}); {'that sonar is' if len(kept) == 1 else 'those sonars are'} {fate}"

@@ -194,8 +194,9 @@ class Reflector:
         (mm) at robot-frame ``angles`` (deg) from the laser at ``mount`` (mm ahead, mm left)."""
         state = self.state
         odo = state.odo_pose
-        scan = LaserScan(ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1],
-                         sequence=self.laser.scans + 1)
+        scan = LaserScan(
+            ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1], sequence=self.laser.scans + 1
+        )
         return self.laser.keep(scan, odo)
 
     def _move_global(self, forward: float, left: float, dth: float) -> None:

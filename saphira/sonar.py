@@ -151,7 +151,6 @@ class RingBuffer:
         return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
 
 
-
 def lps_moved(
     xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], cos_t: float, sin_t: float, dx: float, dy: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -349,9 +348,7 @@ class Sonar:
         i = int(np.argmin(along))
         return round(float(along[i])), float(xs[mask][i]), float(ys[mask][i])
 
-    def occ_box(
-        self, xy: Region, cx: float, cy: float, h: float, w: float, source: Region = Region.ALL
-    ) -> int:
+    def occ_box(self, xy: Region, cx: float, cy: float, h: float, w: float, source: Region = Region.ALL) -> int:
         return self.occ_box_ret(xy, cx, cy, h, w, source)[0]
 
     def occ_plane_ret(

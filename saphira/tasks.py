@@ -104,9 +104,7 @@ class Task:
     removed, or ended with its parent), to release what it holds (e.g. stop a motion).
     """
 
-    def __init__(
-        self, name: str | None = None, *, phase: Phase = Phase.ACTIVITIES, timeout: int | None = None
-    ) -> None:
+    def __init__(self, name: str | None = None, *, phase: Phase = Phase.ACTIVITIES, timeout: int | None = None) -> None:
         self.name = name or type(self).__name__
         self.phase = phase
         self.timeout = timeout
@@ -159,7 +157,11 @@ class FunctionTask(Task):
     """A task whose step is a plain function ``fn(state) -> next state`` (``None`` keeps the state)."""
 
     def __init__(
-        self, fn: StepFunction, name: str | None = None, *, phase: Phase = Phase.ACTIVITIES,
+        self,
+        fn: StepFunction,
+        name: str | None = None,
+        *,
+        phase: Phase = Phase.ACTIVITIES,
         timeout: int | None = None,
     ) -> None:
         super().__init__(name or getattr(fn, "__name__", "task"), phase=phase, timeout=timeout)
@@ -412,8 +414,12 @@ class Scheduler:
             for phase in self._phases
             for task in phase
             if task.state == TaskState.REMOVE
-            or (task.parent is None and task.finished and task.finished_cycle is not None
-                and task.finished_cycle < cycle)
+            or (
+                task.parent is None
+                and task.finished
+                and task.finished_cycle is not None
+                and task.finished_cycle < cycle
+            )
         ]
         for task in doomed:
             self._forget(task)

@@ -298,4 +298,3 @@ def open_transport(url: str, *, timeout: float = 5.0) -> Transport:
         f"unknown transport URL {url!r}: use tcp://host:port, unix:///path, serial:///dev/ttyX?baud=N, "
         "or a pyserial URL such as socket://host:port or loop://"
     )
-

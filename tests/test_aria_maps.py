@@ -85,7 +85,7 @@ def test_a_byte_order_mark_is_not_content() -> None:
 
 def test_errors_in_a_map_with_a_bom_keep_their_columns(tmp_path: Path) -> None:
     path = tmp_path / "bom.map"
-    path.write_bytes(b"\xef\xbb\xbf2D-Map\r\nCairn: Goal 10 2x 0 \"\" ICON \"g\"\r\n")
+    path.write_bytes(b'\xef\xbb\xbf2D-Map\r\nCairn: Goal 10 2x 0 "" ICON "g"\r\n')
     with pytest.raises(WorldError) as caught:
         load_world(path)
     assert str(caught.value).startswith(f"{path}:2:16: bad number '2x'")

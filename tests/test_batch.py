@@ -248,8 +248,8 @@ def test_scheduler_option_runs_the_batch_on_an_existing_dask_cluster(tmp_path: P
         ("duration = 5\n[grid]\nspeed = []\n", "[grid] speed: expected a non-empty list"),
         ("duration = 5\nspeeed = 3\n", "[run] speeed: unknown key"),
         ("duration = 5\n[sample]\ncount = 2\nx = { min = 3, max = 1 }\n", "[sample] x: min and max"),
-        ('duration = 5\nstart = [1, 2]\n', "[run] start: expected a pose [x_mm, y_mm, th_deg]"),
-        ("duration = 5\n[metrics]\nhook = \"nothere.py:f\"\n", "[metrics] hook: no such file"),
+        ("duration = 5\nstart = [1, 2]\n", "[run] start: expected a pose [x_mm, y_mm, th_deg]"),
+        ('duration = 5\n[metrics]\nhook = "nothere.py:f"\n', "[metrics] hook: no such file"),
         ("duration = [5\n", "not valid TOML"),
     ],
 )

@@ -50,9 +50,7 @@ def blender() -> Blender:
     return Blender(turn=TURN, speed=SPEED)
 
 
-def out(
-    name: str, priority: int, rules: list[FiredRule], a_turn: float = 1.0, a_speed: float = 1.0
-) -> BehaviorOutput:
+def out(name: str, priority: int, rules: list[FiredRule], a_turn: float = 1.0, a_speed: float = 1.0) -> BehaviorOutput:
     return BehaviorOutput(name, priority, a_turn, a_speed, rules)
 
 
@@ -140,9 +138,7 @@ def test_empty_channels_express_no_preference(blender: Blender) -> None:
     assert blender.blend([out("off", 0, [FiredRule(1.0, turn_left(10.0))], a_turn=0.0)]).turn is None
     nothing = blender.blend([])
     assert (nothing.turn, nothing.speed, nothing.behaviors, nothing.levels) == (None, None, (), ())
-    assert all(
-        blender.blend([out("idle", 0, [FiredRule(0.0, speed(1.0))])], method=m).speed is None for m in METHODS
-    )
+    assert all(blender.blend([out("idle", 0, [FiredRule(0.0, speed(1.0))])], method=m).speed is None for m in METHODS)
 
 
 def test_overlapping_rules_combine_by_max_not_sum(blender: Blender) -> None:
@@ -161,9 +157,7 @@ def test_centroid_and_other_methods_agree_with_skfuzzy_defuzz(blender: Blender) 
             [
                 FiredRule(
                     rng.random(),
-                    Consequent(Channel.TURN, rng.uniform(-50, 50))
-                    if i % 2
-                    else speed(rng.uniform(-150, 550)),
+                    Consequent(Channel.TURN, rng.uniform(-50, 50)) if i % 2 else speed(rng.uniform(-150, 550)),
                 )
                 for i in range(6)
             ],
@@ -292,18 +286,14 @@ def test_defaults_and_modifiers() -> None:
     assert (DEFAULT_SPEED_UNIVERSE.low, DEFAULT_SPEED_UNIVERSE.high) == (-400.0, 1500.0)
     grid = DEFAULT_TURN_UNIVERSE.grid()
     assert (grid[0], grid[-1], grid[1] - grid[0]) == (-185.0, 185.0, 0.5)
-    r = blend(
-        [out("b", 3, [FiredRule(1.0, turn_right(TurnModifier.VERY_SHARPLY)), FiredRule(0.3, speed(1500.0))])]
-    )
+    r = blend([out("b", 3, [FiredRule(1.0, turn_right(TurnModifier.VERY_SHARPLY)), FiredRule(0.3, speed(1500.0))])])
     assert (r.turn, r.speed) == pytest.approx((-10.0, 1500.0), abs=1e-9)
 
 
 # An independent transcription of §5 with loops and skfuzzy primitives, for random cases.
 
 
-def reference(
-    outputs: list[BehaviorOutput], channel: Channel, universe: Universe
-) -> tuple[np.ndarray, float | None]:
+def reference(outputs: list[BehaviorOutput], channel: Channel, universe: Universe) -> tuple[np.ndarray, float | None]:
     grid = universe.grid()
     hw = universe.half_width
     levels: dict[int, list[tuple[float, np.ndarray, float]]] = {}

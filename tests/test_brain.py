@@ -96,7 +96,9 @@ def test_the_robot_reads_ranges_by_index_and_group_in_pyros_units() -> None:
 def test_the_brain_sees_a_stall_when_it_drives_into_a_wall(tmp_path: Path) -> None:
     robot = Robot()
     sim = attach_simulator(robot, "room", "p3dx", pose=(5000.0, 1000.0, 0.0), odometry_error=False)
-    path = write_brain(tmp_path, """
+    path = write_brain(
+        tmp_path,
+        """
 class Ram(Brain):
     def setup(self):
         self.stalls = []
@@ -106,7 +108,8 @@ class Ram(Brain):
 
 def INIT(engine):
     return Ram("Ram", engine)
-""")
+""",
+    )
     brain = load_brain(path, robot).brain
     robot.run(seconds=10.0)  # the wall at x = 6000 is 750 mm beyond the robot's front
     stalls: list[bool] = brain.stalls  # type: ignore[attr-defined]
@@ -118,7 +121,9 @@ def test_a_brain_starts_behaviors_and_colbert_activities(tmp_path: Path) -> None
     robot = Robot()
     attach_simulator(robot, "room", "p3dx", pose=(2000.0, 2000.0, 0.0))
     evaluator = Evaluator(robot, output=lambda line: None, read_init=False)
-    path = write_brain(tmp_path, """
+    path = write_brain(
+        tmp_path,
+        """
         from saphira.behavior.library import find_behavior
 
         class Starter(Brain):
@@ -128,7 +133,8 @@ def test_a_brain_starts_behaviors_and_colbert_activities(tmp_path: Path) -> None
 
         def INIT(engine):
             return Starter("Starter", engine)
-    """)
+    """,
+    )
     task = load_brain(path, robot, evaluator)
     brain = task.brain
     assert brain.started is True  # type: ignore[attr-defined]
@@ -154,7 +160,9 @@ def test_bad_brain_files_say_what_is_wrong(tmp_path: Path, body: str, expected: 
 
 
 def test_a_brain_whose_step_raises_fails_and_is_destroyed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = write_brain(tmp_path, """
+    path = write_brain(
+        tmp_path,
+        """
         class Broken(Brain):
             def step(self):
                 raise RuntimeError("sensor on fire")
@@ -163,7 +171,8 @@ def test_a_brain_whose_step_raises_fails_and_is_destroyed(tmp_path: Path, caplog
 
         def INIT(engine):
             return Broken("Broken", engine)
-    """)
+    """,
+    )
     robot = Robot()
     attach_simulator(robot, "room", "p3dx")
     task = load_brain(path, robot)
@@ -259,7 +268,9 @@ def test_saphira_run_destroys_the_brain_at_the_end_of_the_run() -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_saphira_run_destroys_the_brain_on_a_stop_signal(tmp_path: Path, sig: signal.Signals) -> None:
-    path = write_brain(tmp_path, """
+    path = write_brain(
+        tmp_path,
+        """
         class Talker(Brain):
             def setup(self):
                 self.steps = 0
@@ -272,7 +283,8 @@ def test_saphira_run_destroys_the_brain_on_a_stop_signal(tmp_path: Path, sig: si
 
         def INIT(engine):
             return Talker("Talker", engine)
-    """)
+    """,
+    )
     proc = start("run", str(path), "--world", "room")
     assert proc.stdout is not None
     before = read_until(proc.stdout.fileno(), b"stepping\n")

@@ -18,8 +18,13 @@ def saphira(
     *args: str, cwd: Path = PROJECT, stdin: str | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "saphira", *args], cwd=cwd, input=stdin, capture_output=True, text=True,
-        timeout=timeout, check=False,
+        [sys.executable, "-m", "saphira", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
@@ -156,19 +161,21 @@ def test_record_a_two_minute_demo_and_replay_it_cycle_for_cycle(tmp_path: Path) 
 
 
 def test_shell_evaluates_prints_values_and_survives_errors() -> None:
-    script = "\n".join([
-        "int x;",
-        "x = 6 * 7;",
-        "x",
-        "x / 2.0",
-        "foo(;",
-        "1 / 0",
-        "act hello(int n) {",
-        '  sfSMessage("hello %d", n);',
-        "}",
-        "help sfSetVelocity",
-        "exit",
-    ])
+    script = "\n".join(
+        [
+            "int x;",
+            "x = 6 * 7;",
+            "x",
+            "x / 2.0",
+            "foo(;",
+            "1 / 0",
+            "act hello(int n) {",
+            '  sfSMessage("hello %d", n);',
+            "}",
+            "help sfSetVelocity",
+            "exit",
+        ]
+    )
     result = saphira("shell", "--no-sim", stdin=script + "\n", timeout=60)
     assert result.returncode == 0, result.stderr
     out = result.stdout

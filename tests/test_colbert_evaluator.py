@@ -68,7 +68,7 @@ def test_implicit_casts_follow_c(p: Prompt) -> None:
 def test_type_errors_name_both_types(p: Prompt) -> None:
     p.ok("int a; string s; point *pt; float f;")
     assert p("a = s")[0] == "<prompt>:1:5: type error: cannot convert string to int (assignment to 'a')"
-    assert p('s + 1')[0] == "<prompt>:1:1: operator '+' cannot combine string and int"
+    assert p("s + 1")[0] == "<prompt>:1:1: operator '+' cannot combine string and int"
     assert p("pt + 1")[0] == "<prompt>:1:1: pointer arithmetic is not supported (point * + int)"
     assert p("f % 2")[0] == "<prompt>:1:1: operator '%' needs int operands, not float and int"
     assert p('sfSetVelocity("fast")')[0] == (
@@ -239,8 +239,10 @@ def test_a_broken_plugin_is_reported(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def load_init(env):\n    raise RuntimeError('no hardware')\n")
     p = Prompt(load_directory=tmp_path)
     out = p("load broken.py")
-    assert out[:2] == [f"{tmp_path / 'broken.py'}:2: plugin failed to load: RuntimeError: no hardware",
-                       "        raise RuntimeError('no hardware')"]
+    assert out[:2] == [
+        f"{tmp_path / 'broken.py'}:2: plugin failed to load: RuntimeError: no hardware",
+        "        raise RuntimeError('no hardware')",
+    ]
 
 
 def test_init_act_is_read_at_start_from_saphira_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,7 +296,7 @@ def test_help_topics(p: Prompt) -> None:
 
 def test_check_text_reports_errors_without_running_anything() -> None:
     p = Prompt()
-    errors = p.ev.check_text("int a;\na = 1;\nact w { a = \"s\"; }\nact v { nosuch(); }\n", "c.act")
+    errors = p.ev.check_text('int a;\na = 1;\nact w { a = "s"; }\nact v { nosuch(); }\n', "c.act")
     assert [str(e) for e in errors] == [
         "c.act:3:13: type error: cannot convert string to int (assignment to 'a')",
         f"c.act:4:9: unknown function 'nosuch' {EXPORT_HINT}",
@@ -307,6 +309,6 @@ def test_predefined_behaviors_are_bound_under_their_manual_names(p: Prompt) -> N
     assert p("sfConstantVelocity != NULL") == ["1 (int)"]
     p.ok("start sfConstantVelocity(300) priority 2 iname cv")
     assert p.ev.scheduler.get_task_state("cv") == TaskState.INIT
-    assert p("start sfConstantVelocity(\"fast\")")[0] == (
+    assert p('start sfConstantVelocity("fast")')[0] == (
         "<prompt>:1: constant_velocity: parameter 1 (speed) must be a number (sfFLOAT), got 'fast' (str)"
     )

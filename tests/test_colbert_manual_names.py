@@ -99,8 +99,10 @@ def test_sonar_bucket_fields_follow_the_manual_and_the_simulated_wall() -> None:
     assert s("(*sfSonarBucket(3)).range == sfSonarRange(3) && b->x == sfSonarXCoord(3)") == ["1 (int)"]
     assert s("sfSonarBucket(16)") == ["NULL (sdata *)"]  # a P3-DX has sonars 0..15
     assert s("sfSonarBucket(-1)") == ["NULL (sdata *)"]
-    assert "struct sdata { float fx, float fy, float fth, float afx, float afy, float afth, float x, float y, " \
+    assert (
+        "struct sdata { float fx, float fy, float fth, float afx, float afy, float afth, float x, float y, "
         "int range, int snew }" in s("help structs")
+    )
 
 
 # ------------------------------------------------------------------------------------------ the pointlist
@@ -264,10 +266,7 @@ def test_start_behavior_drives_the_simulated_robot_and_returns_its_process() -> 
 
 def test_start_behavior_options_timeout_suspended_default_name_and_parent() -> None:
     s = Session(simulated=False)
-    s.load(
-        "process *b;\n"
-        "act owner { b = sfStartBehavior(sfConstantVelocity, \"\", 0, 1, 0, 200.0); waitfor 0; }\n"
-    )
+    s.load('process *b;\nact owner { b = sfStartBehavior(sfConstantVelocity, "", 0, 1, 0, 200.0); waitfor 0; }\n')
     s.ok("start owner")
     s.cycle(2)
     assert s("b->name") == ['"sfConstantVelocity" (string)']  # start's default: the Colbert name
@@ -375,7 +374,7 @@ def test_is_exited_is_set_by_exit() -> None:
     s.cycle()
     assert s("sfIsExited") == ["1 (int)"]
     assert s.value("seen") == 0
-    assert s("sfGetTaskState(\"watch\") == sfSUSPEND") == ["1 (int)"]
+    assert s('sfGetTaskState("watch") == sfSUSPEND') == ["1 (int)"]
 
 
 # ------------------------------------------------------------------------------------------ floats

@@ -156,7 +156,7 @@ def test_start_timeout_300_ends_in_timeout_at_cycle_300(s: Session) -> None:
 def test_blocking_start_waits_for_the_child_and_sees_its_timeout(s: Session) -> None:
     s.load(
         "int state; int after; act forever { while (1) ; }"
-        "act parent { start forever timeout 20; state = sfGetTaskState(\"forever\"); after = 1; }"
+        'act parent { start forever timeout 20; state = sfGetTaskState("forever"); after = 1; }'
     )
     s.do("start parent")
     s.cycle(20)
@@ -177,7 +177,7 @@ def test_falling_off_the_end_succeeds_and_kills_the_children(s: Session) -> None
 
 
 def test_finished_children_are_kept_for_inspection_top_level_ones_reaped(s: Session) -> None:
-    s.load("int st; act quick { ; } act parent { start quick; st = sfTaskFinished(\"quick\"); waitfor 0; }")
+    s.load('int st; act quick { ; } act parent { start quick; st = sfTaskFinished("quick"); waitfor 0; }')
     s.do("start parent")
     s.cycle(10)
     assert s.value("st") == 1
@@ -274,8 +274,12 @@ def test_untrace_stops_the_output(s: Session) -> None:
     s.cycle(2)
     s.do("untrace spin")
     s.cycle(2)
-    assert s.lines == ["spin, line 0: n = n + 1  => 1", "spin, line 0: goto top", "spin, line 0: n = n + 1  => 2",
-                       "spin, line 0: goto top"]
+    assert s.lines == [
+        "spin, line 0: n = n + 1  => 1",
+        "spin, line 0: goto top",
+        "spin, line 0: n = n + 1  => 2",
+        "spin, line 0: goto top",
+    ]
 
 
 def test_division_by_zero_suspends_only_the_offending_activity(s: Session) -> None:
@@ -508,7 +512,7 @@ def test_raw_packets_as_in_packet_act() -> None:
         "  while (i < 30)\n  { if (sfWaitClientPacket(1000))\n    { i = i + 1;\n"
         "      kind = sfReadClientByte();\n      sfProcessClientPacket(kind);\n"
         "      if (i % 10 == 0)\n      { sfRobotCom(sfCOMPULSE);\n        sfRobotComInt(sfCOMVEL, 300);\n"
-        "        x = sfRobot.ax;\n        sfSMessage(\"%d packets received\", i); } } }\n"
+        '        x = sfRobot.ax;\n        sfSMessage("%d packets received", i); } } }\n'
         "  sfRobotComInt(sfCOMVEL, 0);\n  got = i;\n}\n"
     )
     x0 = sim.true_pose.x

@@ -47,37 +47,56 @@ RANGES = " ".join(str(1000 + k) for k in range(LASER_READINGS))
 # (text as Flat prints it, what it means)
 REPLIES = [
     # ( ([n1 n2 ... n12]) (X Y theta) simulation-time ( [laser-data] ) ) -- sonars, no lasers
-    (f"({SONAR} (4000 2000 90.5) 1200 ())",
-     StepOutput((1200, 850.5, 5000, 5000, 3100, 2200, 900, 640, 5000, 5000, 1800, 1500), (4000, 2000, 90.5), 1200)),
+    (
+        f"({SONAR} (4000 2000 90.5) 1200 ())",
+        StepOutput((1200, 850.5, 5000, 5000, 3100, 2200, 900, 640, 5000, 5000, 1800, 1500), (4000, 2000, 90.5), 1200),
+    ),
     # sonars not used: the list is empty "but the surrounding parentheses are still there"; one TOP laser
-    (f"(() (-150.2 30 -45) 0 ((TOP 0 {RANGES})))",
-     StepOutput((), (-150.2, 30, -45), 0, (LaserScan("TOP", 0, tuple(float(1000 + k) for k in range(180))),))),
+    (
+        f"(() (-150.2 30 -45) 0 ((TOP 0 {RANGES})))",
+        StepOutput((), (-150.2, 30, -45), 0, (LaserScan("TOP", 0, tuple(float(1000 + k) for k in range(180))),)),
+    ),
     # two lasers: LEFT at -45, RIGHT at 45
     (f"({SONAR} (0 0 0) 100 ((LEFT -45 {RANGES}) (RIGHT 45 {RANGES})))", None),
     # (time :BLOB (x y r numPoints) (x y r numPoints) ...)
-    ("(1300 :BLOB (120 1500 80 12) (-400.5 2200 150 30))",
-     BlobReply(1300, (Blob(120, 1500, 80, 12), Blob(-400.5, 2200, 150, 30)))),
+    (
+        "(1300 :BLOB (120 1500 80 12) (-400.5 2200 150 30))",
+        BlobReply(1300, (Blob(120, 1500, 80, 12), Blob(-400.5, 2200, 150, 30))),
+    ),
     ("(1300 :BLOB)", BlobReply(1300, ())),
     # (time :DOORWAYS door1 door2 ...), each (theta jump-size)
     ("(1400 :DOORWAYS (85.5 1200) (120 900))", DoorwaysReply(1400, (Doorway(85.5, 1200), Doorway(120, 900)))),
     # (time :JUMPS jump1 jump2 ...), each (jump-size (angle1 value1) (angle2 value2))
-    ("(1500 :JUMPS (1200 (80.5 1000) (81.5 2200)) (-900 (100.5 3000) (101.5 2100)))",
-     JumpsReply(1500, (Jump(1200, 80.5, 1000, 81.5, 2200), Jump(-900, 100.5, 3000, 101.5, 2100)))),
+    (
+        "(1500 :JUMPS (1200 (80.5 1000) (81.5 2200)) (-900 (100.5 3000) (101.5 2100)))",
+        JumpsReply(1500, (Jump(1200, 80.5, 1000, 81.5, 2200), Jump(-900, 100.5, 3000, 101.5, 2100))),
+    ),
     # (time (:LEFT reading1 reading2 ...) (:RIGHT reading1 reading2 ...)), each (x y r theta)
-    ("(1600 (:LEFT (-500 500 707.1 135) (-400 900 984.9 114)) (:RIGHT (500 500 707.1 45)))",
-     LaserReply(1600, (("LEFT", (Reading(-500, 500, 707.1, 135), Reading(-400, 900, 984.9, 114))),
-                       ("RIGHT", (Reading(500, 500, 707.1, 45),))))),
+    (
+        "(1600 (:LEFT (-500 500 707.1 135) (-400 900 984.9 114)) (:RIGHT (500 500 707.1 45)))",
+        LaserReply(
+            1600,
+            (
+                ("LEFT", (Reading(-500, 500, 707.1, 135), Reading(-400, 900, 984.9, 114))),
+                ("RIGHT", (Reading(500, 500, 707.1, 45),)),
+            ),
+        ),
+    ),
     # (time :MAP-CHANGED new-map-file)
-    ("(1700 :MAP-CHANGED /u/robot/flat-root/flat5/env/taylor-3.env)",
-     MapChanged(1700, "/u/robot/flat-root/flat5/env/taylor-3.env")),
+    (
+        "(1700 :MAP-CHANGED /u/robot/flat-root/flat5/env/taylor-3.env)",
+        MapChanged(1700, "/u/robot/flat-root/flat5/env/taylor-3.env"),
+    ),
     # (time :MAP-CHANGED :NO-TRANSITION-MATCH)
     ("(1800 :MAP-CHANGED :NO-TRANSITION-MATCH)", MapChanged(1800, None)),
     # (time :OPEN-SPACE 1|0)
     ("(1900 :OPEN-SPACE 1)", OpenSpaceReply(1900, True)),
     ("(1900 :OPEN-SPACE 0)", OpenSpaceReply(1900, False)),
     # (time seg1 seg2 ...), each ((x1 y1) (x2 y2))
-    ("(2000 ((-1000 2000) (1000 2000)) ((1500 -200) (1500 1800.5)))",
-     SegmentsReply(2000, (Segment(-1000, 2000, 1000, 2000), Segment(1500, -200, 1500, 1800.5)))),
+    (
+        "(2000 ((-1000 2000) (1000 2000)) ((1500 -200) (1500 1800.5)))",
+        SegmentsReply(2000, (Segment(-1000, 2000, 1000, 2000), Segment(1500, -200, 1500, 1800.5))),
+    ),
     ("(2000)", SegmentsReply(2000, ())),
 ]
 
@@ -104,8 +123,10 @@ INPUTS = [
     ("d 45 135 500", DoorwayQuery(45, 135, 500)),
     ("j 300", JumpQuery(300)),
     ("l", LaserQuery()),
-    ("m /u/robot/flat-root/flat5/env/taylor-4.env 29800 9700 90",
-     MapQuery("/u/robot/flat-root/flat5/env/taylor-4.env", 29800, 9700, 90)),
+    (
+        "m /u/robot/flat-root/flat5/env/taylor-4.env 29800 9700 90",
+        MapQuery("/u/robot/flat-root/flat5/env/taylor-4.env", 29800, 9700, 90),
+    ),
     ("o 60 120 2000 800", OpenSpaceQuery(60, 120, 2000, 800)),
     ("t GOTO-3", TransitionQuery("GOTO-3")),
     ("s 0 180 8000 300 5 1.5 30 5 200 300 1 3", SegmentQuery(0, 180, 8000, 300, 5, 1.5, 30, 5, 200, 300, 1, 3)),

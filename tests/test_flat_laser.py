@@ -25,14 +25,16 @@ WORLD = (
 
 def _as_sim_laser(mount_th: float) -> SimLaser:
     """A Pioneer-simulator laser with Flat's geometry, pointing ``mount_th`` degrees counter-clockwise."""
-    return SimLaser(LaserConfig(x=0.0, y=0.0, th=mount_th, start=-89.5, end=89.5, increment=1.0,
-                                max_range=MAX_RANGE, noise=0.0))
+    return SimLaser(
+        LaserConfig(x=0.0, y=0.0, th=mount_th, start=-89.5, end=89.5, increment=1.0, max_range=MAX_RANGE, noise=0.0)
+    )
 
 
 @pytest.mark.parametrize("pose", [(3000.0, 3000.0, 20.0), (9000.0, 2000.0, 135.0), (1500.0, 7000.0, -60.0)])
 @pytest.mark.parametrize("lasers", [1, 2])
-def test_flat_lasers_read_what_the_pioneer_simulators_laser_reads(pose: tuple[float, float, float],
-                                                                  lasers: int) -> None:
+def test_flat_lasers_read_what_the_pioneer_simulators_laser_reads(
+    pose: tuple[float, float, float], lasers: int
+) -> None:
     world = parse_wld(WORLD, "<room>")
     truth = Pose(*pose)
     scans = LaserRig.with_count(lasers).scan(world, truth)

@@ -76,8 +76,20 @@ def test_the_link_feeds_pose_sonar_and_lasers_and_sends_setpoints(maps_dir: Path
         robot, flat = run.robot, run.flat
         assert isinstance(robot.link, FlatLink) and robot.connected
         assert robot.link.identity is not None and robot.link.identity.subclass == "flat4"
-        assert [round(b.pose.th) for b in robot.sonar.buckets] == [0, -30, -60, -90, -120, -150, 180, 150, 120,
-                                                                   90, 60, 30]
+        assert [round(b.pose.th) for b in robot.sonar.buckets] == [
+            0,
+            -30,
+            -60,
+            -90,
+            -120,
+            -150,
+            180,
+            150,
+            120,
+            90,
+            60,
+            30,
+        ]
         robot.run(cycles=2)
         # Sonar 0 faces the east wall, 1000 mm ahead (less the 200 mm ring); sonar 3 the south wall.
         assert robot.sonar.range(0) == pytest.approx(800, abs=60)
@@ -121,9 +133,11 @@ def test_colbert_reads_the_walls_from_flats_lasers(maps_dir: Path, lasers: int) 
         ev = run.evaluator
         count = 180 if lasers == 1 else 270
         ahead, last = count // 2, count - 1
-        assert ev.eval_text(f"int n, r, l, k; float a, b; n = sfLaserCount(); k = sfLaserScans(); "
-                            f"r = sfLaserRange({ahead}); a = sfLaserAngle({ahead}); "
-                            f"l = sfLaserRange({last}); b = sfLaserAngle({last});"), run.messages
+        assert ev.eval_text(
+            f"int n, r, l, k; float a, b; n = sfLaserCount(); k = sfLaserScans(); "
+            f"r = sfLaserRange({ahead}); a = sfLaserAngle({ahead}); "
+            f"l = sfLaserRange({last}); b = sfLaserAngle({last});"
+        ), run.messages
         assert int(ev.value("n")) == count and int(ev.value("k")) == run.robot.state.sips >= 2
         # The east wall is 1000 mm ahead: reading 'ahead' looks 0.5 degrees left of straight ahead.
         assert float(ev.value("a")) == pytest.approx(0.5)
@@ -144,8 +158,9 @@ def test_colbert_reads_the_walls_from_flats_lasers(maps_dir: Path, lasers: int) 
 def test_avoid_collision_over_flat_stops_for_what_only_the_laser_sees(maps_dir: Path, lasers: int) -> None:
     """Flat's robot with its sonar off: with a laser, avoid_collision keeps it off the east wall (the
     laser's points reach the occupancy queries through the reflector); without, it drives into it."""
-    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=lasers, sonar=False),
-                          pose=(3000.0, 2000.0, 0.0))
+    flat = FlatSimulation(
+        load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=lasers, sonar=False), pose=(3000.0, 2000.0, 0.0)
+    )
     run = Served(flat)
     try:
         robot = run.robot
@@ -167,8 +182,9 @@ def test_avoid_collision_over_flat_stops_for_what_only_the_laser_sees(maps_dir: 
 
 def test_perception_fits_the_side_wall_to_flats_laser(maps_dir: Path) -> None:
     """Sonar off, one TOP laser: the interpretation's right wall hypothesis is the south wall, 1 m away."""
-    flat = FlatSimulation(load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=1, sonar=False),
-                          pose=(1000.0, 1000.0, 0.0))
+    flat = FlatSimulation(
+        load_world(maps_dir / "room.wld"), options=FlatOptions(lasers=1, sonar=False), pose=(1000.0, 1000.0, 0.0)
+    )
     run = Served(flat)
     try:
         robot = run.robot
@@ -228,11 +244,12 @@ def test_colbert_sees_map_changes(maps_dir: Path) -> None:
     run = Served(FlatSimulation(flat_world=building))
     try:
         robot, ev = run.robot, run.evaluator
-        assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+        assert ev.eval_text("string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();")
         assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
-        assert ev.eval_text("act watch() { int seen; seen = sfFlatMapChanges(); waitfor sfFlatMapChanges() > seen; "
-                            'sfSMessage("map %s after %d change", sfFlatMap(), sfFlatMapChanges()); } start watch();'
-                            ), run.messages
+        assert ev.eval_text(
+            "act watch() { int seen; seen = sfFlatMapChanges(); waitfor sfFlatMapChanges() > seen; "
+            'sfSMessage("map %s after %d change", sfFlatMap(), sfFlatMapChanges()); } start watch();'
+        ), run.messages
         robot.motion.set_velocity(400.0)  # west, down the hall to the lobby's automatic transition
         robot.run_until(lambda: any(m.startswith("map ") for m in run.messages), max_cycles=200)
         assert "map lobby.wld after 1 change" in run.messages
@@ -248,7 +265,7 @@ def test_colbert_sees_map_changes(maps_dir: Path) -> None:
 def test_sf_flat_map_is_empty_on_a_pioneer_link() -> None:
     lines: list[str] = []
     ev = Evaluator(Robot(), output=lines.append, read_init=False)
-    assert ev.eval_text('string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();')
+    assert ev.eval_text("string m; int n; m = sfFlatMap(); n = sfFlatMapChanges();")
     assert (ev.value("m"), int(ev.value("n"))) == ("", 0)
 
 
@@ -316,16 +333,23 @@ def test_the_demo_stack_wanders_the_office_for_10_minutes_over_flat_without_touc
 
 
 def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_dir: Path) -> None:
-    flat = FlatSimulation(parse_wld((maps_dir / "room.wld").read_text(), "room.wld"), options=FlatOptions(lasers=0),
-                          pose=(1500.0, 4000.0, 0.0))
+    flat = FlatSimulation(
+        parse_wld((maps_dir / "room.wld").read_text(), "room.wld"),
+        options=FlatOptions(lasers=0),
+        pose=(1500.0, 4000.0, 0.0),
+    )
     server = FlatServer(flat)
     thread = server.serve_in_thread()
     try:
         url = "flat://{}:{}".format(*server.address)
         result = subprocess.run(
             [sys.executable, "-m", "saphira", "run", "colbert/direct.act", "--robot", url],
-            cwd=PROJECT, env=dict(os.environ, PYTHONPATH=str(PROJECT)), capture_output=True, text=True,
-            timeout=300, stdin=subprocess.DEVNULL,
+            cwd=PROJECT,
+            env=dict(os.environ, PYTHONPATH=str(PROJECT)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
         )
     finally:
         server.close()

@@ -51,8 +51,13 @@ def hall(extra: str = "") -> World:
 
 
 def server_for(
-    world: World, pose: tuple[float, float, float], lasers: int = 1, *, realtime: bool = False,
-    running: bool = True, monotonic: Callable[[], float] = time.monotonic,
+    world: World,
+    pose: tuple[float, float, float],
+    lasers: int = 1,
+    *,
+    realtime: bool = False,
+    running: bool = True,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> FlatServer:
     flat = FlatSimulation(world, options=FlatOptions(lasers=lasers), pose=pose)
     return FlatServer(flat, realtime=realtime, running=running, monotonic=monotonic)
@@ -90,9 +95,12 @@ def test_angular_velocity_ramps_at_50_deg_s2_both_ways() -> None:
 
 def _transcript(monotonic_steps: list[float], realtime: bool = False) -> tuple[list[str], FlatServer]:
     times = iter(np.cumsum(monotonic_steps))
-    server = server_for(hall("push 8000 3000 0\n-300 -300 300 -300\n300 -300 300 300\n300 300 -300 300\n"
-                             "-300 300 -300 -300\npop\n"), (2000.0, 3000.0, 0.0), realtime=realtime,
-                        monotonic=lambda: float(next(times)))
+    server = server_for(
+        hall("push 8000 3000 0\n-300 -300 300 -300\n300 -300 300 300\n300 300 -300 300\n-300 300 -300 -300\npop\n"),
+        (2000.0, 3000.0, 0.0),
+        realtime=realtime,
+        monotonic=lambda: float(next(times)),
+    )
     with served(server) as flat:
         for k in range(60):
             flat.step(600.0 if k < 40 else 0.0, 20.0 * math.sin(k / 7.0))
@@ -147,8 +155,7 @@ def _on_a_wall(world: World, x: float, y: float) -> float:
 
 @pytest.mark.parametrize("lasers", [1, 2])
 def test_laser_readings_lie_on_the_walls(lasers: int) -> None:
-    world = hall("push 5000 3500 30\n-400 -400 400 -400\n400 -400 400 400\n400 400 -400 400\n"
-                 "-400 400 -400 -400\npop\n")
+    world = hall("push 5000 3500 30\n-400 -400 400 -400\n400 -400 400 400\n400 400 -400 400\n-400 400 -400 -400\npop\n")
     pose = (2500.0, 2500.0, 20.0)
     with served(server_for(world, pose, lasers=lasers)) as flat:
         out = flat.step()
@@ -291,8 +298,9 @@ def test_two_automatic_transitions_at_one_place_are_warned_about(tmp_path: Path)
     for name in ("a.wld", "b.wld"):
         (tmp_path / name).write_text(HALL)
     world_file = tmp_path / "loop.world"
-    world_file.write_text("WORLD Loop a.wld\nMAP a.wld\nTRANSITION (1000 1000 500) b.wld\n"
-                          "MAP b.wld\nTRANSITION (1000 1000 500) a.wld\n")
+    world_file.write_text(
+        "WORLD Loop a.wld\nMAP a.wld\nTRANSITION (1000 1000 500) b.wld\nMAP b.wld\nTRANSITION (1000 1000 500) a.wld\n"
+    )
     world = load_world_file(world_file)
     assert len(world.warnings) == 2
     assert "lines 3 and 5 at one place: the map would switch back and forth" in world.warnings[0]
@@ -313,9 +321,25 @@ def _control(v: float) -> Control:
 def test_saphira_sim_flat_serves_a_controller_until_it_ends_the_program() -> None:
     env = dict(os.environ, PYTHONPATH=str(PROJECT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "saphira.sim.standalone", "-q", "--flat", "0", "--world", "room",
-         "--flat-lasers", "2", "--flat-steps", "3"],
-        cwd=PROJECT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "saphira.sim.standalone",
+            "-q",
+            "--flat",
+            "0",
+            "--world",
+            "room",
+            "--flat-lasers",
+            "2",
+            "--flat-steps",
+            "3",
+        ],
+        cwd=PROJECT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -349,7 +373,12 @@ def test_a_bad_flat_world_file_is_reported_with_its_line_and_column(tmp_path: Pa
     env = dict(os.environ, PYTHONPATH=str(PROJECT))
     result = subprocess.run(
         [sys.executable, "-m", "saphira.sim.standalone", "--flat", "0", "--flat-world", str(bad)],
-        cwd=PROJECT, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2
     assert f"{bad}:3:13: bad number 'x' in (x y radius [command])" in result.stderr

@@ -184,9 +184,7 @@ def test_frames_for_a_robot_in_the_world() -> None:
 
 
 @given(coord, coord, angle, coord, coord, angle)
-def test_to_local_and_to_global_round_trip(
-    rx: float, ry: float, rth: float, gx: float, gy: float, gth: float
-) -> None:
+def test_to_local_and_to_global_round_trip(rx: float, ry: float, rth: float, gx: float, gy: float, gth: float) -> None:
     robot = Pose(rx, ry, rth)
     local = to_local(robot, gx, gy, gth)
     back = to_global(robot, local.x, local.y, local.th)

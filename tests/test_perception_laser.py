@@ -64,8 +64,10 @@ def drive_along_the_wall(laser: bool) -> tuple[list[float], list[float]]:
 def test_a_laser_gives_a_wall_hypothesis_at_least_as_accurate_as_the_sonar() -> None:
     sonar_angle, sonar_distance = drive_along_the_wall(laser=False)
     laser_angle, laser_distance = drive_along_the_wall(laser=True)
-    print(f"sonar: max {max(sonar_angle):.2f} deg {max(sonar_distance):.1f} mm; "
-          f"laser: max {max(laser_angle):.2f} deg {max(laser_distance):.1f} mm")
+    print(
+        f"sonar: max {max(sonar_angle):.2f} deg {max(sonar_distance):.1f} mm; "
+        f"laser: max {max(laser_angle):.2f} deg {max(laser_distance):.1f} mm"
+    )
     assert max(laser_angle) <= max(sonar_angle) and max(laser_distance) <= max(sonar_distance)
     assert sum(laser_distance) <= sum(sonar_distance)
     assert max(laser_angle) <= 1.0 and max(laser_distance) <= 20.0

@@ -85,9 +85,7 @@ def test_decoded_argument_accessors() -> None:
     poll = decode_command(decode_frame(bytes.fromhex("FA FB 09 03 2B 01 02 01 06 00 05 33")))
     assert poll.nul_string() == b"\x01\x02\x01\x06"
     assert [b - 1 for b in poll.nul_string()] == [0, 1, 0, 5]
-    pose = decode_command(
-        decode_frame(bytes.fromhex("FA FB 10 E0 00 E8 03 00 00 30 F8 FF FF 5A 00 00 00 52 FA"))
-    )
+    pose = decode_command(decode_frame(bytes.fromhex("FA FB 10 E0 00 E8 03 00 00 30 F8 FF FF 5A 00 00 00 52 FA")))
     assert pose.pose() == (1000, -2000, 90)
     assert pose.int_arg is None  # type byte 0 is not an integer argument
     vel2 = decode_command(decode_frame(bytes.fromhex("FA FB 06 20 1B FB 09 1B 24")))
@@ -150,9 +148,7 @@ def test_sim_ctrl_load_map_counts_the_nul() -> None:
     length = reader.u16()
     assert reader.take(length) == b"AMROffice.map\x00"
     assert reader.remaining == 0
-    master = decode_command(
-        decode_frame(encode_command(Command.SIM_CTRL, sim_load_map_arg("m", master=True)))
-    )
+    master = decode_command(decode_frame(encode_command(Command.SIM_CTRL, sim_load_map_arg("m", master=True))))
     assert master.int_arg == SimCtrlOp.MASTER_LOAD_MAP
     assert sim_ctrl_arg(SimCtrlOp.SIM_INFO) == b"\x3b\x06\x00"
 

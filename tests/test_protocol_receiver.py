@@ -52,9 +52,7 @@ def valid_packets(max_count: int) -> st.SearchStrategy[Segment]:
 
 
 def garbage() -> st.SearchStrategy[Segment]:
-    return st.lists(st.sampled_from(NOT_FB), min_size=1, max_size=40).map(
-        lambda bs: ("garbage", bytes(bs), b"")
-    )
+    return st.lists(st.sampled_from(NOT_FB), min_size=1, max_size=40).map(lambda bs: ("garbage", bytes(bs), b""))
 
 
 @st.composite
@@ -86,9 +84,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.sampled_from([MAX_COUNT_CLIENT, MAX_COUNT_SERVER]).flatmap(
-        lambda m: st.tuples(st.just(m), streams(m))
-    ),
+    st.sampled_from([MAX_COUNT_CLIENT, MAX_COUNT_SERVER]).flatmap(lambda m: st.tuples(st.just(m), streams(m))),
     st.lists(st.integers(0, 10_000), max_size=30),
 )
 def test_valid_packets_come_out_once_in_order(case: tuple[int, list[Segment]], cuts: list[int]) -> None:

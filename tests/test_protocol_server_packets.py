@@ -49,9 +49,7 @@ S32_FIELDS = [
     "odom_error_y",
     "odom_error_th",
 ]
-WORKED_SYNC2 = bytes.fromhex(
-    "FA FB 18 02 41 4D 52 49 53 69 6D 00 50 69 6F 6E 65 65 72 00 70 33 64 78 00 EB BD"
-)
+WORKED_SYNC2 = bytes.fromhex("FA FB 18 02 41 4D 52 49 53 69 6D 00 50 69 6F 6E 65 65 72 00 70 33 64 78 00 EB BD")
 
 
 def amrisim_default_config() -> ConfigPacket:
@@ -159,9 +157,7 @@ def test_worked_sync2_reply() -> None:
 
 def test_sync2_reply_as_aria_reads_it() -> None:
     assert decode_sync2_reply(b"\x02") == RobotIdentity("", "", "")  # pre-4.1 PSOS: bare echo
-    assert decode_sync2_reply(b"\x02Erratic\x00Pioneer\x00psos41m") == RobotIdentity(
-        "Erratic", "Pioneer", "psos41m"
-    )
+    assert decode_sync2_reply(b"\x02Erratic\x00Pioneer\x00psos41m") == RobotIdentity("Erratic", "Pioneer", "psos41m")
     assert decode_sync2_reply(b"\x02sim\x00\x00\x00").subclass == ""
     with pytest.raises(DecodeError, match="expected 0x02"):
         decode_sync2_reply(b"\x00")

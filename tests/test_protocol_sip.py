@@ -157,9 +157,7 @@ def test_arcos_sip_roundtrips(sip: Sip) -> None:
     assert decode_sip(decode_frame(frame)) == sip
 
 
-@given(
-    st.sampled_from([0x32, 0x33]), st.binary(min_size=18, max_size=18), sonar_entries, st.binary(max_size=40)
-)
+@given(st.sampled_from([0x32, 0x33]), st.binary(min_size=18, max_size=18), sonar_entries, st.binary(max_size=40))
 def test_any_wellformed_payload_reencodes_byte_exact(pid: int, core: bytes, sonar: list[SonarReading],
                                                      tail: bytes) -> None:  # fmt: skip
     payload = bytes((pid,)) + core + bytes((len(sonar),))

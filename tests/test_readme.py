@@ -75,7 +75,7 @@ def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
     assert found == lines[:2]
     assert ".venv/bin/pip install '.[test]'" in found[0] and "saphira run colbert/demo.act" in found[0]
     assert found[1] == ".venv/bin/python -m pytest -n 2"
-    assert 'bash -euo pipefail -c "${commands[1]}"' in ci and 'git clone' in ci and "mktemp -d" in ci
+    assert 'bash -euo pipefail -c "${commands[1]}"' in ci and "git clone" in ci and "mktemp -d" in ci
 
 
 COMMANDS = saphira_commands()

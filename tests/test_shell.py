@@ -69,7 +69,7 @@ def test_shell_session_on_a_terminal(tmp_path: Path) -> None:
     assert "42 (int)" in term.run("6 * 7")
     assert "expected" in term.run("foo(;")  # a syntax error: the shell carries on
     assert "division by zero" in term.run("1 / 0")
-    term.run("act ticker { int n; n = 0; while (1) { n = n + 1; sfSMessage(\"tick %d\", n); waitfor 0 timeout 3; } }")
+    term.run('act ticker { int n; n = 0; while (1) { n = n + 1; sfSMessage("tick %d", n); waitfor 0 timeout 3; } }')
     term.send("start ticker;")
     term.expect("tick 2")
     term.run("suspend ticker;")

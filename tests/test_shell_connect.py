@@ -59,7 +59,7 @@ def test_shell_connects_and_disconnects_from_the_prompt(tmp_path: Path, kind: st
         _connect_and_disconnect(term, command, url)
         # connecting again works, and connecting while connected moves the connection (no silent no-op)
         assert f"connected to {url}" in term.run(command)
-        out = term.run(f"sfConnectToRobot(sfLOCALPORT, \"{url}\")")
+        out = term.run(f'sfConnectToRobot(sfLOCALPORT, "{url}")')
         assert f"disconnected from {url}" in out and "1 (int)" in out, out
         term.send("exit")
         assert term.close() == 0

@@ -89,9 +89,7 @@ def test_raw_move_1000_stops_within_20_mm() -> None:
 
 
 def test_driving_into_a_wall_stalls_against_it() -> None:
-    robot, sim = connect(
-        open_world((2000.0, -3000.0, 2000.0, 3000.0)), pose=(0.0, 0.0, 0.0), odometry_error=False
-    )
+    robot, sim = connect(open_world((2000.0, -3000.0, 2000.0, 3000.0)), pose=(0.0, 0.0, 0.0), odometry_error=False)
     radius = sim.sim_robot.radius
     robot.motion.set_velocity(400)
     stalls_seen = 0

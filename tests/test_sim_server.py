@@ -213,9 +213,7 @@ def test_replayed_aria_motion_session_moves_like_amrisim() -> None:
     _, rig, replies = replay(MOTION, "p3dx-sh")
     ours = [decode_sip(p) for _, p in replies if p[0] in (0x32, 0x33)]
     theirs = [
-        decode_sip(r.payload)
-        for r in read_capture(MOTION)
-        if r.direction == SERVER_TO_CLIENT and r.payload[0] == 0x32
+        decode_sip(r.payload) for r in read_capture(MOTION) if r.direction == SERVER_TO_CLIENT and r.payload[0] == 0x32
     ]
     # p3dx-sh reports positions in mm; compare where each run came to rest.
     for sip_list in (ours, theirs):

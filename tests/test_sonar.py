@@ -7,8 +7,13 @@ import pytest
 from saphira.sonar import NO_ECHO, Region, Sonar, SonarPose
 
 P1_POSES = [
-    SonarPose(100, 100, 90), SonarPose(120, 80, 30), SonarPose(130, 40, 15), SonarPose(130, 0, 0),
-    SonarPose(130, -40, -15), SonarPose(120, -80, -30), SonarPose(100, -100, -90),
+    SonarPose(100, 100, 90),
+    SonarPose(120, 80, 30),
+    SonarPose(130, 40, 15),
+    SonarPose(130, 0, 0),
+    SonarPose(130, -40, -15),
+    SonarPose(120, -80, -30),
+    SonarPose(100, -100, -90),
 ]
 ORIGIN = (0.0, 0.0, 0.0)
 

@@ -227,9 +227,11 @@ def _trajectory(seed: int) -> list[tuple[int, int]]:
     s = Scheduler(LockStepClock())
     log: list[tuple[int, int]] = []
     for i in range(20):
+
         def fn(state: int, i: int = i) -> int:
             log.append((s.cycle, i))
             return rng.choice([FIRST_USER_STATE, FIRST_USER_STATE, -2, TaskState.SUCCESS])
+
         s.add(fn, f"t{i}")
     s.run(50)
     return log

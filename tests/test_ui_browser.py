@@ -125,7 +125,7 @@ def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_
     page = Page(browser, session.url)
     page.evaluate_colbert("6 * 7")
     page.wait_text("#output", "42 (int)")
-    page.evaluate_colbert("sfMessage(\"hello from %s\", \"the page\")")
+    page.evaluate_colbert('sfMessage("hello from %s", "the page")')
     page.wait_text("#output", "hello from the page")
     page.evaluate_colbert("1 +* 2")
     page.wait_text("#output", "^")
@@ -330,7 +330,7 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     page.wait_cycle(page.frame_cycle() + 1)
     _, _, after = colour_centroid(page.canvas(), ARTIFACT_RGB)
     assert before == 0 and after > 500, f"{after} artifact pixels"
-    assert "sfLoadMapFile(\"corridor\")" in page.page.text_content("#output")
+    assert 'sfLoadMapFile("corridor")' in page.page.text_content("#output")
     assert page.errors == []
 
 

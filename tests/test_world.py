@@ -93,9 +93,7 @@ def test_world_arrays_are_read_only(columbia: World) -> None:
 
 
 def test_a_2d_map_is_recognised_by_content_whatever_its_name(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, "office.txt", "2D-Map\nNumLines: 1\nNumPoints: 2\nLINES\n0 0 1000 0\nDATA\n5 6\n7 8\n"
-    )
+    path = write(tmp_path, "office.txt", "2D-Map\nNumLines: 1\nNumPoints: 2\nLINES\n0 0 1000 0\nDATA\n5 6\n7 8\n")
     world = load_world(path)
     assert world.segments.tolist() == [[0, 0, 1000, 0]]
     assert world.points.tolist() == [[5, 6], [7, 8]]

@@ -40,14 +40,20 @@ def add_batch_parser(sub: Any) -> None:
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument("--serial", action="store_true", help="run the trials one by one in this process")
-    engine.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, "
-                        "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)")
-    parser.add_argument("--workers", type=positive_int, metavar="N",
-                        help="worker processes of the local cluster (default: one per core)")
+    engine.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="submit to a running Dask scheduler, "
+        "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="worker processes of the local cluster (default: one per core)",
+    )
     parser.add_argument("--no-plots", action="store_true", help="write no plots")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-
-
 
 
 def run_batch(args: argparse.Namespace) -> int:

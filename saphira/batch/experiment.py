@@ -135,7 +135,6 @@ class Experiment:
                                    values, self.time_limit, self.hook, self.record))  # fmt: skip
         return specs
 
-
     def _relative(self, name: str) -> str:
         path = Path(name)
         return os.path.relpath(path, self.path.resolve().parent) if path.is_absolute() else name
@@ -273,8 +272,11 @@ class _Reader:
             if value < 1:
                 raise self.fail("[run] seeds", f"a count must be at least 1, not {value}")
             return list(range(value))
-        if (not isinstance(value, list) or not value
-                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)):
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
+        ):
             raise self.fail("[run] seeds", "expected a non-empty list of integers ≥ 0, or a count")
         if len(set(value)) != len(value):
             raise self.fail("[run] seeds", "a seed appears twice")
@@ -287,8 +289,11 @@ class _Reader:
         return str(value)
 
     def _pose(self, key: str, value: Any) -> Pose:
-        if (not isinstance(value, list) or len(value) != 3
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+        if (
+            not isinstance(value, list)
+            or len(value) != 3
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        ):
             raise self.fail(f"[run] {key}", f"expected a pose [x_mm, y_mm, th_deg], not {value!r}")
         return float(value[0]), float(value[1]), float(value[2])
 

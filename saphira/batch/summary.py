@@ -123,9 +123,12 @@ def t_975(df: int) -> float:
     if df <= len(_T_975):
         return _T_975[df - 1]
     z = 1.959963984540054
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) + (
-        3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z
-    ) / (384 * df**3)
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
 
 
 def feasible(exp: Experiment, config: ConfigSummary) -> bool:

@@ -407,9 +407,7 @@ class Blender:
 
     def defuzzify(self, channel: Channel, mfx: FloatArray, method: str | None = None) -> float | None:
         """Defuzzify a fuzzy set sampled on ``channel``'s grid; ``None`` when it is all zero."""
-        return self._spaces[channel].defuzz.one(
-            np.asarray(mfx, dtype=np.float64), _check_method(method or self.method)
-        )
+        return self._spaces[channel].defuzz.one(np.asarray(mfx, dtype=np.float64), _check_method(method or self.method))
 
     def blend(self, outputs: Sequence[BehaviorOutput], method: str | None = None) -> BlendResult:
         """Blend one cycle's behavior outputs into a turn and a speed (``None`` = no preference)."""

@@ -601,8 +601,14 @@ def install_bindings(ev: Evaluator) -> None:
         *(
             module.table(s)
             for module in (
-                bindings_robot, bindings_tasks, bindings_session, bindings_accessories, bindings_display,
-                bindings_laser, bindings_maps, bindings_flat,
+                bindings_robot,
+                bindings_tasks,
+                bindings_session,
+                bindings_accessories,
+                bindings_display,
+                bindings_laser,
+                bindings_maps,
+                bindings_flat,
             )
         ),
     ]

@@ -48,8 +48,10 @@ def table(s: _Session) -> BindingTable:
             ("sfLINESOLID", "int", LINE_SOLID, "sfSetLineType: solid lines"),
             ("sfLINEDASHED", "int", LINE_DASHED, "sfSetLineType: dashed lines"),
             *((f"sfColor{name}", "int", value, f"colour {name}") for name, (value, _) in COLORS.items()),
-            *((f"sf{b}Button", "int", v, f"mouse button {b.lower()}")
-              for b, v in (("Left", BUTTON_LEFT), ("Middle", BUTTON_MIDDLE), ("Right", BUTTON_RIGHT))),
+            *(
+                (f"sf{b}Button", "int", v, f"mouse button {b.lower()}")
+                for b, v in (("Left", BUTTON_LEFT), ("Middle", BUTTON_MIDDLE), ("Right", BUTTON_RIGHT))
+            ),
         ],
         variables=[
             (f"sf{what}Color", "int", *colour_variable(what), f"colour the display draws {what.lower()} in")
@@ -58,17 +60,29 @@ def table(s: _Session) -> BindingTable:
         functions=[
             ("sfDrawVector", "void(float, float, float, float)", drawing.draw_vector, "line x1,y1 to x2,y2 (mm)"),
             ("sfDrawRect", "void(float, float, float, float)", drawing.draw_rect, "rectangle: lower left x,y, dx, dy"),
-            ("sfDrawCenteredRect", "void(float, float, float, float)", drawing.draw_centered_rect,
-             "rectangle centred on x,y, w wide, h high"),
+            (
+                "sfDrawCenteredRect",
+                "void(float, float, float, float)",
+                drawing.draw_centered_rect,
+                "rectangle centred on x,y, w wide, h high",
+            ),
             ("sfSetLineWidth", "void(int)", drawing.set_line_width, "line width in pixels"),
             ("sfSetLineType", "void(int)", set_line_type, "sfLINESOLID or sfLINEDASHED"),
             ("sfSetLineColor", "void(int)", drawing.set_line_color, "colour of lines drawn from now on"),
             ("sfSetPatchColor", "void(int)", drawing.set_patch_color, "colour of filled patches"),
             ("sfSetTextColor", "void(int)", drawing.set_text_color, "colour of text"),
             ("sfGetDisplayState", "int(int)", display.get, "the current value of a display menu"),
-            ("sfScreenToWorldX", "float(int, int)", lambda x, y: display.screen_to_world(x, y)[0],
-             "global x (mm) of a pixel of the LPS display"),
-            ("sfScreenToWorldY", "float(int, int)", lambda x, y: display.screen_to_world(x, y)[1],
-             "global y (mm) of a pixel of the LPS display"),
+            (
+                "sfScreenToWorldX",
+                "float(int, int)",
+                lambda x, y: display.screen_to_world(x, y)[0],
+                "global x (mm) of a pixel of the LPS display",
+            ),
+            (
+                "sfScreenToWorldY",
+                "float(int, int)",
+                lambda x, y: display.screen_to_world(x, y)[1],
+                "global y (mm) of a pixel of the LPS display",
+            ),
         ],
     )

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["install_link_bindings"]
 
+
 class _LinkBindings:
     """The state the waiting and display bindings keep between calls."""
 

@@ -401,9 +401,7 @@ class Evaluator:
                 return value
             if "/" in value:
                 return f"unix://{Path(value).expanduser()}"
-            raise ColbertRuntimeError(
-                f"connect local: {value!r} is neither a URL, a socket path nor a port number"
-            )
+            raise ColbertRuntimeError(f"connect local: {value!r} is neither a URL, a socket path nor a port number")
         if kind == "server":
             value = address or self.settings["server"]
             return value if "://" in value else f"tcp://{value}"
@@ -692,8 +690,6 @@ class Evaluator:
 
 class _Abort(ColbertRuntimeError):
     """A nested ``load`` failed: its error is already reported; stop the enclosing load too."""
-
-
 
 
 def plugin_error(path: Path, exc: BaseException) -> SourceError:

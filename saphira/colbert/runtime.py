@@ -81,6 +81,7 @@ class WaitNextCycle(Exception):
     """Raised by a binding that waits (``sfWaitClientPacket``): the activity returns to the scheduler
     and runs the same statement again next cycle, so the statement re-evaluates from its start."""
 
+
 MOTION_TASK_NAME = "colbert motion"
 """The runtime's supervisor task (stops the channels of activities that no longer run)."""
 

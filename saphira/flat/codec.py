@@ -132,8 +132,17 @@ class DefaultQuery:
     """``x``: the default sensor data (the step output, without a step)."""
 
 
-Query = BlobQuery | DoorwayQuery | JumpQuery | LaserQuery | MapQuery | OpenSpaceQuery | TransitionQuery | \
-    SegmentQuery | DefaultQuery
+Query = (
+    BlobQuery
+    | DoorwayQuery
+    | JumpQuery
+    | LaserQuery
+    | MapQuery
+    | OpenSpaceQuery
+    | TransitionQuery
+    | SegmentQuery
+    | DefaultQuery
+)
 Input = Control | Query
 
 # Letter → (class, field kinds): "f" a number, "i" an integer, "s" a word.
@@ -181,7 +190,7 @@ def parse_input(line: str) -> Input:
     letter, column = words[0]
     if letter in ("c", "e"):
         numbers = [_number(w, c, text) for w, c in words[1:4]]
-        numbers += [0.0, 0.0, 1.0][len(numbers):]
+        numbers += [0.0, 0.0, 1.0][len(numbers) :]
         message = words[4][0] if len(words) > 4 else ""
         return Control(letter, numbers[0], numbers[1], numbers[2], message)
     if letter not in _QUERIES:
@@ -192,8 +201,9 @@ def parse_input(line: str) -> Input:
         end = len(text) + 1
         raise CodecError(f"'{letter}' needs {len(kinds)} arguments, got {len(args)},", text, end)
     if len(args) > len(kinds):
-        raise CodecError(f"'{letter}' takes {len(kinds)} arguments; unexpected {args[len(kinds)][0]!r}",
-                         text, args[len(kinds)][1])
+        raise CodecError(
+            f"'{letter}' takes {len(kinds)} arguments; unexpected {args[len(kinds)][0]!r}", text, args[len(kinds)][1]
+        )
     values: list[Any] = []
     for kind, (word, col) in zip(kinds, args, strict=True):
         if kind == "s":
@@ -221,8 +231,12 @@ def message_word(message: str) -> str:
 def format_input(item: Input) -> str:
     """The line (without newline) a controller sends for ``item``."""
     if isinstance(item, Control):
-        parts = [item.command, format_number(item.linear), format_number(item.angular),
-                 format_number(item.applicability)]
+        parts = [
+            item.command,
+            format_number(item.linear),
+            format_number(item.angular),
+            format_number(item.applicability),
+        ]
         word = message_word(item.message)
         return " ".join([*parts, word] if word else parts)
     letter = _LETTERS[type(item)]
@@ -339,8 +353,7 @@ class SegmentsReply:
     segments: tuple[Segment, ...]
 
 
-Reply = StepOutput | BlobReply | DoorwaysReply | JumpsReply | LaserReply | MapChanged | OpenSpaceReply | \
-    SegmentsReply
+Reply = StepOutput | BlobReply | DoorwaysReply | JumpsReply | LaserReply | MapChanged | OpenSpaceReply | SegmentsReply
 NO_TRANSITION_MATCH = ":NO-TRANSITION-MATCH"
 
 
@@ -492,8 +505,13 @@ def parse_reply(text: str) -> Reply:
         return OpenSpaceReply(time, r.word(rest[1]) == "1")
     if tag is not None:
         raise r.fail(f"unknown reply keyword {tag!r}", rest[0])
-    if rest and isinstance(rest[0], _List) and rest[0].items and isinstance(rest[0].items[0], _Atom) \
-            and rest[0].items[0].text.startswith(":"):
+    if (
+        rest
+        and isinstance(rest[0], _List)
+        and rest[0].items
+        and isinstance(rest[0].items[0], _Atom)
+        and rest[0].items[0].text.startswith(":")
+    ):
         lasers = []
         for node in rest:
             head, *readings = r.lst(node)

@@ -27,19 +27,36 @@ from saphira.sim.world import load_world
 def add_options(parser: argparse.ArgumentParser) -> None:
     """Add the ``--flat*`` options to ``saphira sim``."""
     group = parser.add_argument_group("Flat4 controller protocol (docs/flat.md)")
-    group.add_argument("--flat", type=int, metavar="PORT",
-                       help="serve one Flat4 controller on PORT (0: any free port) instead of the Pioneer protocol")
-    group.add_argument("--flat-world", metavar="FILE",
-                       help="a Flat World file (maps and their transitions); its default map replaces --world")
-    group.add_argument("--flat-lasers", type=int, choices=(0, 1, 2), default=1,
-                       help="lasers on the robot: 0, 1 (TOP) or 2 (LEFT and RIGHT) (default 1)")
+    group.add_argument(
+        "--flat",
+        type=int,
+        metavar="PORT",
+        help="serve one Flat4 controller on PORT (0: any free port) instead of the Pioneer protocol",
+    )
+    group.add_argument(
+        "--flat-world",
+        metavar="FILE",
+        help="a Flat World file (maps and their transitions); its default map replaces --world",
+    )
+    group.add_argument(
+        "--flat-lasers",
+        type=int,
+        choices=(0, 1, 2),
+        default=1,
+        help="lasers on the robot: 0, 1 (TOP) or 2 (LEFT and RIGHT) (default 1)",
+    )
     group.add_argument("--flat-no-sonar", action="store_true", help="send no sonar readings")
-    group.add_argument("--flat-realtime", action="store_true",
-                       help="real-time mode: a step lasts what the wall clock says (default: 100 ms per step)")
-    group.add_argument("--flat-stopped", action="store_true",
-                       help="start stopped (STOP pressed); type START, STOP or STEP [n] on the standard input")
-    group.add_argument("--flat-steps", type=int, metavar="N",
-                       help="start stopped and press STEP N times")
+    group.add_argument(
+        "--flat-realtime",
+        action="store_true",
+        help="real-time mode: a step lasts what the wall clock says (default: 100 ms per step)",
+    )
+    group.add_argument(
+        "--flat-stopped",
+        action="store_true",
+        help="start stopped (STOP pressed); type START, STOP or STEP [n] on the standard input",
+    )
+    group.add_argument("--flat-steps", type=int, metavar="N", help="start stopped and press STEP N times")
 
 
 class _Stop(Exception):
@@ -73,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         flat_world = load_world_file(args.flat_world) if args.flat_world else None
         world = None if flat_world is not None else load_world(args.world)
-        flat = FlatSimulation(world, flat_world=flat_world, seed=args.seed,
-                              options=FlatOptions(args.flat_lasers, not args.flat_no_sonar))
+        flat = FlatSimulation(
+            world, flat_world=flat_world, seed=args.seed, options=FlatOptions(args.flat_lasers, not args.flat_no_sonar)
+        )
         server = FlatServer(flat, args.host, args.flat, realtime=args.flat_realtime, running=not stopped)
     except (SaphiraError, OSError) as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
@@ -83,8 +101,11 @@ def run(args: argparse.Namespace) -> int:
         server.step(args.flat_steps)
     host, port = server.address
     mode = "real-time" if args.flat_realtime else "standard"
-    print(f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
-          f"{mode} mode{', stopped' if stopped else ''})", flush=True)
+    print(
+        f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
+        f"{mode} mode{', stopped' if stopped else ''})",
+        flush=True,
+    )
     view = None
     if getattr(args, "ui", None) is not None:
         from saphira.ui.simview import FlatView

@@ -66,21 +66,37 @@ def flat_sonar_units() -> tuple[SonarUnit, ...]:
         th = -30.0 * k
         th = th + 360.0 if th <= -180.0 else th
         rad = math.radians(th)
-        units.append(SonarUnit(k, round(SONAR_RING_RADIUS * math.cos(rad), 3),
-                               round(SONAR_RING_RADIUS * math.sin(rad), 3), th))
+        units.append(
+            SonarUnit(k, round(SONAR_RING_RADIUS * math.cos(rad), 3), round(SONAR_RING_RADIUS * math.sin(rad), 3), th)
+        )
     return tuple(units)
 
 
 def flat_params() -> RobotParams:
     """Flat's robot as a parameter set: what both the simulator and our client's reflector use."""
     return RobotParams(
-        name="flat", robot_class="Flat", subclass="flat4", robot_radius=ROBOT_RADIUS,
-        robot_width=2 * ROBOT_RADIUS, robot_length=2 * ROBOT_RADIUS, robot_length_front=ROBOT_RADIUS,
-        robot_length_rear=ROBOT_RADIUS, max_velocity=MAX_VELOCITY, max_rvelocity=MAX_RVELOCITY,
-        max_acceleration=TRANS_ACCEL, trans_vel_max=int(MAX_VELOCITY), rot_vel_max=int(MAX_RVELOCITY),
-        trans_accel=int(TRANS_ACCEL), trans_decel=int(TRANS_ACCEL), rot_accel=int(ROT_ACCEL),
-        rot_decel=int(ROT_ACCEL), sonar_units=flat_sonar_units(), angle_jitter=0.0, angle_drift=0.0,
-        dist_jitter=0.0, source="Flat4 (saphira.flat.simulation)",
+        name="flat",
+        robot_class="Flat",
+        subclass="flat4",
+        robot_radius=ROBOT_RADIUS,
+        robot_width=2 * ROBOT_RADIUS,
+        robot_length=2 * ROBOT_RADIUS,
+        robot_length_front=ROBOT_RADIUS,
+        robot_length_rear=ROBOT_RADIUS,
+        max_velocity=MAX_VELOCITY,
+        max_rvelocity=MAX_RVELOCITY,
+        max_acceleration=TRANS_ACCEL,
+        trans_vel_max=int(MAX_VELOCITY),
+        rot_vel_max=int(MAX_RVELOCITY),
+        trans_accel=int(TRANS_ACCEL),
+        trans_decel=int(TRANS_ACCEL),
+        rot_accel=int(ROT_ACCEL),
+        rot_decel=int(ROT_ACCEL),
+        sonar_units=flat_sonar_units(),
+        angle_jitter=0.0,
+        angle_drift=0.0,
+        dist_jitter=0.0,
+        source="Flat4 (saphira.flat.simulation)",
     )
 
 

@@ -135,7 +135,7 @@ def _transition(rest: str, offset: int, file: str, number: int, text: str) -> Tr
     if radius <= 0:
         raise WorldFileError(f"the radius must be positive, not {words[2]}", at(offset + 2), text)
     command = words[3] if len(words) == 4 else None
-    after = rest[place.end():]
+    after = rest[place.end() :]
     target_match = re.match(r"\s*([^\s()]+)", after)
     if target_match is None:
         raise WorldFileError("TRANSITION needs a new map after the place", at(offset + place.end() + 1), text)
@@ -186,8 +186,9 @@ def parse_world_file(text: str, source: str = "<world>") -> FlatWorld:
                 raise WorldFileError("TRANSITION before any MAP line", where, raw)
             current.append(_transition(rest, rest_offset, source, number, raw))
         else:
-            raise WorldFileError(f"unknown keyword {keyword!r} (expected WORLD, MAP or TRANSITION; "
-                                 "keywords are upper-case)", where, raw)
+            raise WorldFileError(
+                f"unknown keyword {keyword!r} (expected WORLD, MAP or TRANSITION; keywords are upper-case)", where, raw
+            )
     if world is None:
         raise WorldFileError("no WORLD line", SourcePosition(source, 1), None)
     world.warnings.extend(_loops(world))
@@ -202,17 +203,21 @@ def _loops(world: FlatWorld) -> list[str]:
     for key, (name, transitions) in world.maps.items():
         autos = [t for t in transitions if t.automatic]
         for i, first in enumerate(autos):
-            for second in autos[i + 1:]:
+            for second in autos[i + 1 :]:
                 if math.hypot(first.x - second.x, first.y - second.y) < first.radius + second.radius:
-                    found.append(f"{world.source}:{second.line}: automatic transitions at lines {first.line} and "
-                                 f"{second.line} of map {name} overlap: which one fires is a matter of order")
+                    found.append(
+                        f"{world.source}:{second.line}: automatic transitions at lines {first.line} and "
+                        f"{second.line} of map {name} overlap: which one fires is a matter of order"
+                    )
             landing = first.new_pose or Pose(first.x, first.y, 0.0)
             target = world.maps.get(world.key(first.target))
             for back in target[1] if target is not None else []:
                 if back.automatic and back.covers(landing.x, landing.y) and world.key(back.target) == key:
-                    found.append(f"{world.source}:{first.line}: automatic transitions at lines {first.line} and "
-                                 f"{back.line} at one place: the map would switch back and forth "
-                                 f"between {name} and {first.target}")
+                    found.append(
+                        f"{world.source}:{first.line}: automatic transitions at lines {first.line} and "
+                        f"{back.line} at one place: the map would switch back and forth "
+                        f"between {name} and {first.target}"
+                    )
     return found
 
 

@@ -175,4 +175,3 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError, ValueError):
         print("simulator stopped", flush=True)
     return 0
-

@@ -25,9 +25,7 @@ def _as_bytes(text: str | bytes | bytearray, what: str) -> bytes:
         try:
             return text.encode("latin-1")
         except UnicodeEncodeError as exc:
-            raise EncodeError(
-                f"{what} {text!r} has a character outside latin-1 at index {exc.start}"
-            ) from None
+            raise EncodeError(f"{what} {text!r} has a character outside latin-1 at index {exc.start}") from None
     return bytes(text)
 
 

@@ -71,9 +71,7 @@ def _parse_line(line: str, line_no: int, source: str) -> CaptureRecord:
     except ValueError:
         raise _fail(source, line_no, column_of(t_text), line, f"bad time offset {t_text!r}") from None
     if direction not in _DIRECTIONS:
-        raise _fail(
-            source, line_no, column_of(direction), line, f"direction {direction!r} is not C->S or S->C"
-        )
+        raise _fail(source, line_no, column_of(direction), line, f"direction {direction!r} is not C->S or S->C")
     if not number_text.startswith("#") or not number_text[1:].isdigit():
         raise _fail(source, line_no, column_of(number_text), line, f"bad packet number {number_text!r}")
     if not len_text.startswith("len=") or not len_text[4:].isdigit():

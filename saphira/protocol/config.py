@@ -114,12 +114,9 @@ class ConfigPacket:
 
 
 _STRUCTS: Final = {
-    kind: struct.Struct(fmt)
-    for kind, fmt in (("u8", "<B"), ("s8", "<b"), ("u16", "<H"), ("s16", "<h"), ("u32", "<I"))
+    kind: struct.Struct(fmt) for kind, fmt in (("u8", "<B"), ("s8", "<b"), ("u16", "<H"), ("s16", "<h"), ("u32", "<I"))
 }
-_LAYOUT: Final = tuple(
-    (f.name, str(f.metadata["kind"])) for f in fields(ConfigPacket) if "kind" in f.metadata
-)
+_LAYOUT: Final = tuple((f.name, str(f.metadata["kind"])) for f in fields(ConfigPacket) if "kind" in f.metadata)
 MAX_FIELD_COUNT: Final = len(_LAYOUT)
 
 

@@ -166,13 +166,11 @@ _ARCOS_PREFIX_FIELDS: Final = (0, *accumulate(n for _, n in _ARCOS_GROUPS))
 _ARCOS_TAIL_MAX: Final = _ARCOS_PREFIX[-1].size
 # For each number of remaining bytes (capped at the full tail), how many whole groups fit.
 _ARCOS_GROUPS_FOR: Final = tuple(
-    max(k for k in range(len(_ARCOS_PREFIX)) if _ARCOS_PREFIX[k].size <= r)
-    for r in range(_ARCOS_TAIL_MAX + 1)
+    max(k for k in range(len(_ARCOS_PREFIX)) if _ARCOS_PREFIX[k].size <= r) for r in range(_ARCOS_TAIL_MAX + 1)
 )
 # For each tail field index, the number of groups needed to include it.
 _ARCOS_GROUPS_NEEDED: Final = tuple(
-    next(k for k in range(1, len(_ARCOS_PREFIX)) if _ARCOS_PREFIX_FIELDS[k] > i)
-    for i in range(_ARCOS_TAIL_FIELDS)
+    next(k for k in range(1, len(_ARCOS_PREFIX)) if _ARCOS_PREFIX_FIELDS[k] > i) for i in range(_ARCOS_TAIL_FIELDS)
 )
 _NONES: Final = (None,) * _ARCOS_TAIL_FIELDS
 _ARCOS_TAIL_NAMES: Final = (
@@ -213,9 +211,7 @@ def decode_sip(payload: bytes | bytearray, layout: SipLayout = SipLayout.ARCOS) 
     ARCOS accepts IDs 0x32/0x33 (as ARIA); PSOS accepts 0x30–0x3F (the manual's "0x3S").
     """
     if len(payload) < HEAD_SIZE:
-        raise DecodeError(
-            f"SIP of {len(payload)} bytes is shorter than its {HEAD_SIZE}-byte core", len(payload)
-        )
+        raise DecodeError(f"SIP of {len(payload)} bytes is shorter than its {HEAD_SIZE}-byte core", len(payload))
     h = _HEAD.unpack_from(payload, 0)
     sonar, end = _decode_sonar(payload, h[11])
     remaining = len(payload) - end
@@ -226,9 +222,7 @@ def decode_sip(payload: bytes | bytearray, layout: SipLayout = SipLayout.ARCOS) 
         prefix = _ARCOS_PREFIX[k]
         tail = prefix.unpack_from(payload, end) + _NONES[_ARCOS_PREFIX_FIELDS[k] :]
         extra = bytes(payload[end + prefix.size :]) if remaining > prefix.size else b""
-        return _new_sip(
-            h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], sonar, 0, None, *tail, extra
-        )
+        return _new_sip(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], sonar, 0, None, *tail, extra)
     if h[0] & 0xF0 != 0x30:
         raise DecodeError(f"packet ID 0x{h[0]:02X} is not a PSOS SIP (0x3S)", 0)
     sip = Sip(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], 0, h[10], sonar, ptu=h[9])

@@ -38,9 +38,7 @@ class EmbeddedSim:
     SIPs, sessions, watchdog stops and contacts (:attr:`wall_contacts`); ``host`` runs the cycles.
     """
 
-    def __init__(
-        self, robot: Robot, simulation: Simulation, sim_robot: SimRobot, server: PioneerServer
-    ) -> None:
+    def __init__(self, robot: Robot, simulation: Simulation, sim_robot: SimRobot, server: PioneerServer) -> None:
         self.robot = robot
         self.simulation = simulation
         self.sim_robot = sim_robot
@@ -115,7 +113,6 @@ class EmbeddedSim:
     def _run_task(self, state: int) -> int:
         self.step()
         return TaskState.RESUME if state == TaskState.INIT else state
-
 
 
 def attach_simulator(

@@ -373,9 +373,7 @@ def min_distance_segment_segments(p0: npt.ArrayLike, p1: npt.ArrayLike, segments
     return float(distances.min()) if distances.size else math.inf
 
 
-def swept_circle_collides(
-    p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike
-) -> bool:
+def swept_circle_collides(p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike) -> bool:
     """Whether a disc moved in a straight line from ``p0`` to ``p1`` overlaps any segment on the way."""
     return min_distance_segment_segments(p0, p1, segments) < radius
 
@@ -383,9 +381,7 @@ def swept_circle_collides(
 _CONTACT_MM = 1e-6  # a wall this close to the disc's rim counts as touching
 
 
-def circle_sweep_fraction(
-    p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike
-) -> float:
+def circle_sweep_fraction(p0: npt.ArrayLike, p1: npt.ArrayLike, radius: float, segments: npt.ArrayLike) -> float:
     """Fraction in [0, 1] of the straight move ``p0`` → ``p1`` a disc can make before it touches a wall.
 
     The disc's centre sweeps a ray against each wall's capsule (two offset sides, two end circles),
@@ -526,10 +522,7 @@ class SegmentIndex:
         found = self._cache.get(key)
         if found is None:
             starts = self._starts
-            rows = [
-                self._items[starts[j * self.nx + i0] : starts[j * self.nx + i1 + 1]]
-                for j in range(j0, j1 + 1)
-            ]
+            rows = [self._items[starts[j * self.nx + i0] : starts[j * self.nx + i1 + 1]] for j in range(j0, j1 + 1)]
             found = np.unique(np.concatenate(rows))
             found.setflags(write=False)
             if len(self._cache) >= _QUERY_CACHE_SIZE:
@@ -553,13 +546,9 @@ class SegmentIndex:
             ids = self.query_box(float(low[0]), float(low[1]), float(high[0]), float(high[1]))
         hits = cast_rays(origins, angles_deg, self.segments[ids], max_range)
         found = hits.segments >= 0
-        return RayHits(
-            hits.distances, np.where(found, ids[np.where(found, hits.segments, 0)], -1).astype(np.intp)
-        )
+        return RayHits(hits.distances, np.where(found, ids[np.where(found, hits.segments, 0)], -1).astype(np.intp))
 
-    def ray_distances(
-        self, origins: npt.ArrayLike, angles_deg: npt.ArrayLike, max_range: float
-    ) -> FloatArray:
+    def ray_distances(self, origins: npt.ArrayLike, angles_deg: npt.ArrayLike, max_range: float) -> FloatArray:
         """:func:`ray_segment_distances` over the nearby walls only."""
         return self.cast_rays(origins, angles_deg, max_range).distances
 

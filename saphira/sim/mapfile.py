@@ -191,9 +191,7 @@ class _MapReader:
             if not tokens:
                 continue
             if len(tokens) != width:
-                raise self.error(
-                    f"a {keyword} row is {width} numbers ({layout}), this one has {len(tokens)}", index, 1
-                )
+                raise self.error(f"a {keyword} row is {width} numbers ({layout}), this one has {len(tokens)}", index, 1)
             for token in tokens:
                 parse_number(token.group(), self.file, index + 1, token.start() + 1, self.lines[index])
         raise self.error(f"bad {keyword} section", start - 1, 1)  # pragma: no cover
@@ -204,11 +202,7 @@ class _MapReader:
             count = self.counts.get(count_key)
             found = 0 if section is None else section.rows.shape[0]
             if count is not None and count.value != found:
-                where = (
-                    f"the {keyword} section (line {section.line})"
-                    if section
-                    else f"there is no {keyword} section"
-                )
+                where = f"the {keyword} section (line {section.line})" if section else f"there is no {keyword} section"
                 has = f"has {found}" if section else "so 0"
                 raise self.error(f"{count_key} is {count.value} but {where} {has}", count.line - 1, 1)
 

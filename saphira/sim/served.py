@@ -27,9 +27,7 @@ class ServedSimulation:
     ``period`` seconds, or as single-step mode allows, then every open session gets its SIP).
     """
 
-    def __init__(
-        self, simulation: Simulation, servers: Iterable[PioneerServer] = (), period: float = 0.1
-    ) -> None:
+    def __init__(self, simulation: Simulation, servers: Iterable[PioneerServer] = (), period: float = 0.1) -> None:
         self.simulation = simulation
         self.servers: list[PioneerServer] = list(servers)
         self.period = period

@@ -462,9 +462,7 @@ class PioneerServer:
             )
             self.robot.cmd_estop()
             self.stats.watchdog_stops += 1
-            log.info(
-                "%s: watchdog: no packet for %.1f s, motors stopped", self.label, now - self._last_packet
-            )
+            log.info("%s: watchdog: no packet for %.1f s, motors stopped", self.label, now - self._last_packet)
 
     def _revive(self) -> None:
         saved, self._revival = self._revival, None

@@ -535,7 +535,10 @@ class Simulation:
         if place is None:
             log.warning(
                 "world %s: no free place for a robot of radius %.0f mm; starting at (%.0f, %.0f) anyway",
-                self.world.name, radius, wanted.x, wanted.y,
+                self.world.name,
+                radius,
+                wanted.x,
+                wanted.y,
             )
             return wanted
         if place.reason:
@@ -543,7 +546,12 @@ class Simulation:
             log.log(
                 level,
                 "world %s: start (%.0f, %.0f) is %s; starting at the nearest free place (%.0f, %.0f)",
-                self.world.name, wanted.x, wanted.y, place.reason, place.x, place.y,
+                self.world.name,
+                wanted.x,
+                wanted.y,
+                place.reason,
+                place.x,
+                place.y,
             )
         return Pose(place.x, place.y, wanted.th)
 

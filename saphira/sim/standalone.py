@@ -175,9 +175,7 @@ class SocketLine(Line):
                 self.server.receive(now)  # the current client may have just left, unnoticed so far
             if self._client_alive():
                 self.refused += 1
-                log.info(
-                    "%s: refused %s: robot %s already has a client", self.address, url, self.server.label
-                )
+                log.info("%s: refused %s: robot %s already has a client", self.address, url, self.server.label)
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
                 conn.close()
@@ -388,8 +386,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "--port",
         type=int,
         default=DEFAULT_PORT,
-        help=f"TCP port of the first robot; robot k listens on PORT+k-1 (default {DEFAULT_PORT}; "
-        "0 picks free ports)",
+        help=f"TCP port of the first robot; robot k listens on PORT+k-1 (default {DEFAULT_PORT}; 0 picks free ports)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--robots", type=int, default=1, metavar="N", help="number of robots (default 1)")
@@ -408,9 +405,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "SAPHIRA_COMPIPE=PATH, or unix://PATH",
     )
     parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)"
-    )
+    parser.add_argument("--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)")
     parser.add_argument(
         "--watchdog",
         type=float,
@@ -427,17 +422,20 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
-    parser.add_argument("--gamebots", type=int, metavar="PORT", help="serve USARSim's Gamebots protocol on PORT "
-                        "instead (one socket per robot, spawned by INIT; docs/gamebots.md)")
+    parser.add_argument(
+        "--gamebots",
+        type=int,
+        metavar="PORT",
+        help="serve USARSim's Gamebots protocol on PORT "
+        "instead (one socket per robot, spawned by INIT; docs/gamebots.md)",
+    )
     parser.add_argument("--laser", action="store_true", help="with --gamebots: every robot has a RangeScanner laser")
     add_ui_options(parser, speed=False)
     from saphira.flat.command import add_options as add_flat_options
 
     add_flat_options(parser)
     verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument(
-        "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
-    )
+    verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
     return parser
 

@@ -59,10 +59,7 @@ class SourceLine:
         return WorldError(message, SourcePosition(self.file, self.number, column), self.text)
 
     def numbers(self, first: int = 0) -> list[float]:
-        return [
-            parse_number(m.group(), self.file, self.number, m.start() + 1, self.text)
-            for m in self.tokens[first:]
-        ]
+        return [parse_number(m.group(), self.file, self.number, m.start() + 1, self.text) for m in self.tokens[first:]]
 
 
 def source_lines(text: str, filename: str, comments: str = ";") -> list[SourceLine]:
@@ -103,8 +100,7 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
             continue
         if keyword not in _DIRECTIVE_ARITY:
             raise line.error(
-                f"unknown directive {head!r} "
-                "(expected width, height, push, pop, position, box or a wall x1 y1 x2 y2)"
+                f"unknown directive {head!r} (expected width, height, push, pop, position, box or a wall x1 y1 x2 y2)"
             )
         arity = _DIRECTIVE_ARITY[keyword]
         if len(line.tokens) - 1 != arity:
@@ -134,6 +130,11 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
     else:
         bounds = bounds_of(walls, points)
     return World(
-        name=name, source=filename, segments=walls, points=points, bounds=bounds, start_pose=start,
+        name=name,
+        source=filename,
+        segments=walls,
+        points=points,
+        bounds=bounds,
+        start_pose=start,
         objects=tuple(objects),
     )

@@ -106,8 +106,9 @@ class DisplayState:
         with self._lock:
             if which is DisplayMenu.DISPLAY:
                 if not 0 <= state <= MAX_PERIOD:
-                    raise DisplayError(f"sfSetDisplayState(sfDISPLAY, {state}): the period is 0 (off) to "
-                                       f"{MAX_PERIOD} cycles")
+                    raise DisplayError(
+                        f"sfSetDisplayState(sfDISPLAY, {state}): the period is 0 (off) to {MAX_PERIOD} cycles"
+                    )
                 self.period = int(state)
             elif which is DisplayMenu.GLOBAL:
                 self.global_view = bool(state) or self.occgrid

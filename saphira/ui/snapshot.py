@@ -126,8 +126,10 @@ class Snapshot:
             "sonar": sonar,
             "buffers": to_global(*self.buffers),
             "laser": to_global(*self.laser) if self.laser is not None else [],
-            "artifacts": [[t, i, round(ax), round(ay), round(ath, 1), round(w), round(ln)]
-                          for t, i, ax, ay, ath, w, ln in self.artifacts],
+            "artifacts": [
+                [t, i, round(ax), round(ay), round(ath, 1), round(w), round(ln)]
+                for t, i, ax, ay, ath, w, ln in self.artifacts
+            ],
             "wake": [[round(px), round(py)] for _, px, py in self.wake],
             "drawing": [p.as_list() for p in self.drawing],
             "tasks": [list(t) for t in self.tasks],

@@ -26,7 +26,10 @@ def _update(ctx: BehaviorContext[_Params, _Vars]) -> None:
 
 
 cruise = behavior(
-    "cruise_at_SPEED", params=_Params, vars=_Vars, update=_update,
+    "cruise_at_SPEED",
+    params=_Params,
+    vars=_Vars,
+    update=_update,
     rules=[Rule("Go", when=lambda v: 1.0, then=speed(lambda v: SPEED))],  # read each cycle: sees the grid's value
     activity=Activity(turn=0.0, speed=1.0),
 )
