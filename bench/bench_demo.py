@@ -11,10 +11,15 @@ the robot and the simulator alone (no activity file: link, reflector, sonar, sim
 sensors), the floor under any demo.
 
 Run: ``python bench/bench_demo.py [seconds] [repeats]`` (default 60 simulated seconds, best of 3).
-Target (issue 16): at least 300x real time. Measured on the shared 2-core machine (load ~1, best of 3):
-104x with the caches, 99x with them disabled, 350x for the robot and simulator alone; main before this
-work ran the same demo at 89x (same trajectory). Where the rest goes: the simulator ~33 %, the behaviors
-~26 % (a third of it the blend), interpretation's side segments ~19 %, the link ~7 %.
+Target (issue 16): at least 300x real time. Measured on the quiet 2-core machine (best of 3): 107x with
+the caches, 102x with them disabled, 356x for the robot and simulator alone; main before the caches ran
+the same demo at 89x (same trajectory). Where the rest goes (py-spy, AMROffice): the simulator ~31 %
+(sonar firing 20 %), the behaviors ~27 % (the blend 12 %, obstacle avoidance 9 %), perception ~27 %
+(side segments 20 %), the link ~8 %. Every one of these is numpy on arrays of 5-100 elements, where the
+fixed cost of each numpy call, not the arithmetic, is the time: cast_rays takes ~33 us for 5 rays and
+~55 us for 35 rays against the same 98 walls. The robot and simulator alone run only 356x, so even free
+behaviors and perception would leave the demo barely over the target: 300x needs the hot kernels
+compiled (sonar casting, segment fitting, the fuzzy blend), not rearranged numpy.
 """
 
 from __future__ import annotations
