@@ -76,20 +76,8 @@ def test_the_link_feeds_pose_sonar_and_lasers_and_sends_setpoints(maps_dir: Path
         robot, flat = run.robot, run.flat
         assert isinstance(robot.link, FlatLink) and robot.connected
         assert robot.link.identity is not None and robot.link.identity.subclass == "flat4"
-        assert [round(b.pose.th) for b in robot.sonar.buckets] == [
-            0,
-            -30,
-            -60,
-            -90,
-            -120,
-            -150,
-            180,
-            150,
-            120,
-            90,
-            60,
-            30,
-        ]
+        headings = [0, -30, -60, -90, -120, -150, 180, 150, 120, 90, 60, 30]
+        assert [round(b.pose.th) for b in robot.sonar.buckets] == headings
         robot.run(cycles=2)
         # Sonar 0 faces the east wall, 1000 mm ahead (less the 200 mm ring); sonar 3 the south wall.
         assert robot.sonar.range(0) == pytest.approx(800, abs=60)
