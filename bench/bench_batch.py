@@ -12,11 +12,15 @@ One run measures, on the same experiment (experiments/wander's stack in the room
   serial runs is the Dask engine's own overhead (scheduling, pickling the spec and the result).
 
 Targets (issue 16): the local cluster runs >= 1.7x the trials per minute of serial on 2 cores; the
-engine's overhead per trial < 50 ms. Measured on the quiet 2-core machine (nothing else running):
-1.87x (1.81x with the cluster's start-up), CPU per trial 0.42 s in both modes, engine overhead 8 ms
-per trial. Before the workers ran without Dask's sampling profiler the same run gave 1.34x, with CPU per
-trial 0.55 s on the cluster against 0.42 s serially. Run from the project root: ``python bench/bench_batch.py``
-(``--trials 20`` for a quick look).
+engine's overhead per trial < 50 ms. Measured on the quiet 2-core machine (nothing else running),
+six runs: 1.67x-1.87x (median 1.78x; 100 trials: 1.87x and 1.67x, 40 trials: 1.77x-1.79x), engine
+overhead 6-8 ms per trial. What is missing to 2x is the trials' own CPU, 0.41-0.45 s per trial on the
+cluster against 0.41-0.42 s serially (two busy processes on two virtual cores slow each other by up to
+10 %, with or without Dask), and the client and scheduler's share. Before the workers ran without Dask's
+sampling profiler, the same run gave 1.34x, with CPU per trial 0.55 s on the cluster against 0.42 s
+serially; slowing Dask's event-loop tick, system monitor and memory monitor changed nothing.
+
+Run from the project root: ``python bench/bench_batch.py`` (``--trials 20`` for a quick look).
 """
 
 from __future__ import annotations
