@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from saphira.behavior.behavior import (
     Activity,
@@ -67,7 +68,10 @@ from saphira.behavior.behavior import (
     turn_right,
 )
 from saphira.geometry import norm2_angle
+from saphira.jit import kernel
 from saphira.sonar import NO_ECHO, Region, Sonar
+
+FloatArray = npt.NDArray[np.float64]
 
 SENSING_LATENCY = 0.4
 """Seconds between an obstacle coming into view and the robot responding (sonar cycle + command)."""
@@ -110,16 +114,25 @@ def path_clearance(ctx: BehaviorContext[Any, Any]) -> float:
 def _path_clearance(sonar: Sonar, radius: float) -> float:
     """Each band's nearest reading is ``occ_plane(FRONT, ALL, 0, half, half)``, from one pass over the points."""
     xs, ys = sonar.points(Region.ALL)
-    ahead = xs > 0.0
-    along, across = xs[ahead], np.abs(ys[ahead])
-    best = float(NO_ECHO)
-    inner = 0.0
-    for edge in BANDS:
+    return _band_clearance(xs, ys, radius, _BANDS)
+
+
+_BANDS = np.array(BANDS)
+
+
+@kernel
+def _band_clearance(xs: FloatArray, ys: FloatArray, radius: float, bands: FloatArray) -> float:
+    """:func:`_path_clearance` on the points, compiled: the nearest reading ahead in each band (rounded
+    to the mm, as ``occ_plane`` reports it), less the disc's depth at the band's inner edge."""
+    best, inner = float(NO_ECHO), 0.0
+    for edge in bands:
         half = edge * radius
-        in_band = across <= half
-        nearest = round(float(along[in_band].min())) if in_band.any() else NO_ECHO
-        if nearest < NO_ECHO:
-            best = min(best, nearest - math.sqrt(radius * radius - inner * inner))
+        nearest = math.inf
+        for k in range(xs.size):
+            if 0.0 < xs[k] < nearest and abs(ys[k]) <= half:
+                nearest = xs[k]
+        if math.isfinite(nearest) and round(nearest) < NO_ECHO:
+            best = min(best, round(nearest) - math.sqrt(radius * radius - inner * inner))
         inner = half
     return best
 
@@ -166,15 +179,21 @@ def side_clearances(ctx: BehaviorContext[Any, Any], reach: float) -> tuple[float
 def _nearest_sides(sonar: Sonar, r: float) -> tuple[float, float]:
     """(left, right): distance from the body to the nearest reading on each side, at any range."""
     xs, ys = sonar.points(Region.ALL)
-    keep = xs > -0.5 * r
-    xs, ys = xs[keep], ys[keep]
-    dist = np.hypot(xs, ys) - r
-    left = dist[ys >= 0.0]
-    right = dist[ys < 0.0]
-    return (
-        float(left.min()) if left.size else math.inf,
-        float(right.min()) if right.size else math.inf,
-    )
+    return _side_distances(xs, ys, r)
+
+
+@kernel
+def _side_distances(xs: FloatArray, ys: FloatArray, r: float) -> tuple[float, float]:
+    """:func:`_nearest_sides` on the points, compiled (readings from half a radius behind the centre on)."""
+    left = right = math.inf
+    for k in range(xs.size):
+        if xs[k] > -0.5 * r:
+            dist = math.hypot(xs[k], ys[k]) - r
+            if ys[k] >= 0.0:
+                left = min(left, dist)
+            else:
+                right = min(right, dist)
+    return left, right
 
 
 ESCAPE_ANGLE = 60.0
@@ -190,14 +209,20 @@ def free_path(ctx: BehaviorContext[Any, Any], bearing: float) -> float:
 
 def _free_path(sonar: Sonar, radius: float, bearing: float) -> float:
     xs, ys = sonar.points(Region.ALL)
-    c, s = math.cos(math.radians(bearing)), math.sin(math.radians(bearing))
-    along = c * xs + s * ys
-    across = -s * xs + c * ys
-    in_path = (along > 0.0) & (np.abs(across) < radius)
-    if not in_path.any():
-        return float(NO_ECHO)
-    depth = np.sqrt(radius * radius - across[in_path] ** 2)
-    return float((along[in_path] - depth).min())
+    return _free_distance(xs, ys, radius, math.cos(math.radians(bearing)), math.sin(math.radians(bearing)))
+
+
+@kernel
+def _free_distance(xs: FloatArray, ys: FloatArray, radius: float, c: float, s: float) -> float:
+    """:func:`_free_path` on the points, compiled: how far a disc of ``radius`` moves along (c, s)
+    before it meets one (``NO_ECHO`` if none is in its way)."""
+    best = math.inf
+    for k in range(xs.size):
+        along = c * xs[k] + s * ys[k]
+        across = -s * xs[k] + c * ys[k]
+        if along > 0.0 and abs(across) < radius:
+            best = min(best, along - math.sqrt(radius * radius - across * across))
+    return best if math.isfinite(best) else float(NO_ECHO)
 
 
 def _escape_direction(ctx: BehaviorContext[Any, Any]) -> TurnDir:

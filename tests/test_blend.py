@@ -339,7 +339,7 @@ output_st = st.builds(
 @settings(max_examples=60, deadline=None)
 @given(st.lists(output_st, max_size=6))
 def test_blend_matches_a_literal_transcription_of_the_spec(outputs: list[BehaviorOutput]) -> None:
-    blender = Blender(turn=TURN, speed=SPEED, cache_rows=8)  # a tiny cache also exercises its refills
+    blender = Blender(turn=TURN, speed=SPEED)
     r = blender.blend(outputs)
     for channel, universe, value, union in (
         (Channel.TURN, TURN, r.turn, r.turn_set),
@@ -354,7 +354,7 @@ def test_blend_matches_a_literal_transcription_of_the_spec(outputs: list[Behavio
 
 
 def test_many_distinct_values_across_cycles_keep_results_correct() -> None:
-    blender = Blender(turn=TURN, speed=SPEED, cache_rows=4)
+    blender = Blender(turn=TURN, speed=SPEED)
     rng = random.Random(5)
     for _ in range(30):
         outputs = [

@@ -31,10 +31,10 @@ Choices the specification leaves open, made here:
 - A behavior's preferred value on a channel (recorded, not used for control) is its own ``D_b``
   defuzzified with the same method; ``None`` when it has no firing rule there.
 
-The triangle rows are computed once per (channel, value) and cached in one matrix. A cycle gathers
-the rows (padded with a zero row to the longest rule group, so they reshape to behavior x rule x
-point), clips them, and takes maxima over axes: no Python loop over universe points. Level weights
-are folded into each behavior's row, since ``w · max_b x_b = max_b w · x_b`` for ``w >= 0``.
+Steps 1-3 are one compiled kernel (:mod:`saphira.jit`) that evaluates each clipped triangle only over
+its support (21 turn or 41 speed samples, not the whole grid); level weights are folded into each
+behavior's set, since ``w · max_b x_b = max_b w · x_b`` for ``w >= 0``. Defuzzification is two dot
+products per set with precomputed piecewise-linear area and moment weights.
 """
 
 from __future__ import annotations
@@ -43,12 +43,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from saphira.errors import SaphiraError
+from saphira.jit import kernel
 
 __all__ = [
     "DEFAULT_SPEED_UNIVERSE",
@@ -289,19 +291,13 @@ class _Defuzzifier:
         return x1 - (y1 - math.sqrt(max(y1 * y1 + 2.0 * slope * sub, 0.0))) / slope
 
 
-_ZERO_ROW = 0  # row 0 of every cache matrix stays all zero: the padding of short rule groups
-
-
 class _ChannelSpace:
-    """One channel's grid, defuzzifier and cache of triangle rows (one row per distinct value)."""
+    """One channel's universe, grid and defuzzifier."""
 
-    def __init__(self, universe: Universe, capacity: int) -> None:
+    def __init__(self, universe: Universe) -> None:
         self.universe = universe
         self.grid = universe.grid()
         self.defuzz = _Defuzzifier(self.grid)
-        self._capacity = capacity
-        self._matrix: FloatArray = np.zeros((capacity + 1, self.grid.size), dtype=np.float64)
-        self._index: dict[float, int] = {}
 
     def triangles(self, values: Sequence[float]) -> FloatArray:
         """Height-1 triangles centred on each value clamped into [low, high], one row per value."""
@@ -309,45 +305,6 @@ class _ChannelSpace:
         centres = np.clip(np.asarray(values, dtype=np.float64), u.low, u.high)
         rows = 1.0 - np.abs(self.grid[None, :] - centres[:, None]) / u.half_width
         return np.maximum(rows, 0.0, out=rows)
-
-    def rows(self, values: list[float], counts: list[int]) -> FloatArray:
-        """The cached triangle rows for ``values`` grouped as ``counts`` rows per behavior.
-
-        Groups shorter than the longest are padded with the all-zero row, so the result reshapes to
-        (behaviors, longest group, grid points). It is a fresh array the caller may overwrite.
-        """
-        index = self._index
-        try:
-            rows = [index[v] for v in values]
-        except KeyError:
-            rows = self._fill(values)
-        longest = max(counts)
-        if longest * len(counts) != len(rows):
-            padded: list[int] = []
-            at = 0
-            for n in counts:
-                padded += rows[at : at + n]
-                padded += [_ZERO_ROW] * (longest - n)
-                at += n
-            rows = padded
-        return self._matrix[rows]
-
-    def _fill(self, values: list[float]) -> list[int]:
-        """Add the missing rows (starting afresh when the cache is full) and index every value."""
-        index = self._index
-        distinct = list(dict.fromkeys(values))
-        missing = [v for v in distinct if v not in index]
-        if len(index) + len(missing) > self._capacity:
-            index.clear()
-            missing = distinct
-            if len(missing) > self._capacity:
-                self._capacity = 2 * len(missing)
-                self._matrix = np.zeros((self._capacity + 1, self.grid.size), dtype=np.float64)
-        start = len(index) + 1
-        self._matrix[start : start + len(missing)] = self.triangles(missing)
-        for offset, v in enumerate(missing):
-            index[v] = start + offset
-        return [index[v] for v in values]
 
 
 class _Gathered:
@@ -374,9 +331,7 @@ def _unit(value: float, behavior: str, what: str) -> float:
 class Blender:
     """Blends behavior outputs over configurable universes; holds the cached triangle rows.
 
-    One instance per executive; :func:`blend` uses a shared default instance. ``cache_rows`` bounds
-    the triangle-row cache per channel: rules whose values are computed every cycle add rows, and a
-    full cache starts afresh (it grows only if one cycle alone needs more rows).
+    One instance per executive; :func:`blend` uses a shared default instance.
     """
 
     def __init__(
@@ -384,13 +339,9 @@ class Blender:
         turn: Universe = DEFAULT_TURN_UNIVERSE,
         speed: Universe = DEFAULT_SPEED_UNIVERSE,
         method: str = "centroid",
-        cache_rows: int = 1024,
     ) -> None:
         self.method = _check_method(method)
-        self._spaces = {
-            Channel.TURN: _ChannelSpace(turn, cache_rows),
-            Channel.SPEED: _ChannelSpace(speed, cache_rows),
-        }
+        self._spaces = {Channel.TURN: _ChannelSpace(turn), Channel.SPEED: _ChannelSpace(speed)}
 
     def universe(self, channel: Channel) -> Universe:
         """The universe a channel is discretised over."""
@@ -467,22 +418,10 @@ class Blender:
         space = self._spaces[channel]
         if not g.values:
             return None, np.zeros_like(space.grid), {}, [(1.0, 0.0)] * len(priorities)
-        counts = g.counts
-        longest = max(counts)
-        truths = g.truths
-        if longest * len(counts) != len(truths):
-            truths = []
-            at = 0
-            for n in counts:
-                truths += g.truths[at : at + n]
-                truths += [0.0] * (longest - n)
-                at += n
-        a_rule = np.array(truths).reshape(len(counts), longest)
-        clipped = space.rows(g.values, counts).reshape(len(counts), longest, -1)
-        np.minimum(clipped, a_rule[:, :, None], out=clipped)
-        desire = clipped.max(axis=1)
-        act = np.array(g.activities)
-        strength = np.minimum(act, a_rule.max(axis=1)).tolist()
+        starts = [0]
+        for n in g.counts:
+            starts.append(starts[-1] + n)
+        strength = [min(a, max(g.truths[s:e])) for a, (s, e) in zip(g.activities, pairwise(starts), strict=True)]
 
         # Level strengths and the weight each level enters with, highest priority first.
         level_strength: dict[int, float] = {}
@@ -496,14 +435,57 @@ class Blender:
             levels.append((w, s_p))
             weight_of[p] = w
             w *= 1.0 - s_p
-        # w * max_b(x_b) == max_b(w * x_b) for w >= 0: weight each behavior's row by its level's w.
-        scale = [weight_of[p] for p in g.priorities]
-        weighted = np.minimum(desire, act[:, None])
-        if any(v != 1.0 for v in scale):
-            weighted *= np.array(scale)[:, None]
-        union = weighted.max(axis=0)
+        u = space.universe
+        desire = np.empty((len(g.counts), space.grid.size))
+        union = np.empty(space.grid.size)
+        _desirability(
+            space.grid, u.low, u.high, u.half_width, np.array(g.values), np.array(g.truths),
+            np.array(starts), np.array(g.activities), np.array([weight_of[p] for p in g.priorities]), desire, union,
+        )  # fmt: skip
         preferred = dict(zip(g.owners, space.defuzz.rows(desire, method), strict=True))
         return space.defuzz.one(union, method), union, preferred, levels
+
+
+@kernel
+def _desirability(
+    grid: FloatArray,
+    low: float,
+    high: float,
+    half_width: float,
+    values: FloatArray,
+    truths: FloatArray,
+    starts: npt.NDArray[np.intp],
+    activities: FloatArray,
+    weights: FloatArray,
+    desire: FloatArray,
+    union: FloatArray,
+) -> None:
+    """Steps 1-3 of the blend for one channel, compiled, into ``desire`` and ``union``.
+
+    Behavior b's rules are ``values[starts[b]:starts[b + 1]]`` with their truths; ``desire[b]`` is its
+    ``D_b``, and ``union`` the union of every ``min(a_b, D_b)`` scaled by its level's weight
+    (``w * max_b(x_b) == max_b(w * x_b)`` for ``w >= 0``). A triangle is evaluated only over its
+    support, not the whole grid.
+    """
+    desire[:] = 0.0
+    union[:] = 0.0
+    origin, step, size = grid[0], grid[1] - grid[0], grid.size
+    for b in range(starts.size - 1):
+        lo, hi = size, 0
+        for r in range(starts[b], starts[b + 1]):
+            centre, truth = min(max(values[r], low), high), truths[r]
+            first = max(math.floor((centre - half_width - origin) / step), 0)
+            last = min(math.ceil((centre + half_width - origin) / step), size - 1)
+            lo, hi = min(lo, first), max(hi, last)
+            for k in range(first, last + 1):
+                member = min(1.0 - abs(grid[k] - centre) / half_width, truth)
+                if member > desire[b, k]:
+                    desire[b, k] = member
+        activity, weight = activities[b], weights[b]
+        for k in range(lo, hi + 1):
+            weighted = min(desire[b, k], activity) * weight
+            if weighted > union[k]:
+                union[k] = weighted
 
 
 def _check_method(method: str) -> str:

@@ -11,12 +11,13 @@ junctions.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from saphira.jit import kernel
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -62,76 +63,137 @@ class Segment:
         return math.degrees(max(self.rms, 10.0) / (max(spread, 50.0) * math.sqrt(max(self.inliers, 2))))
 
 
-def _tls(xs: FloatArray, ys: FloatArray) -> tuple[float, float, float, float]:
-    """Centroid and unit direction of the principal axis (total least squares line)."""
-    n = xs.size
-    cx, cy = float(xs.sum()) / n, float(ys.sum()) / n
-    dx, dy = xs - cx, ys - cy
-    sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
-    angle = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
-    return cx, cy, math.cos(angle), math.sin(angle)
-
-
-@functools.cache
-def _pairs(n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    i, j = np.triu_indices(n, 1)
-    return i, j
-
-
 def fit_segment(xs: FloatArray, ys: FloatArray, *, min_points: int = 8) -> Segment | None:
     """The dominant line through the points, or None if fewer than ``min_points`` support one."""
     n = xs.size
     if n < min_points:
         return None
-    cx, cy, ux, uy = _tls(xs, ys)
-    if float(np.abs(-uy * (xs - cx) + ux * (ys - cy)).max()) <= MIN_BAND:
-        return line_through(xs, ys, n)  # one clean line: nothing for the search to find
-    step = max(1, n // SUBSAMPLE)
-    sx, sy = xs[::step], ys[::step]
-    i, j = _pairs(sx.size)
-    dx, dy = sx[j] - sx[i], sy[j] - sy[i]
-    norm = np.hypot(dx, dy)
-    keep = norm > 100.0
-    if not keep.any():
+    mask = np.empty(n, dtype=np.bool_)
+    inliers = _select_inliers(xs, ys, min_points, mask)
+    if inliers == 0:
         return None
-    i, dx, dy, norm = i[keep], dx[keep], dy[keep], norm[keep]
-    normals = np.column_stack((-dy / norm, dx / norm))
-    offsets = normals[:, 0] * sx[i] + normals[:, 1] * sy[i]
-    # distance of every point from every candidate line: (candidates, points)
-    dist = np.abs(normals @ np.vstack((xs, ys)) - offsets[:, None])
-    inside = dist <= INLIER_BAND
-    mask = inside[int(np.argmax(inside.sum(axis=1)))]
-    for _ in range(2):
-        if int(mask.sum()) < min_points:
-            return None
-        cx, cy, ux, uy = _tls(xs[mask], ys[mask])
-        residual = np.abs(-uy * (xs - cx) + ux * (ys - cy))
-        inl = residual[mask]
-        rms = math.sqrt(float(inl @ inl) / inl.size)
-        mask = residual <= max(3.0 * rms, MIN_BAND)
-    if int(mask.sum()) < min_points:
-        return None
+    if inliers == n:
+        return line_through(xs, ys, n, mask)
     return line_through(xs[mask], ys[mask], n, mask)
 
 
 def line_through(xs: FloatArray, ys: FloatArray, total: int, mask: BoolArray | None = None) -> Segment:
     """The total least squares segment of points that are all inliers (``total``: points offered)."""
-    cx, cy, ux, uy = _tls(xs, ys)
+    x, y, th, length, rms, ts = _segment(xs, ys)
+    return Segment(
+        x=x,
+        y=y,
+        th=th,
+        length=length,
+        rms=rms,
+        inliers=xs.size,
+        total=total,
+        ts=ts,
+        mask=mask if mask is not None else np.ones(xs.size, dtype=np.bool_),
+    )
+
+
+# The kernels below are compiled (saphira.jit): a side buffer is a few dozen points, where numpy's
+# per-call cost, not the arithmetic, would be the time.
+
+
+@kernel
+def _principal_axis(xs: FloatArray, ys: FloatArray, mask: BoolArray) -> tuple[float, float, float, float]:
+    """Centroid and unit direction of the principal axis of the points ``mask`` selects (total least
+    squares line)."""
+    n, sx, sy = 0, 0.0, 0.0
+    for k in range(xs.size):
+        if mask[k]:
+            n += 1
+            sx += xs[k]
+            sy += ys[k]
+    cx, cy = sx / n, sy / n
+    sxx, syy, sxy = 0.0, 0.0, 0.0
+    for k in range(xs.size):
+        if mask[k]:
+            dx, dy = xs[k] - cx, ys[k] - cy
+            sxx += dx * dx
+            syy += dy * dy
+            sxy += dx * dy
+    angle = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
+    return cx, cy, math.cos(angle), math.sin(angle)
+
+
+@kernel
+def _select_inliers(xs: FloatArray, ys: FloatArray, min_points: int, mask: BoolArray) -> int:
+    """Mark the inliers of the dominant line in ``mask``; how many there are (0: no line).
+
+    All points on one clean line (within :data:`MIN_BAND` of their principal axis) are all inliers.
+    Otherwise the candidate lines through pairs of :data:`SUBSAMPLE` points spread over the cloud
+    (at least 100 mm apart) are scored by the points within :data:`INLIER_BAND`; the best one's
+    inliers are refined twice by total least squares, keeping the points within 3 x RMS.
+    """
+    n = xs.size
+    mask[:] = True
+    cx, cy, ux, uy = _principal_axis(xs, ys, mask)
+    worst = 0.0
+    for k in range(n):
+        worst = max(worst, abs(-uy * (xs[k] - cx) + ux * (ys[k] - cy)))
+    if worst <= MIN_BAND:
+        return n
+    step = max(1, n // SUBSAMPLE)
+    best, best_nx, best_ny, best_offset = -1, 0.0, 0.0, 0.0
+    for i in range(0, n, step):
+        for j in range(i + step, n, step):
+            dx, dy = xs[j] - xs[i], ys[j] - ys[i]
+            norm = math.hypot(dx, dy)
+            if norm <= 100.0:
+                continue
+            nx, ny = -dy / norm, dx / norm
+            offset = nx * xs[i] + ny * ys[i]
+            count = 0
+            for k in range(n):
+                if abs(nx * xs[k] + ny * ys[k] - offset) <= INLIER_BAND:
+                    count += 1
+            if count > best:
+                best, best_nx, best_ny, best_offset = count, nx, ny, offset
+    if best < 0:
+        return 0
+    inliers = 0
+    for k in range(n):
+        mask[k] = abs(best_nx * xs[k] + best_ny * ys[k] - best_offset) <= INLIER_BAND
+        inliers += mask[k]
+    for _ in range(2):
+        if inliers < min_points:
+            return 0
+        cx, cy, ux, uy = _principal_axis(xs, ys, mask)
+        squares = 0.0
+        for k in range(n):
+            if mask[k]:
+                residual = -uy * (xs[k] - cx) + ux * (ys[k] - cy)
+                squares += residual * residual
+        band = max(3.0 * math.sqrt(squares / inliers), MIN_BAND)
+        inliers = 0
+        for k in range(n):
+            mask[k] = abs(-uy * (xs[k] - cx) + ux * (ys[k] - cy)) <= band
+            inliers += mask[k]
+    return inliers if inliers >= min_points else 0
+
+
+@kernel
+def _segment(xs: FloatArray, ys: FloatArray) -> tuple[float, float, float, float, float, FloatArray]:
+    """:func:`line_through`'s numbers: centre, direction (deg), length, RMS residual and sorted ``ts``."""
+    cx, cy, ux, uy = _principal_axis(xs, ys, np.ones(xs.size, dtype=np.bool_))
     if ux < 0.0 or (ux == 0.0 and uy < 0.0):
         ux, uy = -ux, -uy
     ts = np.sort(ux * (xs - cx) + uy * (ys - cy))
-    mid = 0.5 * float(ts[0] + ts[-1])
-    residual = -uy * (xs - cx) + ux * (ys - cy)
-    return Segment(
-        x=cx + ux * mid,
-        y=cy + uy * mid,
-        th=math.degrees(math.atan2(uy, ux)),
-        length=float(ts[-1] - ts[0]),
-        rms=math.sqrt(float(residual @ residual) / xs.size),
-        inliers=xs.size,
-        total=total,
-        ts=ts - mid,
-        mask=mask if mask is not None else np.ones(xs.size, dtype=bool),
+    mid = 0.5 * (ts[0] + ts[-1])
+    squares = 0.0
+    for k in range(xs.size):
+        residual = -uy * (xs[k] - cx) + ux * (ys[k] - cy)
+        squares += residual * residual
+    return (
+        cx + ux * mid,
+        cy + uy * mid,
+        math.degrees(math.atan2(uy, ux)),
+        ts[-1] - ts[0],
+        math.sqrt(squares / xs.size),
+        ts - mid,
     )
 
 

@@ -17,6 +17,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from saphira.jit import kernel
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
@@ -59,49 +61,76 @@ def cast_rays(
     A ray starting on a wall hits it at distance 0; a ray running along a wall hits the wall's
     nearer end (or 0 when it starts on it); a ray through the corner where two walls meet hits them.
     """
-    angles = np.radians(np.asarray(angles_deg, dtype=np.float64).reshape(-1))
+    angles = np.asarray(angles_deg, dtype=np.float64).reshape(-1)
     count = angles.shape[0]
     points = np.asarray(origins, dtype=np.float64)
     points = np.broadcast_to(points, (count, 2)) if points.ndim == 1 else points.reshape(-1, 2)
-    walls = as_segments(segments)
-    if walls.shape[0] == 0 or count == 0:
-        return RayHits(np.full(count, np.inf), np.full(count, -1, dtype=np.intp))
+    distances = np.empty(count)
+    ids = np.empty(count, dtype=np.intp)
+    _cast_rays(
+        np.ascontiguousarray(points), np.ascontiguousarray(angles), as_segments(segments), max_range, distances, ids
+    )
+    return RayHits(distances, ids)
 
-    # Ray o + t·d meets wall a + u·e where t = cross(a - o, e) / cross(d, e) and
-    # u = cross(a - o, d) / cross(d, e). Each (K, N) cross product is one matrix product.
-    perp = np.empty((count, 2))  # d turned +90°: perp @ v.T is cross(d, v)
-    perp[:, 0] = -np.sin(angles)
-    perp[:, 1] = np.cos(angles)
-    starts = walls[:, 0:2]
-    edges = walls[:, 2:4] - starts
-    ax, ay, ex, ey = starts[:, 0], starts[:, 1], edges[:, 0], edges[:, 1]
-    denom = perp @ edges.T
-    cross_we = (ax * ey - ay * ex) - (points[:, 1::-1] * [-1.0, 1.0]) @ edges.T
-    cross_wd = (perp * points).sum(axis=1)[:, None] - perp @ starts.T
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = cross_we / denom
-        u = cross_wd / denom
-    # NaN and ±inf (exactly parallel) fail these comparisons.
-    t = np.where((u >= -_ENDPOINT_SLACK) & (u <= 1.0 + _ENDPOINT_SLACK) & (t >= -_ON_LINE_MM), t, np.inf)
 
-    on_line = np.abs(cross_wd) <= _ON_LINE_MM  # the wall's start lies on the ray's line
-    if on_line.any():
-        parallel = np.abs(denom) <= _PARALLEL_SIN * np.hypot(ex, ey)
-        on_line &= parallel
-        t[parallel] = np.inf  # a parallel wall is hit only where it lies on the ray (below)
-        if on_line.any():
-            dx, dy = perp[:, 1:2], -perp[:, 0:1]
-            bx, by = walls[:, 2], walls[:, 3]
-            t_start = (ax - points[:, 0:1]) * dx + (ay - points[:, 1:2]) * dy  # along the ray to each end
-            t_end = (bx - points[:, 0:1]) * dx + (by - points[:, 1:2]) * dy
-            near = np.maximum(np.minimum(t_start, t_end), 0.0)
-            ahead = np.maximum(t_start, t_end) >= 0.0
-            t = np.where(on_line & ahead, near, t)
+@kernel
+def _cast_rays(
+    points: FloatArray,
+    angles_deg: FloatArray,
+    walls: FloatArray,
+    max_range: float,
+    distances: FloatArray,
+    ids: IntArray,
+) -> None:
+    """:func:`cast_rays`' work, compiled: every ray against every wall, results into the last two arrays."""
+    everything = np.arange(walls.shape[0])
+    for k in range(angles_deg.shape[0]):
+        rad = math.radians(angles_deg[k])
+        t, wall = first_hit(points[k, 0], points[k, 1], math.cos(rad), math.sin(rad), walls, everything)
+        if wall >= 0 and t <= max_range:
+            distances[k], ids[k] = t, wall
+        else:
+            distances[k], ids[k] = math.inf, -1
 
-    nearest = np.argmin(t, axis=1)
-    distances = np.maximum(t[np.arange(count), nearest], 0.0)
-    hit = np.isfinite(distances) & (distances <= max_range)
-    return RayHits(np.where(hit, distances, np.inf), np.where(hit, nearest, -1).astype(np.intp))
+
+@kernel
+def first_hit(ox: float, oy: float, c: float, s: float, walls: FloatArray, ids: IntArray) -> tuple[float, int]:
+    """(distance, index) of the first of the walls ``ids`` selects met by the ray from (ox, oy) along the
+    unit vector (c, s); (inf, -1) if none. Compiled; :func:`cast_rays` gives its rules.
+
+    The ray o + t·d meets the wall a + u·e where t = cross(a - o, e) / cross(d, e) and
+    u = cross(a - o, d) / cross(d, e). A wall parallel to the ray is met only where it lies on the
+    ray's line, at its nearer end (0 if the ray starts on it). Of equally near walls, the first counts.
+    """
+    best, best_wall = math.inf, -1
+    for j in ids:
+        ax, ay, bx, by = walls[j, 0], walls[j, 1], walls[j, 2], walls[j, 3]
+        ex, ey = bx - ax, by - ay
+        rx, ry = ax - ox, ay - oy
+        denom = ey * c - ex * s  # cross(d, e)
+        cross_wd = rx * s - ry * c  # cross(a - o, d)
+        if denom * denom <= _PARALLEL_SIN * _PARALLEL_SIN * (ex * ex + ey * ey):
+            if abs(cross_wd) > _ON_LINE_MM:
+                continue
+            t_start, t_end = rx * c + ry * s, (bx - ox) * c + (by - oy) * s  # along the ray to each end
+            if max(t_start, t_end) < 0.0:
+                continue
+            t = max(min(t_start, t_end), 0.0)
+        else:
+            # u in [0, 1] and t >= 0 (each with its slack), tested before dividing: most walls fail
+            if denom < 0.0:
+                denom, cross_wd = -denom, -cross_wd
+                cross_we = ry * ex - rx * ey
+            else:
+                cross_we = rx * ey - ry * ex  # cross(a - o, e)
+            if cross_wd < -_ENDPOINT_SLACK * denom or cross_wd > (1.0 + _ENDPOINT_SLACK) * denom:
+                continue
+            if cross_we < -_ON_LINE_MM * denom or cross_we >= best * denom:
+                continue
+            t = cross_we / denom
+        if t < best:
+            best, best_wall = t, j
+    return max(best, 0.0), best_wall
 
 
 _FAN_SLACK_DEG = 1e-6  # a ray this close to the direction of a wall's end still tries the wall

@@ -18,9 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
+from saphira.jit import kernel
 from saphira.params import RobotParams
-from saphira.sim.geometry import FloatArray, cast_rays
+from saphira.sim.geometry import FloatArray, as_segments, first_hit
 from saphira.sim.robot_model import wrap_degrees
 
 NO_ECHO_MM = 5000.0
@@ -227,47 +229,14 @@ class SonarRing:
         readings (mm) are stored in :attr:`ranges`, queued for :meth:`take_new_readings` and returned.
         """
         beam = self.beam
-        units = self.poses[sonars]
-        x, y, th = pose
-        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
-        origins = np.empty((len(sonars), 2))
-        origins[:, 0] = x + c * units[:, 0] - s * units[:, 1]
-        origins[:, 1] = y + s * units[:, 0] + c * units[:, 1]
-        angles = (th + units[:, 2])[:, None] + self._offsets[None, :]
-        rays = self._offsets.shape[0]
-        hits = cast_rays(np.repeat(origins, rays, axis=0), angles.ravel(), walls, beam.max_range)
-        distances = hits.distances
-        found = hits.segments >= 0
-        if found.any():
-            ids = hits.segments[found]
-            ex = walls[ids, 2] - walls[ids, 0]
-            ey = walls[ids, 3] - walls[ids, 1]
-            radians = np.radians(angles.ravel()[found])
-            # |sin| of the angle between ray and wall = cos of the angle from the wall's normal.
-            facing = np.abs(np.cos(radians) * ey - np.sin(radians) * ex) / np.maximum(np.hypot(ex, ey), 1e-12)
-            distances = distances.copy()
-            distances[np.flatnonzero(found)[facing < self._cos_max_incidence]] = np.inf
-        nearest = distances.reshape(len(sonars), rays).min(axis=1)
-        if beam.edge_echoes and walls.shape[0]:
-            nearest = np.minimum(nearest, self._edge_echoes(origins, th + units[:, 2], walls))
-        heard = np.isfinite(nearest)
-        nearest = np.where(heard, nearest, 0.0)
-        noisy = nearest + normals[: len(sonars)] * (beam.sigma_mm + beam.sigma_fraction * nearest)
-        readings = np.where(heard, np.clip(noisy, 0.0, beam.max_range), beam.max_range)
+        readings = np.empty(len(sonars))
+        _fire(
+            *pose, self.poses[sonars], self._offsets, as_segments(walls), beam.max_range, self._cos_max_incidence,
+            beam.half_angle if beam.edge_echoes else -1.0, beam.sigma_mm, beam.sigma_fraction, normals, readings,
+        )  # fmt: skip
         self.ranges[sonars] = readings
         self._pending.extend(zip(sonars, readings.tolist(), strict=True))
         return readings
-
-    def _edge_echoes(self, origins: FloatArray, axes: FloatArray, walls: FloatArray) -> FloatArray:
-        """For each transducer, the distance to the nearest wall end inside its cone (inf: none)."""
-        ends = walls.reshape(-1, 2)
-        dx = ends[None, :, 0] - origins[:, 0, None]
-        dy = ends[None, :, 1] - origins[:, 1, None]
-        dist = np.hypot(dx, dy)
-        off = (np.degrees(np.arctan2(dy, dx)) - axes[:, None] + 180.0) % 360.0 - 180.0
-        inside = (np.abs(off) <= self.beam.half_angle) & (dist <= self.beam.max_range)
-        result: FloatArray = np.where(inside, dist, np.inf).min(axis=1)
-        return result
 
     def take_new_readings(self) -> list[tuple[int, float]]:
         """The (sonar number, range mm) fired since the last call, oldest first; ``max_range`` = no echo."""
@@ -283,3 +252,98 @@ class SonarRing:
         self._clock = 0.0
         self._pending.clear()
         self.ranges[:] = self.beam.max_range
+
+
+@kernel
+def _fire(
+    x: float,
+    y: float,
+    th: float,
+    units: FloatArray,
+    offsets_deg: FloatArray,
+    walls: FloatArray,
+    max_range: float,
+    cos_max_incidence: float,
+    edge_half_angle: float,
+    sigma_mm: float,
+    sigma_fraction: float,
+    normals: FloatArray,
+    readings: FloatArray,
+) -> None:
+    """:meth:`SonarRing.fire`'s work, compiled: the reading of each transducer (``units``: its x, y, th
+    on the robot at the world pose x, y, th) into ``readings``, with ``normals`` its noise draws.
+
+    Every ray of the beam (``offsets_deg`` about the transducer's axis) returns the distance to the
+    first wall it meets, unless it meets that wall more than the maximum incidence from its normal
+    (then the sound is reflected away and that ray hears nothing). With ``edge_half_angle`` >= 0 the
+    end of any wall within that angle of the axis and in range echoes too. Walls outside the fan of
+    rays are not tried (:func:`_walls_in_fan`).
+    """
+    c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+    candidates = np.empty(walls.shape[0], dtype=np.intp)
+    for i in range(units.shape[0]):
+        ox = x + c * units[i, 0] - s * units[i, 1]
+        oy = y + s * units[i, 0] + c * units[i, 1]
+        axis = th + units[i, 2]
+        count = _walls_in_fan(ox, oy, axis + offsets_deg.min(), axis + offsets_deg.max(), walls, candidates)
+        best = math.inf
+        for offset in offsets_deg:
+            rad = math.radians(axis + offset)
+            rc, rs = math.cos(rad), math.sin(rad)
+            t, wall = first_hit(ox, oy, rc, rs, walls, candidates[:count])
+            if wall < 0 or t > max_range or t >= best:
+                continue
+            ex, ey = walls[wall, 2] - walls[wall, 0], walls[wall, 3] - walls[wall, 1]
+            # |sin| of the angle between ray and wall = cos of the angle from the wall's normal.
+            if abs(rc * ey - rs * ex) / max(math.hypot(ex, ey), 1e-12) >= cos_max_incidence:
+                best = t
+        if edge_half_angle >= 0.0:
+            for j in range(walls.shape[0]):
+                for end in range(2):
+                    dx, dy = walls[j, 2 * end] - ox, walls[j, 2 * end + 1] - oy
+                    dist = math.hypot(dx, dy)
+                    if dist >= best or dist > max_range:
+                        continue
+                    off = (math.degrees(math.atan2(dy, dx)) - axis + 180.0) % 360.0 - 180.0
+                    if abs(off) <= edge_half_angle:
+                        best = dist
+        if math.isfinite(best):
+            noisy = best + normals[i] * (sigma_mm + sigma_fraction * best)
+            readings[i] = min(max(noisy, 0.0), max_range)
+        else:
+            readings[i] = max_range
+
+
+_FAN_MARGIN_MM = 1.0
+"""A wall this close to the fan of rays is still tried (far beyond the ray casting's tolerances)."""
+
+
+@kernel
+def _walls_in_fan(
+    ox: float, oy: float, right_deg: float, left_deg: float, walls: FloatArray, candidates: npt.NDArray[np.intp]
+) -> int:
+    """Write into ``candidates`` the walls a ray from (ox, oy) between the two bearings (less than 90°
+    apart) could meet; how many there are. A wall is left out when both its ends lie beyond the line
+    of the same outermost ray, or behind the origin (across the line perpendicular to the middle ray).
+    """
+    right, left, middle = math.radians(right_deg), math.radians(left_deg), math.radians(0.5 * (right_deg + left_deg))
+    rc, rs, lc, ls, mc, ms = (
+        math.cos(right),
+        math.sin(right),
+        math.cos(left),
+        math.sin(left),
+        math.cos(middle),
+        math.sin(middle),
+    )
+    count = 0
+    for j in range(walls.shape[0]):
+        ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
+        if lc * ay - ls * ax > _FAN_MARGIN_MM and lc * by - ls * bx > _FAN_MARGIN_MM:
+            continue  # left of the leftmost ray
+        if rc * ay - rs * ax < -_FAN_MARGIN_MM and rc * by - rs * bx < -_FAN_MARGIN_MM:
+            continue  # right of the rightmost ray
+        if mc * ax + ms * ay < -_FAN_MARGIN_MM and mc * bx + ms * by < -_FAN_MARGIN_MM:
+            continue  # behind
+        candidates[count] = j
+        count += 1
+    return count
