@@ -40,7 +40,7 @@ from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
 from saphira.protocol.laser import LaserPacket, decode_laser
 from saphira.protocol.sync import RobotIdentity
-from saphira.sonar import NO_ECHO, Region, lps_moved, region_mask
+from saphira.sonar import NO_ECHO, Region, move_points, region_mask
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -98,7 +98,8 @@ class LaserRing:
 
     def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
         """Re-express the points after the robot moved (dx, dy) and turned (cos_t, sin_t)."""
-        self.xs, self.ys = lps_moved(self.xs, self.ys, cos_t, sin_t, dx, dy)
+        self.xs, self.ys = self.xs.copy(), self.ys.copy()  # new arrays: whoever holds the old ones keeps them
+        move_points(self.xs, self.ys, cos_t, sin_t, dx, dy)
         self.version += 1
 
     def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:

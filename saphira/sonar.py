@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
+from saphira.jit import kernel
+
 if TYPE_CHECKING:
     from saphira.laser import LaserRing
 
@@ -37,6 +39,7 @@ CBUF_LEN = 200
 DEFAULT_FRONT_MAX_RANGE = 2500.0
 
 T = TypeVar("T")
+FloatArray = npt.NDArray[np.float64]
 
 
 class Region(IntEnum):
@@ -140,10 +143,9 @@ class RingBuffer:
 
     def recent(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The valid entries among the newest ``n``, oldest first."""
-        n = max(0, min(n, self.limit, self.added))
-        index = (self._head - n + np.arange(n)) % max(self.limit, 1)
-        mask = self.valid[index]
-        return self.xs[index][mask], self.ys[index][mask]
+        return _ring_recent(
+            self.xs, self.ys, self.valid, self._head, max(0, min(n, self.limit, self.added)), self.limit
+        )
 
     def points(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The valid entries' x and y arrays."""
@@ -151,13 +153,32 @@ class RingBuffer:
         return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
 
 
-def lps_moved(
-    xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], cos_t: float, sin_t: float, dx: float, dy: float
+@kernel
+def _ring_recent(
+    xs: npt.NDArray[np.float64],
+    ys: npt.NDArray[np.float64],
+    valid: npt.NDArray[np.bool_],
+    head: int,
+    n: int,
+    limit: int,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """LPS points re-expressed after the robot moved by (dx, dy) and turned (cos_t, sin_t): new arrays."""
-    px = xs - dx
-    py = ys - dy
-    return cos_t * px + sin_t * py, -sin_t * px + cos_t * py
+    """:meth:`RingBuffer.recent`, compiled: the valid entries among the ``n`` before ``head``, oldest first."""
+    out_x, out_y = np.empty(n), np.empty(n)
+    count = 0
+    for back in range(n, 0, -1):
+        i = (head - back) % limit
+        if valid[i]:
+            out_x[count], out_y[count] = xs[i], ys[i]
+            count += 1
+    return out_x[:count], out_y[:count]
+
+
+@kernel
+def move_points(xs: FloatArray, ys: FloatArray, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
+    """Re-express LPS points, in place, after the robot moved by (dx, dy) and turned (cos_t, sin_t)."""
+    for i in range(xs.size):
+        px, py = xs[i] - dx, ys[i] - dy
+        xs[i], ys[i] = cos_t * px + sin_t * py, -sin_t * px + cos_t * py
 
 
 def _region_of(bearing: float) -> Region:
@@ -200,6 +221,9 @@ class Sonar:
     ) -> None:
         self.buckets = [SonarBucket(i, pose) for i, pose in enumerate(poses)]
         self.regions = [_region_of(pose.th) for pose in poses]
+        self._axis_offsets: dict[Region, float] = {}
+        for pose, region in zip(poses, self.regions, strict=True):
+            self._axis_offsets[region] = min(abs(pose.y), self._axis_offsets.get(region, math.inf))
         self.front_max_range = front_max_range
         # The four buffers' entries are rows of one array, so a move is one set of array operations.
         self._xs = np.zeros((4, CBUF_LEN))
@@ -258,11 +282,15 @@ class Sonar:
         rad = math.radians(dth)
         c, s = math.cos(rad), math.sin(rad)
         # All four buffers' rows at once (entries past a buffer's limit are never read: resizing clears).
-        self._xs[:], self._ys[:] = lps_moved(self._xs, self._ys, c, s, dx, dy)
+        move_points(self._xs.reshape(-1), self._ys.reshape(-1), c, s, dx, dy)
         for buffer in self._buffer_list:
             buffer.version += 1
-        if self.laser is not None:
+        if self.laser is not None and self.laser.xs.size:
             self.laser.move(c, s, dx, dy)
+
+    def axis_offset(self, region: Region) -> float:
+        """How far the nearest transducer of ``region`` sits from the robot's long axis (mm; 0: none)."""
+        return self._axis_offsets.get(region, 0.0)
 
     def range(self, index: int) -> int:
         return self.buckets[index].range if 0 <= index < len(self.buckets) else NO_ECHO

@@ -374,13 +374,16 @@ class Blender:
             n_turn, n_speed = len(turn.values), len(spd.values)
             used: list[float] = []
             for rule in out.rules:
-                t = _unit(rule.truth, out.name, f"truth of rule {rule.name or len(used)!r}")
+                t = rule.truth
+                if not 0.0 <= t <= 1.0:  # NaN too
+                    t = _unit(t, out.name, f"truth of rule {rule.name or len(used)!r}")
                 used.append(t)
-                into = turn if rule.consequent.channel is Channel.TURN else spd
-                into.values.append(rule.consequent.value)
+                consequent = rule.consequent
+                into = turn if consequent.channel is Channel.TURN else spd
+                into.values.append(consequent.value)
                 into.truths.append(t)
             truths[k] = tuple(used)
-            names[k] = tuple(rule.name for rule in out.rules)
+            names[k] = tuple([rule.name for rule in out.rules])
             for into, before, act in ((turn, n_turn, a_turn), (spd, n_speed, a_speed)):
                 if len(into.values) > before:
                     into.counts.append(len(into.values) - before)
@@ -435,15 +438,19 @@ class Blender:
             levels.append((w, s_p))
             weight_of[p] = w
             w *= 1.0 - s_p
-        u = space.universe
+        u, defuzz = space.universe, space.defuzz
         desire = np.empty((len(g.counts), space.grid.size))
         union = np.empty(space.grid.size)
+        centroids = np.empty(len(g.counts) + 1)
         _desirability(
-            space.grid, u.low, u.high, u.half_width, np.array(g.values), np.array(g.truths),
-            np.array(starts), np.array(g.activities), np.array([weight_of[p] for p in g.priorities]), desire, union,
+            space.grid, u.low, u.high, u.half_width, np.array(g.values), np.array(g.truths), np.array(starts),
+            np.array(g.activities), np.array([weight_of[p] for p in g.priorities]), defuzz.area, defuzz.moment,
+            desire, union, centroids,
         )  # fmt: skip
-        preferred = dict(zip(g.owners, space.defuzz.rows(desire, method), strict=True))
-        return space.defuzz.one(union, method), union, preferred, levels
+        if method == "centroid":
+            found = [None if math.isnan(c) else c for c in centroids.tolist()]
+            return found[-1], union, dict(zip(g.owners, found[:-1], strict=True)), levels
+        return defuzz.one(union, method), union, dict(zip(g.owners, defuzz.rows(desire, method), strict=True)), levels
 
 
 @kernel
@@ -457,15 +464,20 @@ def _desirability(
     starts: npt.NDArray[np.intp],
     activities: FloatArray,
     weights: FloatArray,
+    area: FloatArray,
+    moment: FloatArray,
     desire: FloatArray,
     union: FloatArray,
+    centroids: FloatArray,
 ) -> None:
-    """Steps 1-3 of the blend for one channel, compiled, into ``desire`` and ``union``.
+    """Steps 1-3 of the blend for one channel, compiled, into ``desire`` and ``union``, and the
+    centroids of each ``desire[b]`` and of ``union`` (last) into ``centroids`` (NaN: an empty set).
 
     Behavior b's rules are ``values[starts[b]:starts[b + 1]]`` with their truths; ``desire[b]`` is its
     ``D_b``, and ``union`` the union of every ``min(a_b, D_b)`` scaled by its level's weight
     (``w * max_b(x_b) == max_b(w * x_b)`` for ``w >= 0``). A triangle is evaluated only over its
-    support, not the whole grid.
+    support, not the whole grid. The centroids weigh the samples by the precomputed piecewise-linear
+    ``area`` and ``moment`` (:class:`_Defuzzifier`).
     """
     desire[:] = 0.0
     union[:] = 0.0
@@ -482,10 +494,19 @@ def _desirability(
                 if member > desire[b, k]:
                     desire[b, k] = member
         activity, weight = activities[b], weights[b]
+        num = den = 0.0
         for k in range(lo, hi + 1):
+            num += desire[b, k] * moment[k]
+            den += desire[b, k] * area[k]
             weighted = min(desire[b, k], activity) * weight
             if weighted > union[k]:
                 union[k] = weighted
+        centroids[b] = num / den if den > 0.0 else math.nan
+    num = den = 0.0
+    for k in range(size):
+        num += union[k] * moment[k]
+        den += union[k] * area[k]
+    centroids[-1] = num / den if den > 0.0 else math.nan
 
 
 def _check_method(method: str) -> str:

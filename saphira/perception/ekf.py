@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.geometry import Pose, norm2_angle
+from saphira.jit import kernel
 
 Matrix = npt.NDArray[np.float64]
 
@@ -113,15 +114,8 @@ class PoseFilter:
         var_th = math.radians(1.0) ** 2 * (
             n.angle_drift**2 * REFERENCE_DISTANCE * travel + n.angle_jitter**2 * abs(dth)
         )
-        F = np.eye(4)
-        F[0, 2], F[1, 2], F[2, 3] = -gy, gx, forward
-        Q = np.zeros((4, 4))  # along/across-track variances rotated into the global frame
-        Q[0, 0] = c * c * var_f + s * s * var_l
-        Q[1, 1] = s * s * var_f + c * c * var_l
-        Q[0, 1] = Q[1, 0] = c * s * (var_f - var_l)
-        Q[2, 2] = var_th
-        Q[3, 3] = math.radians(DRIFT_CHANGE * n.angle_drift) ** 2 * travel / DRIFT_CHANGE_DISTANCE
-        self.P = F @ self.P @ F.T + Q
+        var_drift = math.radians(DRIFT_CHANGE * n.angle_drift) ** 2 * travel / DRIFT_CHANGE_DISTANCE
+        self.P = _propagate(self.P, gx, gy, forward, c, s, var_f, var_l, var_th, var_drift)
         self.pose = Pose(new_pose.x, new_pose.y, norm2_angle(new_pose.th + math.degrees(self.drift * forward)))
         return self.pose
 
@@ -195,4 +189,43 @@ def point_noise(sigma_x: float, sigma_y: float, th: float) -> Matrix:
     c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
     rot = np.array([[c, -s], [s, c]])
     out: Matrix = rot @ np.diag([sigma_x**2, sigma_y**2]) @ rot.T
+    return out
+
+
+@kernel
+def _propagate(
+    P: Matrix,
+    gx: float,
+    gy: float,
+    forward: float,
+    c: float,
+    s: float,
+    var_f: float,
+    var_l: float,
+    var_th: float,
+    var_drift: float,
+) -> Matrix:
+    """``F P Fᵀ + Q`` of :meth:`PoseFilter.predict`, compiled (4 x 4 with numpy's per-call cost, not the
+    arithmetic, as the time).
+
+    F is the identity but for ∂x/∂θ = -gy, ∂y/∂θ = gx, ∂θ/∂drift = forward; Q holds the along- and
+    across-track variances (heading ``c``, ``s``) rotated into the global frame, the heading's and the
+    drift's.
+    """
+    F = np.eye(4)
+    F[0, 2], F[1, 2], F[2, 3] = -gy, gx, forward
+    Q = np.zeros((4, 4))
+    Q[0, 0] = c * c * var_f + s * s * var_l
+    Q[1, 1] = s * s * var_f + c * c * var_l
+    Q[0, 1] = Q[1, 0] = c * s * (var_f - var_l)
+    Q[2, 2] = var_th
+    Q[3, 3] = var_drift
+    out = np.empty((4, 4))
+    for i in range(4):
+        for j in range(4):
+            total = 0.0
+            for k in range(4):
+                for m in range(4):
+                    total += F[i, k] * P[k, m] * F[j, m]
+            out[i, j] = total + Q[i, j]
     return out

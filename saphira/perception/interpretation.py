@@ -38,13 +38,14 @@ finding read the hypotheses, so they take the laser's lines unchanged.
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.geometry import cos_sin, norm2_angle, norm_angle
+from saphira.jit import kernel
 from saphira.perception.lines import Segment, find_gaps, fit_segment, line_through
 from saphira.reflector import Reflector
 from saphira.sonar import Region
@@ -159,7 +160,7 @@ class Interpretation:
     _paired_at: float = 0.0
     _odo_total: float = 0.0
     _odo_last: tuple[float, float] | None = None
-    _history: deque[tuple[float, int, int]] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    _history: _HeadingHistory = field(default_factory=lambda: _HeadingHistory(HISTORY))
 
     def __post_init__(self) -> None:
         self.left = SideState(Region.LEFT, _percept_wall())
@@ -188,16 +189,9 @@ class Interpretation:
         sonar, state = self.reflector.sonar, self.reflector.state
         left, right = sonar.buffers[Region.LEFT].added, sonar.buffers[Region.RIGHT].added
         history = self._history
-        history.append((state.odo_th, left, right))
-        usable = (left, right)
+        newest = history.append(state.odo_th, left, right)
         limit = max(sonar.buffers[Region.LEFT].limit, sonar.buffers[Region.RIGHT].limit)
-        for th, n_left, n_right in reversed(history):
-            if n_left > left or n_right > right or min(left - n_left, right - n_right) >= limit:
-                break
-            if abs(norm2_angle(th - state.odo_th)) > MAX_BEND:
-                usable = (left - n_left, right - n_right)
-                break
-        return usable
+        return _since_bend(history.headings, history.counts, newest, history.size, limit, MAX_BEND)
 
     def side_segment(self) -> None:
         """Fit a segment to each side buffer (entries taken since the last turn)."""
@@ -217,7 +211,7 @@ class Interpretation:
                 mask = seg.mask[-RECENT:]
                 enough = int(mask.sum()) >= MIN_RECENT
                 side.recent = line_through(xs[-RECENT:][mask], ys[-RECENT:][mask], RECENT) if enough else None
-            side.sonar_offset = self._sonar_offset(side.region)
+            side.sonar_offset = sonar.axis_offset(side.region)
 
     def _laser_sides(self) -> None:
         """Fit each side's segment to the latest laser scan's points on that side (module docstring)."""
@@ -230,12 +224,6 @@ class Interpretation:
             side.segment = side.recent = fit_segment(xs[keep], ys[keep])
             side.laser = True
             side.sonar_offset = 0.0
-
-    def _sonar_offset(self, region: Region) -> float:
-        """How far the side sonars of ``region`` sit from the robot's axis (the nearest one)."""
-        sonar = self.reflector.sonar
-        offsets = [abs(b.pose.y) for b, r in zip(sonar.buckets, sonar.regions, strict=True) if r == region]
-        return min(offsets) if offsets else 0.0
 
     # ------------------------------------------------------------------ test wall
     def test_wall(self) -> None:
@@ -432,3 +420,45 @@ def _same(corridor: Corridor, reading: Reading) -> bool:
     if abs(norm2_angle(corridor.th - th)) > SAME_CORRIDOR_ANGLE:
         return False
     return abs(_offset(corridor) - offset) <= SAME_CORRIDOR_OFFSET
+
+
+class _HeadingHistory:
+    """The odometric heading and the left and right side buffers' ``added`` counts of the last
+    ``length`` cycles, in ring arrays (oldest overwritten) for :func:`_since_bend`."""
+
+    def __init__(self, length: int) -> None:
+        self.headings = np.zeros(length)
+        self.counts = np.zeros((length, 2), dtype=np.int64)
+        self.size = 0
+        self._next = 0
+
+    def append(self, heading: float, left: int, right: int) -> int:
+        """Record one cycle; the index it went to."""
+        at = self._next
+        self.headings[at] = heading
+        self.counts[at, 0], self.counts[at, 1] = left, right
+        self._next = (at + 1) % self.headings.size
+        self.size = min(self.size + 1, self.headings.size)
+        return at
+
+
+@kernel
+def _since_bend(
+    headings: npt.NDArray[np.float64], counts: npt.NDArray[np.int64], newest: int, size: int, limit: int, bend: float
+) -> tuple[int, int]:
+    """:meth:`Interpretation._usable` over the history, newest first, compiled: the entries added to each
+    side buffer since the heading last differed from the newest one's by more than ``bend`` degrees.
+
+    The walk stops where the counts show a buffer cleared since (a count larger than now), or at
+    entries the buffers no longer hold (``limit`` or more entries before now on both sides).
+    """
+    heading, left, right = headings[newest], counts[newest, 0], counts[newest, 1]
+    for back in range(size):
+        i = (newest - back) % headings.size
+        n_left, n_right = counts[i, 0], counts[i, 1]
+        if n_left > left or n_right > right or min(left - n_left, right - n_right) >= limit:
+            break
+        turned = (headings[i] - heading) % 360.0
+        if min(turned, 360.0 - turned) > bend:
+            return left - n_left, right - n_right
+    return left, right

@@ -48,6 +48,11 @@ class SonarReading(NamedTuple):
     range: int
 
 
+_SONAR_ARRAYS: Final = int(SipFlags.sonar_arrays())
+_MOTORS_ENABLED: Final = int(SipFlags.MOTORS_ENABLED)
+"""The flag bits as plain ints: the properties below are read every cycle, and IntFlag arithmetic is slow."""
+
+
 @dataclass(slots=True)
 class Sip:
     """A standard SIP in raw units. Optional trailing fields are ``None`` when the packet lacks them.
@@ -104,11 +109,11 @@ class Sip:
 
     @property
     def motors_enabled(self) -> bool:
-        return bool(self.flags & SipFlags.MOTORS_ENABLED)
+        return bool(self.flags & _MOTORS_ENABLED)
 
     @property
     def sonar_enabled(self) -> bool:
-        return bool(self.flags & SipFlags.sonar_arrays())
+        return bool(self.flags & _SONAR_ARRAYS)
 
     @property
     def stall_bits(self) -> Stall:
