@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from saphira.params import RobotParams, find_params_file, load_params
-from saphira.sim.geometry import point_segment_distances, segment_crosses
+from saphira.sim.geometry import cast_rays, point_segment_distances, segment_crosses
 from saphira.sim.robot_model import Drive, RobotModel, ramp, wrap_degrees
-from saphira.sim.sensors import NO_ECHO_MM, SonarBeam
+from saphira.sim.sensors import NO_ECHO_MM, SonarBeam, SonarRing
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import World, load_world
 
@@ -523,6 +523,46 @@ def test_sonar_reports_no_echo_beyond_range_and_from_grazing_walls(p3dx: RobotPa
     robot.cmd_polling([7])  # sonar 7 faces it 20° off its normal, 195.8 mm away; its best ray is 7.5° off
     sim.step(DT)
     assert robot.take_new_readings()[0][1] == pytest.approx(195.8 / math.cos(math.radians(7.5)), abs=30.0)
+
+
+def _beam_by_rays(ring: SonarRing, pose: tuple[float, float, float], walls: np.ndarray) -> list[float]:
+    """Each transducer's noiseless reading by the beam's rules, ray by ray through cast_rays (every
+    wall tried, no culling): the nearest ray echo within the maximum incidence, or a wall end in the cone."""
+    beam, (x, y, th) = ring.beam, pose
+    readings = []
+    for ux, uy, uth in ring.poses:
+        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+        ox, oy, axis = x + c * ux - s * uy, y + s * ux + c * uy, th + uth
+        best = math.inf
+        for offset in beam.ray_offsets:
+            hit = cast_rays((ox, oy), [axis + offset], walls, beam.max_range)
+            wall = int(hit.segments[0])
+            if wall >= 0:
+                ex, ey = walls[wall, 2] - walls[wall, 0], walls[wall, 3] - walls[wall, 1]
+                rad = math.radians(axis + offset)
+                facing = abs(math.cos(rad) * ey - math.sin(rad) * ex) / math.hypot(ex, ey)
+                if facing >= math.cos(math.radians(beam.max_incidence)):
+                    best = min(best, float(hit.distances[0]))
+        for ex, ey in walls.reshape(-1, 2):
+            dist = math.hypot(ex - ox, ey - oy)
+            off = (math.degrees(math.atan2(ey - oy, ex - ox)) - axis + 180.0) % 360.0 - 180.0
+            if abs(off) <= beam.half_angle and dist <= beam.max_range:
+                best = min(best, dist)
+        readings.append(min(best, beam.max_range))
+    return readings
+
+
+def test_a_firing_reads_what_the_beam_rules_give_ray_by_ray_among_random_walls(p3dx: RobotParams) -> None:
+    # The firing kernel only tries the walls inside each transducer's fan; none that could echo is missed.
+    ring = SonarRing(RobotModel.from_params(p3dx).sonar_poses, SonarBeam(sigma_mm=0.0, sigma_fraction=0.0))
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        starts = rng.uniform(-4000.0, 4000.0, (30, 2))
+        ends = starts + rng.uniform(-1500.0, 1500.0, (30, 2))
+        walls = np.hstack([starts, ends])
+        pose = (float(rng.uniform(-500, 500)), float(rng.uniform(-500, 500)), float(rng.uniform(-180, 180)))
+        readings = ring.fire(list(range(ring.count)), pose, walls, np.zeros(ring.count))
+        assert readings.tolist() == pytest.approx(_beam_by_rays(ring, pose, walls), abs=1e-6)
 
 
 def test_sonar_polling_rate_sequence_and_switch(p3dx: RobotParams) -> None:

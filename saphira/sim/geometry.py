@@ -2,9 +2,10 @@
 
 Walls are an ``(N, 4)`` float64 array of segments ``x1 y1 x2 y2`` in mm; angles are in degrees,
 counter-clockwise from +X, as everywhere in Saphira. Every function works on many segments (and,
-for rays, many rays) in one numpy pass, because the simulator calls them for every robot on every
-step. :class:`SegmentIndex` buckets the segments of a world in a uniform grid so a query only looks
-at the walls near the robot.
+for rays, many rays) in one call, because the simulator calls them for every robot on every step:
+in one numpy pass, or, for rays against walls, a compiled loop (:func:`first_hit`, which the sonar
+shares; saphira/jit.py). :class:`SegmentIndex` buckets the segments of a world in a uniform grid so a
+query only looks at the walls near the robot.
 """
 
 from __future__ import annotations

@@ -322,9 +322,10 @@ _FAN_MARGIN_MM = 1.0
 def _walls_in_fan(
     ox: float, oy: float, right_deg: float, left_deg: float, walls: FloatArray, candidates: npt.NDArray[np.intp]
 ) -> int:
-    """Write into ``candidates`` the walls a ray from (ox, oy) between the two bearings (less than 90°
-    apart) could meet; how many there are. A wall is left out when both its ends lie beyond the line
-    of the same outermost ray, or behind the origin (across the line perpendicular to the middle ray).
+    """Write into ``candidates`` the walls a ray from (ox, oy) between the two bearings could meet; how
+    many there are. A wall is left out when both its ends lie beyond the line of the same outermost
+    ray, or behind the origin (across the line perpendicular to the middle ray): a half-plane no ray of
+    a fan narrower than 180° enters. A wider fan tries every wall.
     """
     right, left, middle = math.radians(right_deg), math.radians(left_deg), math.radians(0.5 * (right_deg + left_deg))
     rc, rs, lc, ls, mc, ms = (
@@ -337,6 +338,10 @@ def _walls_in_fan(
     )
     count = 0
     for j in range(walls.shape[0]):
+        if left_deg - right_deg >= 180.0:
+            candidates[count] = j
+            count += 1
+            continue
         ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
         if lc * ay - ls * ax > _FAN_MARGIN_MM and lc * by - ls * bx > _FAN_MARGIN_MM:
             continue  # left of the leftmost ray
