@@ -16,13 +16,15 @@ engine's overhead per trial < 50 ms. Each worker, and the serial run's process, 
 trial outside the clock: a process pays once for its imports and for loading the compiled kernels
 (about 0.7 s, saphira/jit.py), which is start-up, not a trial's cost.
 
-Measured on the 2-core machine after the compiled kernels (a trial of 60 s now takes 0.21-0.24 s of
-CPU, half what it did), three runs: 1.65x, 1.86x, 1.82x (three more without the warm-up: 1.95x, 1.51x,
-1.81x), engine overhead 4-7 ms per trial, a trial's fixed cost 11-12 ms. What is missing to 2x is the
-trials' own CPU, up to 15 % more on the cluster than serially in the slow runs (two busy processes on
-two virtual cores slow each other, with or without Dask), and the client and scheduler's share (the
-workers got 1.83 of the 2 cores). Before the workers ran without Dask's sampling profiler, the same
-run gave 1.34x; slowing Dask's event-loop tick, system monitor and memory monitor changed nothing.
+Measured on the 2-core machine after the compiled kernels (a trial of 60 s now takes 0.21-0.25 s of
+CPU, half what it did), eight runs of 100 trials: 1.62x-1.86x (1.62, 1.62, 1.64, 1.65, 1.72, 1.79, 1.82,
+1.86; median 1.69x), engine overhead 0-9 ms per trial, a trial's fixed cost 11-15 ms; the client and
+the scheduler take 0.06-0.07 of a core. What is missing to 2x is mostly the trials' own CPU: 0-14 %
+more in a Dask worker than serially, the same with one worker alone (so not two workers contending),
+with Dask's profiler off and its monitors slowed down; worker threads, glibc's trim threshold and Dask's
+GC diagnosis made no difference measurable on this machine, where the same serial trials vary by
+10 % from one batch to the next. Before the workers ran without Dask's sampling profiler, the cluster
+gave 1.34x (it added ~20 % to every trial).
 
 Run from the project root: ``python bench/bench_batch.py`` (``--trials 20`` for a quick look).
 """
@@ -80,12 +82,14 @@ def timed_on_cluster(specs: list[TrialSpec], workers: int, out: Path, warm_up: T
         client.wait_for_workers(workers)
         client.run(run_trial, warm_up)
         ready = time.perf_counter()
+        own = time.process_time()
         futures = client.map(run_trial, specs, pure=False)
         for future in as_completed(futures):
             results.add(future.result())
         done = time.perf_counter()
+        own = time.process_time() - own
     results.close()
-    return done - start, done - ready, cpu(results)
+    return done - start, done - ready, cpu(results), own
 
 
 def main() -> None:
@@ -102,9 +106,9 @@ def main() -> None:
         short = trials(folder, args.short, 0.1)
         run_trial(short[0])  # this process's warm-up, as each worker's in timed_on_cluster
         serial, serial_cpu = timed(specs, EngineOptions(serial=True), folder / "serial")
-        with_startup, steady, cluster_cpu = timed_on_cluster(specs, workers, folder / "dask", short[0])
+        with_startup, steady, cluster_cpu, client_cpu = timed_on_cluster(specs, workers, folder / "dask", short[0])
         short_serial, short_cpu = timed(short, EngineOptions(serial=True), folder / "short-serial")
-        _, short_dask, _ = timed_on_cluster(short, 1, folder / "short-dask", short[0])
+        _, short_dask, _, _ = timed_on_cluster(short, 1, folder / "short-dask", short[0])
     per_min = lambda seconds: args.trials / seconds * 60  # noqa: E731
     print(f"{args.trials} trials of {args.duration:g} simulated seconds (experiments/wander stack, room world)")
     print(f"  serial:                        {serial:7.1f} s  {per_min(serial):6.1f} trials/min  "
@@ -117,6 +121,8 @@ def main() -> None:
         f"  CPU per trial: serial {serial_cpu / args.trials:.2f} s, on the cluster {cluster_cpu / args.trials:.2f} "
         f"s; cores the run got: serial {serial_cpu / serial:.2f}, cluster {cluster_cpu / steady:.2f} of {workers}"
     )
+    print(f"  the client and the scheduler (this process) meanwhile: {client_cpu:.2f} s CPU, "
+          f"{client_cpu / steady:.2f} of a core")  # fmt: skip
     print("    (a speed-up needs free cores: with Linux's autogroup, CPU is shared per session, so on a loaded")
     print("     machine the cluster's workers share one session's slice and the ratio drops towards 1)")
     print(f"{args.short} one-cycle trials:")
