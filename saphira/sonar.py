@@ -155,13 +155,8 @@ class RingBuffer:
 
 @kernel
 def _ring_recent(
-    xs: npt.NDArray[np.float64],
-    ys: npt.NDArray[np.float64],
-    valid: npt.NDArray[np.bool_],
-    head: int,
-    n: int,
-    limit: int,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    xs: FloatArray, ys: FloatArray, valid: npt.NDArray[np.bool_], head: int, n: int, limit: int
+) -> tuple[FloatArray, FloatArray]:
     """:meth:`RingBuffer.recent`, compiled: the valid entries among the ``n`` before ``head``, oldest first."""
     out_x, out_y = np.empty(n), np.empty(n)
     count = 0
@@ -225,7 +220,7 @@ class Sonar:
         for pose, region in zip(poses, self.regions, strict=True):
             self._axis_offsets[region] = min(abs(pose.y), self._axis_offsets.get(region, math.inf))
         self.front_max_range = front_max_range
-        # The four buffers' entries are rows of one array, so a move is one set of array operations.
+        # The four buffers' entries are rows of one array, so a move is one pass over it (move_points).
         self._xs = np.zeros((4, CBUF_LEN))
         self._ys = np.zeros((4, CBUF_LEN))
         self._valid = np.zeros((4, CBUF_LEN), dtype=bool)

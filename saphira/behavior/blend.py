@@ -329,7 +329,7 @@ def _unit(value: float, behavior: str, what: str) -> float:
 
 
 class Blender:
-    """Blends behavior outputs over configurable universes; holds the cached triangle rows.
+    """Blends behavior outputs over configurable universes.
 
     One instance per executive; :func:`blend` uses a shared default instance.
     """

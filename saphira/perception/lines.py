@@ -124,7 +124,7 @@ def _select_inliers(xs: FloatArray, ys: FloatArray, min_points: int, mask: BoolA
     """Mark the inliers of the dominant line in ``mask``; how many there are (0: no line).
 
     All points on one clean line (within :data:`MIN_BAND` of their principal axis) are all inliers.
-    Otherwise the candidate lines through pairs of :data:`SUBSAMPLE` points spread over the cloud
+    Otherwise the candidate lines through pairs of every ``n // SUBSAMPLE``-th point
     (at least 100 mm apart) are scored by the points within :data:`INLIER_BAND`; the best one's
     inliers are refined twice by total least squares, keeping the points within 3 x RMS.
     """
