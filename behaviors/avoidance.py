@@ -120,7 +120,14 @@ def _path_clearance(sonar: Sonar, radius: float) -> float:
 _BANDS = np.array(BANDS)
 
 
-@kernel
+def _points_example() -> tuple[FloatArray, FloatArray]:
+    """Points as Sonar.points hands them out (read-only), for the kernels' warm-up examples."""
+    xs, ys = np.zeros(1), np.zeros(1)
+    xs.flags.writeable = ys.flags.writeable = False
+    return xs, ys
+
+
+@kernel(lambda: (*_points_example(), 1.0, _BANDS))
 def _band_clearance(xs: FloatArray, ys: FloatArray, radius: float, bands: FloatArray) -> float:
     """:func:`_path_clearance` on the points, compiled: the nearest reading ahead in each band (rounded
     to the mm, as ``occ_plane`` reports it), less the disc's depth at the band's inner edge."""
@@ -182,7 +189,7 @@ def _nearest_sides(sonar: Sonar, r: float) -> tuple[float, float]:
     return _side_distances(xs, ys, r)
 
 
-@kernel
+@kernel(lambda: (*_points_example(), 1.0))
 def _side_distances(xs: FloatArray, ys: FloatArray, r: float) -> tuple[float, float]:
     """:func:`_nearest_sides` on the points, compiled (readings from half a radius behind the centre on)."""
     left = right = math.inf
@@ -212,7 +219,7 @@ def _free_path(sonar: Sonar, radius: float, bearing: float) -> float:
     return _free_distance(xs, ys, radius, math.cos(math.radians(bearing)), math.sin(math.radians(bearing)))
 
 
-@kernel
+@kernel(lambda: (*_points_example(), 1.0, 1.0, 0.0))
 def _free_distance(xs: FloatArray, ys: FloatArray, radius: float, c: float, s: float) -> float:
     """:func:`_free_path` on the points, compiled: how far a disc of ``radius`` moves along (c, s)
     before it meets one (``NO_ECHO`` if none is in its way)."""

@@ -25,6 +25,7 @@ from saphira.colbert.runtime import Activity
 from saphira.console import Console
 from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
+from saphira.jit import warm_up
 from saphira.params import check_params_file
 from saphira.recording import Recorder
 from saphira.robot import Robot
@@ -182,6 +183,7 @@ class Session:
         return self.robot.scheduler.cycle + (STOP_CYCLES if self.robot.connected else 0) < end
 
     def run(self) -> int:
+        warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
         interrupted = ""

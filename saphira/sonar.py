@@ -153,7 +153,7 @@ class RingBuffer:
         return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
 
 
-@kernel
+@kernel(lambda: (np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.bool_), 0, 0, 1))
 def _ring_recent(
     xs: FloatArray, ys: FloatArray, valid: npt.NDArray[np.bool_], head: int, n: int, limit: int
 ) -> tuple[FloatArray, FloatArray]:
@@ -168,7 +168,7 @@ def _ring_recent(
     return out_x[:count], out_y[:count]
 
 
-@kernel
+@kernel(lambda: (np.zeros(1), np.zeros(1), 1.0, 0.0, 0.0, 0.0))
 def move_points(xs: FloatArray, ys: FloatArray, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
     """Re-express LPS points, in place, after the robot moved by (dx, dy) and turned (cos_t, sin_t)."""
     for i in range(xs.size):

@@ -443,9 +443,10 @@ class Blender:
         union = np.empty(space.grid.size)
         centroids = np.empty(len(g.counts) + 1)
         _desirability(
-            space.grid, u.low, u.high, u.half_width, np.array(g.values), np.array(g.truths), np.array(starts),
-            np.array(g.activities), np.array([weight_of[p] for p in g.priorities]), defuzz.area, defuzz.moment,
-            desire, union, centroids,
+            space.grid, float(u.low), float(u.high), float(u.half_width), np.array(g.values, dtype=np.float64),
+            np.array(g.truths, dtype=np.float64), np.array(starts, dtype=np.intp),
+            np.array(g.activities, dtype=np.float64), np.array([weight_of[p] for p in g.priorities], dtype=np.float64),
+            defuzz.area, defuzz.moment, desire, union, centroids,
         )  # fmt: skip
         if method == "centroid":
             found = [None if math.isnan(c) else c for c in centroids.tolist()]
@@ -453,7 +454,13 @@ class Blender:
         return defuzz.one(union, method), union, dict(zip(g.owners, defuzz.rows(desire, method), strict=True)), levels
 
 
-@kernel
+def _desirability_example() -> tuple[object, ...]:
+    grid, one = np.arange(3.0), np.ones(1)
+    return (grid, 0.0, 2.0, 1.0, one, one, np.array([0, 1], dtype=np.intp), one, one, grid, grid,
+            np.empty((1, 3)), np.empty(3), np.empty(2))  # fmt: skip
+
+
+@kernel(_desirability_example)
 def _desirability(
     grid: FloatArray,
     low: float,

@@ -192,7 +192,7 @@ def point_noise(sigma_x: float, sigma_y: float, th: float) -> Matrix:
     return out
 
 
-@kernel
+@kernel(lambda: (np.eye(4), 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 def _propagate(
     P: Matrix,
     gx: float,

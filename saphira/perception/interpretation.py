@@ -442,7 +442,7 @@ class _HeadingHistory:
         return at
 
 
-@kernel
+@kernel(lambda: (np.zeros(1), np.zeros((1, 2), dtype=np.int64), 0, 1, 1, 1.0))
 def _since_bend(
     headings: npt.NDArray[np.float64], counts: npt.NDArray[np.int64], newest: int, size: int, limit: int, bend: float
 ) -> tuple[int, int]:

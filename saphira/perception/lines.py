@@ -97,7 +97,7 @@ def line_through(xs: FloatArray, ys: FloatArray, total: int, mask: BoolArray | N
 # per-call cost, not the arithmetic, would be the time.
 
 
-@kernel
+@kernel()
 def _principal_axis(xs: FloatArray, ys: FloatArray, mask: BoolArray) -> tuple[float, float, float, float]:
     """Centroid and unit direction of the principal axis of the points ``mask`` selects (total least
     squares line)."""
@@ -119,7 +119,7 @@ def _principal_axis(xs: FloatArray, ys: FloatArray, mask: BoolArray) -> tuple[fl
     return cx, cy, math.cos(angle), math.sin(angle)
 
 
-@kernel
+@kernel(lambda: (np.zeros(8), np.zeros(8), 8, np.empty(8, dtype=np.bool_)))
 def _select_inliers(xs: FloatArray, ys: FloatArray, min_points: int, mask: BoolArray) -> int:
     """Mark the inliers of the dominant line in ``mask``; how many there are (0: no line).
 
@@ -175,7 +175,7 @@ def _select_inliers(xs: FloatArray, ys: FloatArray, min_points: int, mask: BoolA
     return inliers if inliers >= min_points else 0
 
 
-@kernel
+@kernel(lambda: (np.arange(2.0), np.zeros(2)))
 def _segment(xs: FloatArray, ys: FloatArray) -> tuple[float, float, float, float, float, FloatArray]:
     """:func:`line_through`'s numbers: centre, direction (deg), length, RMS residual and sorted ``ts``."""
     cx, cy, ux, uy = _principal_axis(xs, ys, np.ones(xs.size, dtype=np.bool_))

@@ -69,12 +69,21 @@ def cast_rays(
     distances = np.empty(count)
     ids = np.empty(count, dtype=np.intp)
     _cast_rays(
-        np.ascontiguousarray(points), np.ascontiguousarray(angles), as_segments(segments), max_range, distances, ids
+        np.ascontiguousarray(points),
+        np.ascontiguousarray(angles),
+        as_segments(segments),
+        float(max_range),
+        distances,
+        ids,
     )
     return RayHits(distances, ids)
 
 
-@kernel
+def _cast_rays_example() -> tuple[object, ...]:
+    return np.zeros((1, 2)), np.zeros(1), np.zeros((1, 4)), 1.0, np.empty(1), np.empty(1, dtype=np.intp)
+
+
+@kernel(_cast_rays_example)
 def _cast_rays(
     points: FloatArray,
     angles_deg: FloatArray,
@@ -94,7 +103,7 @@ def _cast_rays(
             distances[k], ids[k] = math.inf, -1
 
 
-@kernel
+@kernel()
 def first_hit(ox: float, oy: float, c: float, s: float, walls: FloatArray, ids: IntArray) -> tuple[float, int]:
     """(distance, index) of the first of the walls ``ids`` selects met by the ray from (ox, oy) along the
     unit vector (c, s); (inf, -1) if none. Compiled; :func:`cast_rays` gives its rules.

@@ -254,7 +254,12 @@ class SonarRing:
         self.ranges[:] = self.beam.max_range
 
 
-@kernel
+def _fire_example() -> tuple[object, ...]:
+    one, walls = np.zeros(1), np.zeros((1, 4))
+    return 0.0, 0.0, 0.0, np.zeros((1, 3)), one, walls, 1.0, 0.5, 1.0, 1.0, 0.0, one, np.empty(1)
+
+
+@kernel(_fire_example)
 def _fire(
     x: float,
     y: float,
@@ -318,7 +323,7 @@ _FAN_MARGIN_MM = 1.0
 """A wall this close to the fan of rays is still tried (far beyond the ray casting's tolerances)."""
 
 
-@kernel
+@kernel()
 def _walls_in_fan(
     ox: float, oy: float, right_deg: float, left_deg: float, walls: FloatArray, candidates: npt.NDArray[np.intp]
 ) -> int:

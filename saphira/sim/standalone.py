@@ -39,6 +39,7 @@ from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
 from saphira.interrupts import stop_signals
+from saphira.jit import warm_up
 from saphira.params import RobotParams, params_for_file
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
@@ -313,6 +314,7 @@ class Simulator:
 
     def run(self) -> int:
         """Serve until a stop is requested or a client sends an allowed SIM_EXIT; the exit status."""
+        warm_up()  # no client's handshake waits for the kernels to compile or load
         clock = self.clock
         last = clock.now()
         while not self._done():
