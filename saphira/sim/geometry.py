@@ -10,8 +10,6 @@ query only looks at the walls near the robot.
 
 from __future__ import annotations
 
-import cmath
-import functools
 import math
 from typing import NamedTuple
 
@@ -167,10 +165,6 @@ class FanWalls:
         """|cross(start - origin, edge)| at most this: the wall's line passes within 1 mm of the origin."""
         self.run_walls: IntArray = np.arange(2 * count, dtype=np.intp) % max(count, 1)
         """The wall of each run of rays: one run per wall, and one more for the part past a full turn."""
-        self.start_conj = walls[:, 0] - 1j * walls[:, 1]
-        self.end = walls[:, 2] + 1j * walls[:, 3]
-        self.edge_swapped = self.edge_y + 1j * self.edge_x
-        """Complex forms for :func:`cast_even_fan`: conj(start), end, and ey + i·ex."""
 
     def __len__(self) -> int:
         return int(self.segments.shape[0])
@@ -218,63 +212,84 @@ def cast_even_fan(
 ) -> FloatArray:
     """:func:`cast_fan` for ``count`` rays ``increment_deg`` apart from ``first_deg`` (a laser scan).
 
-    The same (ray, wall) pairs and distances, with fewer numpy calls (their overhead, not the
-    arithmetic, is the cost at a few hundred walls): complex numbers give each wall's bearing, the
-    angle it spans and its ``cross(start - origin, edge)`` from two products and one ``arctan2``;
-    each wall's rays are one run found by arithmetic on the even bearings, its start taken within
-    ``window`` before the first ray, so no run wraps. Walls spanning more than the window (within a
-    few mm of the origin, or a fan wider than 270°) go the general way.
+    The same (ray, wall) pairs and distances, compiled (:func:`_even_fan`): each wall's rays are one run
+    found by arithmetic on the even bearings. A fan that wraps past a full turn goes the general way.
     """
     spread = increment_deg * (count - 1)
-    window = 360.0 - spread - increment_deg  # a wall's run starts at most this far before the first ray
-    if count < 2 or len(walls) == 0 or spread <= 0.0 or window < 90.0:
+    if count < 2 or len(walls) == 0 or spread <= 0.0 or spread + increment_deg > 360.0:
         return cast_fan(origin, first_deg + increment_deg * np.arange(count), walls, max_range)
-    ox, oy = origin
-    period, lead, slack = 360.0 / increment_deg, window / increment_deg, _FAN_SLACK_DEG / increment_deg
-    directions, nothing = _fan_directions(increment_deg, count)
-    pair = np.empty((2, len(walls)), dtype=np.complex128)
-    start = np.subtract(walls.start_conj, complex(ox, -oy), out=pair[0])  # conj(start - origin)
-    np.multiply(start, walls.end - complex(ox, oy), out=pair[1])  # conj(r0)·r1: the span, and cross(r0, r1)
-    h = pair[1].imag  # cross(r0, r1) = cross(r0, edge): the line's distance from the origin × its length
-    turns = np.arctan2(pair.imag, pair.real) * (180.0 / math.pi / increment_deg)  # in rays: -bearing, span
-    span = turns[1]
-    size = np.abs(span)
-    # The wall's clockwise end in rays from the first, taken in [-lead, period - lead): the offset
-    # makes the argument of fmod positive (min(span, 0) - turns[0] > -period), where it is a cheap mod.
-    offset = first_deg / increment_deg + slack - lead - period * (2.0 + (first_deg / increment_deg) // period)
-    low = np.fmod(np.minimum(span, 0.0) - turns[0] - offset, period) - lead
-    beyond = low + (size + 2.0 * slack + 1.0)  # one ray past the wall's far end
-    first = np.maximum(np.ceil(low), 0.0).astype(np.intp)
-    runs = np.maximum(np.minimum(np.floor(beyond), count) - first, 0.0).astype(np.intp)
-    if (np.abs(h) <= walls.near_line).any() or size.max() >= lead - 2.0 * slack:
-        ids = np.flatnonzero((np.abs(h) <= walls.near_line) | (size >= lead - 2.0 * slack))
-        near = np.hypot(*_to_nearest(ox, oy, walls.segments[ids])) < _FAN_NEAR_MM
-        ids = ids[near | (np.abs(h[ids]) <= walls.on_line[ids]) | (size[ids] >= lead - 2.0 * slack)]
-        runs[ids] = 0
-        angles = first_deg + increment_deg * np.arange(count)
-        result = cast_rays(origin, angles, walls.segments[ids]).distances
-    else:
-        result = nothing.copy()
-    total = int(runs.sum())
-    if total:
-        ray = (first - (np.add.accumulate(runs) - runs)).repeat(runs) + np.arange(total)
-        rays = directions * cmath.exp(1j * math.radians(first_deg))
-        # cross(ray, edge) = Re(ray · (ey + i ex)); t = cross(r0, edge) / cross(ray, edge), as in cast_rays
-        t = h.repeat(runs) / (rays[ray] * walls.edge_swapped.repeat(runs)).real
-        np.minimum.at(result, ray, t)
-    result[result > max_range] = np.inf
+    result = np.empty(count)
+    _even_fan(
+        float(origin[0]), float(origin[1]), float(first_deg), float(increment_deg), walls.segments, float(max_range),
+        result,
+    )  # fmt: skip
     return result
 
 
-@functools.lru_cache(maxsize=8)
-def _fan_directions(increment_deg: float, count: int) -> tuple[npt.NDArray[np.complex128], FloatArray]:
-    """Unit vectors of an even fan's rays from bearing 0 as complex numbers, and its rays' distances
-    when they hit nothing (both read-only, shared)."""
-    directions: npt.NDArray[np.complex128] = np.exp(1j * np.radians(increment_deg * np.arange(count)))
-    nothing = np.full(count, np.inf)
-    directions.setflags(write=False)
-    nothing.setflags(write=False)
-    return directions, nothing
+def _even_fan_example() -> tuple[object, ...]:
+    return 0.0, 0.0, 0.0, 1.0, np.array([[1000.0, -10.0, 1000.0, 10.0]]), 1.0, np.empty(2)
+
+
+@kernel(_even_fan_example)
+def _even_fan(
+    ox: float,
+    oy: float,
+    first_deg: float,
+    increment_deg: float,
+    walls: FloatArray,
+    max_range: float,
+    result: FloatArray,
+) -> None:
+    """:func:`cast_even_fan`'s work, compiled: the distance along each ray to the first wall into ``result``.
+
+    A wall is tried only by the rays whose bearing lies within its angular extent seen from the origin
+    (within 1e-6 degrees), which meet it: the distance is ``cross(start - origin, edge)`` over
+    ``cross(ray, edge)``. Walls that pass within a millimetre of the origin, lie on a line through it,
+    or have no length are tried by every ray with :func:`first_hit`'s rules for rays along a wall.
+    """
+    count = result.size
+    cos_k, sin_k = np.empty(count), np.empty(count)
+    for k in range(count):
+        rad = math.radians(first_deg + increment_deg * k)
+        cos_k[k], sin_k[k] = math.cos(rad), math.sin(rad)
+        result[k] = math.inf
+    special = np.empty(walls.shape[0], dtype=np.intp)
+    specials = 0
+    # A fan no wider than a half turn sees nothing behind the line across its middle ray.
+    middle = math.radians(first_deg + 0.5 * increment_deg * (count - 1))
+    mc, ms = math.cos(middle), math.sin(middle)
+    cull = increment_deg * (count - 1) <= 180.0
+    for j in range(walls.shape[0]):
+        ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
+        if cull and mc * ax + ms * ay < -_FAN_NEAR_MM and mc * bx + ms * by < -_FAN_NEAR_MM:
+            continue
+        ex, ey = bx - ax, by - ay
+        h = ax * ey - ay * ex  # cross(start - origin, edge): the line's distance from the origin x its length
+        length = math.hypot(ex, ey)
+        if abs(h) <= _FAN_NEAR_MM * length:
+            along = min(max(-(ax * ex + ay * ey) / (length * length), 0.0), 1.0) if length > 0.0 else 0.0
+            if abs(h) <= _ON_LINE_MM * length or math.hypot(ax + along * ex, ay + along * ey) < _FAN_NEAR_MM:
+                special[specials] = j
+                specials += 1
+                continue
+        start, end = math.degrees(math.atan2(ay, ax)), math.degrees(math.atan2(by, bx))
+        span = (end - start + 180.0) % 360.0 - 180.0
+        low = (min(start, start + span) - first_deg - _FAN_SLACK_DEG) % 360.0  # the clockwise end, from ray 0
+        high = low + abs(span) + 2.0 * _FAN_SLACK_DEG
+        for base in (low, low - 360.0):  # and once more where the extent wraps past a full turn
+            k = max(math.ceil(base / increment_deg), 0)
+            last = min(math.floor((base + high - low) / increment_deg), count - 1)
+            while k <= last:
+                t = h / (cos_k[k] * ey - sin_k[k] * ex)
+                if t < result[k]:
+                    result[k] = t
+                k += 1
+    for k in range(count):
+        if specials:
+            t, _ = first_hit(ox, oy, cos_k[k], sin_k[k], walls, special[:specials])
+            result[k] = min(result[k], t)
+        if result[k] > max_range:
+            result[k] = math.inf
 
 
 def _fan(
