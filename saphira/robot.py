@@ -22,6 +22,7 @@ from typing import TypeVar
 from saphira.behavior.behavior import BehaviorDef
 from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
 from saphira.clock import Clock, LockStepClock
+from saphira.jit import warm_up
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.motion import MotionControl
 from saphira.params import RobotParams
@@ -119,6 +120,7 @@ class Robot:
         Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
         """
         self._use_link_for(target)
+        warm_up()  # the handshake's cycles are paced by the clock: none may stall on a kernel compiling
         self.link.connect(target)
         if wait:
             self.wait_connected(timeout)

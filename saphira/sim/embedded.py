@@ -18,7 +18,6 @@ from pathlib import Path
 
 from saphira.clock import LockStepClock
 from saphira.geometry import Pose
-from saphira.jit import warm_up
 from saphira.params import RobotParams, params_for_file
 from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
@@ -94,7 +93,6 @@ class EmbeddedSim:
         Also used to reconnect after the robot disconnected (a disconnect closes the line).
         """
         self.start()
-        warm_up()  # the handshake runs cycles paced by the clock: none may stall on a kernel compiling
         client_end, server_end = memory_pair("sim")
         self.server.attach(server_end, self.robot.clock.now())
         self.robot.connect(client_end, wait=wait, timeout=timeout)

@@ -314,7 +314,6 @@ class Simulator:
 
     def run(self) -> int:
         """Serve until a stop is requested or a client sends an allowed SIM_EXIT; the exit status."""
-        warm_up()  # no client's handshake waits for the kernels to compile or load
         clock = self.clock
         last = clock.now()
         while not self._done():
@@ -494,6 +493,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     level = logging.ERROR if args.quiet else (logging.INFO, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    # Before any line listens: a client's handshake must not wait for the kernels to compile (seconds,
+    # the first time after an install) or load.
+    warm_up()
     if getattr(args, "flat", None) is not None:
         from saphira.flat.command import run as run_flat
 
