@@ -141,6 +141,40 @@ def first_hit(ox: float, oy: float, c: float, s: float, walls: FloatArray, ids: 
     return max(best, 0.0), best_wall
 
 
+@kernel()
+def walls_in_fan(
+    ox: float, oy: float, right_deg: float, left_deg: float, walls: FloatArray, candidates: IntArray
+) -> int:
+    """Write into ``candidates`` the walls a ray from (ox, oy) between the two bearings could meet; how
+    many there are. Compiled, for the sonar's beams and the laser's fan.
+
+    A wall is left out when both its ends lie more than :data:`_FAN_MARGIN_MM` beyond the line of the
+    same outermost ray (a fan narrower than a half turn), or behind the origin across the line
+    perpendicular to the middle ray (a fan of at most a half turn): half-planes no ray of the fan
+    enters. A wider fan tries every wall.
+    """
+    spread = left_deg - right_deg
+    right, left, middle = math.radians(right_deg), math.radians(left_deg), math.radians(right_deg + 0.5 * spread)
+    rc, rs, lc, ls = math.cos(right), math.sin(right), math.cos(left), math.sin(left)
+    mc, ms = math.cos(middle), math.sin(middle)
+    count = 0
+    for j in range(walls.shape[0]):
+        ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
+        if spread < 180.0:
+            if lc * ay - ls * ax > _FAN_MARGIN_MM and lc * by - ls * bx > _FAN_MARGIN_MM:
+                continue  # left of the leftmost ray
+            if rc * ay - rs * ax < -_FAN_MARGIN_MM and rc * by - rs * bx < -_FAN_MARGIN_MM:
+                continue  # right of the rightmost ray
+        if spread <= 180.0 and mc * ax + ms * ay < -_FAN_MARGIN_MM and mc * bx + ms * by < -_FAN_MARGIN_MM:
+            continue  # behind
+        candidates[count] = j
+        count += 1
+    return count
+
+
+_FAN_MARGIN_MM = 1.0
+"""A wall this close to a fan of rays is still tried (far beyond the ray casting's tolerances)."""
+
 _FAN_SLACK_DEG = 1e-6  # a ray this close to the direction of a wall's end still tries the wall
 _FAN_NEAR_MM = 1.0  # a wall this close to the origin is tried by every ray (its extent is unclear)
 
@@ -255,14 +289,10 @@ def _even_fan(
         result[k] = math.inf
     special = np.empty(walls.shape[0], dtype=np.intp)
     specials = 0
-    # A fan no wider than a half turn sees nothing behind the line across its middle ray.
-    middle = math.radians(first_deg + 0.5 * increment_deg * (count - 1))
-    mc, ms = math.cos(middle), math.sin(middle)
-    cull = increment_deg * (count - 1) <= 180.0
-    for j in range(walls.shape[0]):
+    candidates = np.empty(walls.shape[0], dtype=np.intp)
+    tried = walls_in_fan(ox, oy, first_deg, first_deg + increment_deg * (count - 1), walls, candidates)
+    for j in candidates[:tried]:
         ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
-        if cull and mc * ax + ms * ay < -_FAN_NEAR_MM and mc * bx + ms * by < -_FAN_NEAR_MM:
-            continue
         ex, ey = bx - ax, by - ay
         h = ax * ey - ay * ex  # cross(start - origin, edge): the line's distance from the origin x its length
         length = math.hypot(ex, ey)

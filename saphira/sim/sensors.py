@@ -18,11 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from saphira.jit import kernel
 from saphira.params import RobotParams
-from saphira.sim.geometry import FloatArray, as_segments, first_hit
+from saphira.sim.geometry import FloatArray, as_segments, first_hit, walls_in_fan
 from saphira.sim.robot_model import wrap_degrees
 
 NO_ECHO_MM = 5000.0
@@ -282,7 +281,7 @@ def _fire(
     first wall it meets, unless it meets that wall more than the maximum incidence from its normal
     (then the sound is reflected away and that ray hears nothing). With ``edge_half_angle`` >= 0 the
     end of any wall within that angle of the axis and in range echoes too. Walls outside the fan of
-    rays are not tried (:func:`_walls_in_fan`).
+    rays are not tried (:func:`~saphira.sim.geometry.walls_in_fan`).
     """
     c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
     candidates = np.empty(walls.shape[0], dtype=np.intp)
@@ -290,7 +289,7 @@ def _fire(
         ox = x + c * units[i, 0] - s * units[i, 1]
         oy = y + s * units[i, 0] + c * units[i, 1]
         axis = th + units[i, 2]
-        count = _walls_in_fan(ox, oy, axis + offsets_deg.min(), axis + offsets_deg.max(), walls, candidates)
+        count = walls_in_fan(ox, oy, axis + offsets_deg.min(), axis + offsets_deg.max(), walls, candidates)
         best = math.inf
         for offset in offsets_deg:
             rad = math.radians(axis + offset)
@@ -317,43 +316,3 @@ def _fire(
             readings[i] = min(max(noisy, 0.0), max_range)
         else:
             readings[i] = max_range
-
-
-_FAN_MARGIN_MM = 1.0
-"""A wall this close to the fan of rays is still tried (far beyond the ray casting's tolerances)."""
-
-
-@kernel()
-def _walls_in_fan(
-    ox: float, oy: float, right_deg: float, left_deg: float, walls: FloatArray, candidates: npt.NDArray[np.intp]
-) -> int:
-    """Write into ``candidates`` the walls a ray from (ox, oy) between the two bearings could meet; how
-    many there are. A wall is left out when both its ends lie beyond the line of the same outermost
-    ray, or behind the origin (across the line perpendicular to the middle ray): a half-plane no ray of
-    a fan narrower than 180° enters. A wider fan tries every wall.
-    """
-    right, left, middle = math.radians(right_deg), math.radians(left_deg), math.radians(0.5 * (right_deg + left_deg))
-    rc, rs, lc, ls, mc, ms = (
-        math.cos(right),
-        math.sin(right),
-        math.cos(left),
-        math.sin(left),
-        math.cos(middle),
-        math.sin(middle),
-    )
-    count = 0
-    for j in range(walls.shape[0]):
-        if left_deg - right_deg >= 180.0:
-            candidates[count] = j
-            count += 1
-            continue
-        ax, ay, bx, by = walls[j, 0] - ox, walls[j, 1] - oy, walls[j, 2] - ox, walls[j, 3] - oy
-        if lc * ay - ls * ax > _FAN_MARGIN_MM and lc * by - ls * bx > _FAN_MARGIN_MM:
-            continue  # left of the leftmost ray
-        if rc * ay - rs * ax < -_FAN_MARGIN_MM and rc * by - rs * bx < -_FAN_MARGIN_MM:
-            continue  # right of the rightmost ray
-        if mc * ax + ms * ay < -_FAN_MARGIN_MM and mc * bx + ms * by < -_FAN_MARGIN_MM:
-            continue  # behind
-        candidates[count] = j
-        count += 1
-    return count
