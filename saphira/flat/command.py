@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import signal
 import sys
 import threading
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
         view = FlatView(flat, server)
         try:
-            print(f"live view: {view.start(*args.ui)}", flush=True)
+            view.start(*args.ui, say=functools.partial(print, flush=True))
         except OSError as exc:
             server.close()
             print(f"saphira sim: {exc}", file=sys.stderr)

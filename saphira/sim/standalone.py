@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import logging
 import math
 import os
@@ -548,7 +549,7 @@ def run(args: argparse.Namespace) -> int:
 
         view = SimView(simulation)
         try:
-            print(f"live view: {view.start(*args.ui)}", flush=True)
+            view.start(*args.ui, say=functools.partial(print, flush=True))
         except OSError as exc:
             simulator.close()
             print(f"saphira sim: {exc}", file=sys.stderr)

@@ -351,6 +351,5 @@ def serve(
         robot.clock.display = view.display
         robot.clock.on_boundary = view.flush
         view.deferred = True
-    url = view.start(*address)
-    say(f"live view: {url}")
+    view.start(*address, say=say)
     return view

@@ -6,10 +6,14 @@ once and gives it to every page. Each page has a one-frame mailbox: a page that 
 newest frame when it is ready and skips the ones in between, so a stalled browser costs frames, never
 cycles. Interaction-area lines are queued per page (bounded) so none is skipped.
 
-Security (the page runs Colbert and can load Python plugins, i.e. run code): like Jupyter, every HTTP
-and WebSocket request must carry the run's random token, as ``?token=`` (the printed URL), the
-``X-Saphira-Token`` header, or the cookie the page gets on its first authorised load; anything else is
-answered 403. The default address is 127.0.0.1.
+Security (the page runs Colbert and can load Python plugins, i.e. run code): every HTTP and WebSocket
+request must carry the run's random token, as ``?token=`` (the printed URL) or the ``X-Saphira-Token``
+header, and must not come from another origin's page (:mod:`saphira.ui.access`); anything else is
+answered 403. There is no cookie: browsers send a cookie to every port of a host, so another local
+server would get it and its pages could use it. The page served at ``/`` names its own files with the
+token, and ``app.js`` opens the WebSocket with it, then takes it out of the address bar. Every answer
+carries a strict Content-Security-Policy and no-framing, no-referrer headers. The default address is
+127.0.0.1; :meth:`UiServer.announce` warns when it is not loopback.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import contextlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 from collections import deque
@@ -29,6 +34,7 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
+from saphira.ui.access import exposure_warning, reachable_urls, refusal, security_headers
 from saphira.ui.options import DEFAULT_HOST
 
 __all__ = ["PageHandler", "UiServer"]
@@ -36,7 +42,8 @@ __all__ = ["PageHandler", "UiServer"]
 log = logging.getLogger("saphira.ui")
 
 STATIC_DIR = Path(__file__).parent / "static"
-COOKIE = "saphira_token"
+_OWN_FILES = re.compile(r'(src|href)="(static/[^"?]+)"')
+"""The page's references to its own files, which get the token (a browser adds no header to them)."""
 MESSAGE_BACKLOG = 500
 """Interaction-area lines kept for a page that reads slowly (older ones are dropped)."""
 
@@ -105,6 +112,15 @@ class UiServer:
             raise OSError(f"cannot serve the live view on {self.host}:{self.port}: {self._error}")
         return self.url
 
+    def announce(self, say: Callable[[str], None]) -> None:
+        """``say`` the URLs that reach the page (a wildcard address replaced by this host's addresses),
+        and a warning when the page is served beyond loopback."""
+        for url in reachable_urls(self.host, self.port, self.token):
+            say(f"live view: {url}")
+        warning = exposure_warning(self.host)
+        if warning is not None:
+            say(warning)
+
     def stop(self) -> None:
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
@@ -134,6 +150,7 @@ class UiServer:
 
     async def _listen(self) -> None:
         app = web.Application(middlewares=[self._require_token])
+        app.on_response_prepare.append(self._add_headers)
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/ws", self._websocket)
@@ -183,7 +200,7 @@ class UiServer:
 
     # ------------------------------------------------------------------ HTTP
     def _authorised(self, request: web.Request) -> bool:
-        for given in (request.query.get("token"), request.headers.get("X-Saphira-Token"), request.cookies.get(COOKIE)):
+        for given in (request.query.get("token"), request.headers.get("X-Saphira-Token")):
             if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
                 return True
         return False
@@ -192,15 +209,24 @@ class UiServer:
     async def _require_token(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        why = refusal(request.headers)
+        if why is not None:
+            return web.Response(status=403, text=f"403: the live view answers only its own page, not {why}\n")
         if not self._authorised(request):
-            return web.Response(status=403, text="403: this page needs the token printed when saphira started\n")
-        response = await handler(request)
-        if request.query.get("token") is not None:
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict")
-        return response
+            return web.Response(
+                status=403,
+                text="403: this page needs the token printed when saphira started (open that URL again: the page "
+                "takes the token out of the address bar, so a reload has none)\n",
+            )
+        return await handler(request)
+
+    async def _add_headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(security_headers(request.headers))
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+        page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+        page = _OWN_FILES.sub(rf'\1="\2?token={self.token}"', page)
+        return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -222,7 +248,7 @@ class UiServer:
                 if msg.type != WSMsgType.TEXT:
                     continue
                 try:
-                    message = json.loads(msg.data)
+                    message = json.loads(msg.data, parse_constant=_no_constant)
                     if not isinstance(message, dict):
                         raise ValueError("not an object")
                 except ValueError as exc:
@@ -255,6 +281,11 @@ class UiServer:
                     page.sent += 1
 
 
+def _no_constant(name: str) -> float:
+    """A page's JSON never holds NaN or Infinity (JSON.stringify writes null): refuse them."""
+    raise ValueError(f"{name} is not a number")
+
+
 class ServedView(abc.ABC):
     """A live view with its own :class:`UiServer`: :meth:`start` serves its pages, :meth:`stop` ends that.
 
@@ -264,10 +295,12 @@ class ServedView(abc.ABC):
 
     server: UiServer | None = None
 
-    def start(self, host: str, port: int) -> str:
-        """Start serving; returns the URL with its token."""
+    def start(self, host: str, port: int, *, say: Callable[[str], None]) -> str:
+        """Start serving and ``say`` where (:meth:`UiServer.announce`); returns the URL with its token."""
         self.server = UiServer(self, host, port)
-        return self.server.start()
+        url = self.server.start()
+        self.server.announce(say)
+        return url
 
     def stop(self) -> None:
         if self.server is not None:

@@ -30,10 +30,22 @@ let lastTasksKey = "";
 let lastBehaviorsKey = "";
 
 /* ------------------------------------------------------------------ connection */
+/* The token opens the WebSocket (the server takes no cookie); once read it leaves the address bar
+ * and the history, so it is not shown, bookmarked or synced. */
+const TOKEN = takeToken();
+
+function takeToken() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
+  params.delete("token");
+  const rest = params.toString();
+  window.history.replaceState(window.history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+  return token;
+}
+
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const token = new URLSearchParams(location.search).get("token") || "";
-  socket = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(token)}`);
+  socket = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(TOKEN)}`);
   socket.onopen = () => setConnected(true);
   socket.onclose = () => { setConnected(false); setTimeout(connect, 2000); };
   socket.onerror = () => {};
@@ -80,6 +92,7 @@ function receive(msg) {
     appendLines(msg.lines);
   } else if (msg.type === "error") {
     appendLines(["error: " + msg.text]);
+    $("sim-error").textContent = "error: " + msg.text;  /* the sim view has no interaction area */
   }
 }
 

@@ -1,0 +1,118 @@
+"""Who may reach the live view, what every answer says to the browser, and where the page can be opened.
+
+The page runs code (Colbert, Python plugins), so besides the token (:mod:`saphira.ui.server`) a request
+must come from the live view's own page or from no page at all: a browser names the page that makes a
+request in ``Origin`` (always on a WebSocket upgrade) and ``Sec-Fetch-Site``. Any other origin is
+refused, another port of the same host included (browsers treat every port of 127.0.0.1 as one site).
+The own origin is the one the browser reached this server by (its ``Host``), so an SSH tunnel or a
+renamed host still works; a DNS-rebinding page passes this check but has no token.
+
+Kept free of aiohttp so that it is tested and used without a server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import re
+import socket
+from collections.abc import Mapping
+
+__all__ = ["exposure_warning", "reachable_urls", "refusal", "security_headers"]
+
+_ALLOWED_FETCH_SITES = frozenset({"same-origin", "none"})
+_HOST_HEADER = re.compile(r"^[A-Za-z0-9._~\-]+(:\d+)?$|^\[[0-9A-Fa-f:.]+\](:\d+)?$")
+"""A Host header we are willing to name in the Content-Security-Policy (no spaces, no ';')."""
+
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'{ws}; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def refusal(headers: Mapping[str, str]) -> str | None:
+    """Why a request with these headers comes from another site's page (None: from ours, or from no page)."""
+    site = headers.get("Sec-Fetch-Site")
+    if site is not None and site.lower() not in _ALLOWED_FETCH_SITES:
+        return f"a request from another site's page (Sec-Fetch-Site: {site})"
+    origin = headers.get("Origin")
+    if origin is None:
+        return None
+    host = headers.get("Host", "").lower()
+    if origin.lower() not in (f"http://{host}", f"https://{host}") or not host:
+        return f"a request from the page of another origin ({origin}, this server is {host or 'unnamed'})"
+    return None
+
+
+def security_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The headers every answer carries: a strict Content-Security-Policy (the page has no inline script
+    and loads nothing from elsewhere), no framing, no Referer, no MIME sniffing."""
+    host = headers.get("Host", "")
+    ws = f" ws://{host} wss://{host}" if _HOST_HEADER.match(host) else ""
+    return {
+        "Content-Security-Policy": _CSP.format(ws=ws),
+        "X-Frame-Options": "DENY",
+        "Referrer-Policy": "no-referrer",
+        "X-Content-Type-Options": "nosniff",
+        "Cross-Origin-Resource-Policy": "same-origin",
+    }
+
+
+def _is_wildcard(host: str) -> bool:
+    return host in ("0.0.0.0", "::", "")
+
+
+def _addresses(host: str) -> list[str]:
+    """The addresses ``host`` stands for (itself when it is one; a name resolved; none if unresolvable)."""
+    with contextlib.suppress(ValueError):
+        return [str(ipaddress.ip_address(host))]
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _is_loopback(host: str) -> bool:
+    found = _addresses(host)
+    return bool(found) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found)
+
+
+def _host_addresses(family: socket.AddressFamily) -> list[str]:
+    """This host's own addresses of one family, as far as the standard library tells them: its names
+    resolved, and the address it would reach the outside world from (a UDP connect sends nothing)."""
+    found: list[str] = []
+    for name in dict.fromkeys((socket.gethostname(), socket.getfqdn())):
+        with contextlib.suppress(OSError, UnicodeError):
+            found += [str(info[4][0]) for info in socket.getaddrinfo(name, None, family, socket.SOCK_STREAM)]
+    probe = "192.0.2.1" if family == socket.AF_INET else "2001:db8::1"  # documentation addresses: never reached
+    with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as udp:
+        udp.connect((probe, 9))
+        found.append(str(udp.getsockname()[0]))
+    loopback = "127.0.0.1" if family == socket.AF_INET else "::1"
+    usable = [a for a in found if not ipaddress.ip_address(a.split("%")[0]).is_link_local]
+    return list(dict.fromkeys([loopback, *usable]))
+
+
+def reachable_urls(host: str, port: int, token: str) -> list[str]:
+    """The URLs (with the token) that reach a server bound to ``host:port``: a wildcard address is
+    replaced by this host's own addresses, loopback first."""
+    if _is_wildcard(host):
+        hosts = _host_addresses(socket.AF_INET6 if host == "::" else socket.AF_INET)
+        if host == "":
+            hosts += _host_addresses(socket.AF_INET6)
+    else:
+        hosts = [host]
+    return [f"http://{f'[{h}]' if ':' in h else h}:{port}/?token={token}" for h in dict.fromkeys(hosts)]
+
+
+def exposure_warning(host: str) -> str | None:
+    """A warning when the page is served beyond this host (a wildcard or non-loopback address)."""
+    if not _is_wildcard(host) and _is_loopback(host):
+        return None
+    where = "every interface" if _is_wildcard(host) else host
+    return (
+        f"warning: the live view listens on {where}, not only on loopback: its page runs code as this user "
+        "(Colbert, Python plugins) and its token travels in clear (plain HTTP) to anyone on the way; "
+        "prefer the default 127.0.0.1 and an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host)"
+    )
