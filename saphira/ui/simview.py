@@ -5,8 +5,10 @@ line giving each robot's x and y in metres and its heading. The manual's left bu
 a click puts robot 1 there keeping its heading, a drag from the click also turns it to face the point
 where the button was released (which is how a robot stuck on a wall is freed).
 
-The simulator loop stays in charge: a page's request is queued and applied by :meth:`SimView.cycle`,
-which the loop calls once per cycle, so the world is only ever changed from the simulator's thread.
+The simulator loop stays in charge: a page's request is checked where it arrives (every field: its
+type, finite, in range, the robot exists; an error goes back to the page), then queued and applied by
+:meth:`SimView.cycle`, which the loop calls once per cycle, so the world is only ever changed from the
+simulator's thread and nothing a page sends can stop it.
 When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
 
 :class:`FlatView` is the same window for ``saphira sim --flat PORT --ui``: the Flat server's world and
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.sim.simulation import Simulation
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import drawing_for
+from saphira.ui.requests import RequestError, integer, number, text
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import world_outline
 
@@ -34,7 +37,20 @@ if TYPE_CHECKING:
     from saphira.flat.server import FlatServer
     from saphira.flat.simulation import FlatSimulation
 
-__all__ = ["FlatView", "SimView"]
+__all__ = ["PLACE_MARGIN", "FlatView", "SimView"]
+
+PLACE_MARGIN = 5000.0
+"""How far (mm) outside the world's bounds a robot may be placed: a click beyond that is a mistake."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """A checked ``place`` request: robot ``index`` to (x, y), turned to ``th`` (None: keep its heading)."""
+
+    index: int
+    x: float
+    y: float
+    th: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +79,7 @@ class SimView(ServedView):
         self.display.global_view = True
         self.server: UiServer | None = None
         self._cycles = 0
-        self._requests: deque[dict[str, Any]] = deque(maxlen=64)
+        self._requests: deque[_Place] = deque(maxlen=64)
         self._lock = threading.Lock()
         self._world = simulation.world
 
@@ -95,14 +111,24 @@ class SimView(ServedView):
         """More for the frame (the Flat panel's state)."""
         return {}
 
-    def _place(self, request: dict[str, Any]) -> None:
+    def _place(self, request: _Place) -> None:
         robots = self.simulation.robots
-        index = int(request.get("robot", 0))
-        if not 0 <= index < len(robots):
+        if request.index >= len(robots):  # checked on arrival; a robot may have gone since
             return
-        robot = robots[index]
-        th = request.get("th")
-        self.simulation.set_pose(robot, float(request["x"]), float(request["y"]), robot.th if th is None else float(th))
+        robot = robots[request.index]
+        self.simulation.set_pose(robot, request.x, request.y, robot.th if request.th is None else request.th)
+
+    def _checked_place(self, message: dict[str, Any]) -> _Place:
+        """A ``place`` request's fields, each checked (:class:`RequestError` names the bad one)."""
+        count = len(self.simulation.robots)
+        if count == 0:
+            raise RequestError("place: the simulator has no robot")
+        index = integer(message, "robot", 0, count - 1) if "robot" in message else 0
+        xmin, ymin, xmax, ymax = self.simulation.world.bounds
+        x = number(message, "x", xmin - PLACE_MARGIN, xmax + PLACE_MARGIN)
+        y = number(message, "y", ymin - PLACE_MARGIN, ymax + PLACE_MARGIN)
+        th = None if message.get("th") is None else number(message, "th", -360.0, 360.0)
+        return _Place(index, x, y, th)
 
     # ------------------------------------------------------------------ PageHandler
     def hello(self) -> dict[str, Any]:
@@ -119,11 +145,11 @@ class SimView(ServedView):
     def handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "place":
-            float(message["x"]), float(message["y"])  # refuse a malformed request here, not in the loop
+            place = self._checked_place(message)
             with self._lock:
-                self._requests.append(message)
+                self._requests.append(place)
         elif kind == "display":
-            self.display.set(int(message["menu"]), int(message["state"]))
+            self.display.set(integer(message, "menu", 0, 99), integer(message, "state", 0, 99))
         elif kind in ("view", "button", "key"):
             return
         else:
@@ -158,7 +184,7 @@ class FlatView(SimView):
         if message.get("type") != "panel":
             super().handle(message)
             return
-        self.flat_server.press(str(message.get("command", "")))
+        self.flat_server.press(text(message, "command", 40))
         server = self.server
         if server is not None:  # show the new state now: while stopped no step will
             server.publish(self.frame(self.flat.simulation.time))

@@ -1,0 +1,68 @@
+"""The fields of a page's request, checked where the request arrives.
+
+A page's message is JSON from a browser (or from anyone holding the token): each field is checked for
+its type, finiteness and range before anything acts on it, so a bad request is answered to the page
+(:class:`RequestError`, a ValueError the server sends back) and never reaches the loop that owns the
+world or the robot.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["RequestError", "integer", "number", "text"]
+
+
+class RequestError(ValueError):
+    """A page's request that cannot be done: the message names the request and the field."""
+
+
+def _field(message: dict[str, Any], key: str) -> Any:
+    if key not in message:
+        raise RequestError(f"{message.get('type')}: {key} is missing")
+    return message[key]
+
+
+def _describe(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def number(message: dict[str, Any], key: str, low: float, high: float) -> float:
+    """``message[key]`` as a finite number in ``[low, high]``."""
+    value = _field(message, key)
+    kind = message.get("type")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RequestError(f"{kind}: {key} must be a number, not {_describe(value)}")
+    try:
+        result = float(value)
+    except OverflowError:  # an integer beyond a float's range
+        raise RequestError(f"{kind}: {key} {_describe(value)} is out of range ({low:g} to {high:g})") from None
+    if not math.isfinite(result):
+        raise RequestError(f"{kind}: {key} must be a finite number, not {result}")
+    if not low <= result <= high:
+        raise RequestError(f"{kind}: {key} {result:g} is out of range ({low:g} to {high:g})")
+    return result
+
+
+def integer(message: dict[str, Any], key: str, low: int, high: int) -> int:
+    """``message[key]`` as an integer in ``[low, high]``."""
+    value = _field(message, key)
+    kind = message.get("type")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{kind}: {key} must be an integer, not {_describe(value)}")
+    if not low <= value <= high:
+        raise RequestError(f"{kind}: {key} {_describe(value)} is out of range ({low} to {high})")
+    return value
+
+
+def text(message: dict[str, Any], key: str, longest: int) -> str:
+    """``message[key]`` as a string of at most ``longest`` characters."""
+    value = _field(message, key)
+    kind = message.get("type")
+    if not isinstance(value, str):
+        raise RequestError(f"{kind}: {key} must be a string, not {_describe(value)}")
+    if len(value) > longest:
+        raise RequestError(f"{kind}: {key} is {len(value)} characters long (at most {longest})")
+    return value
