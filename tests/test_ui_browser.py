@@ -6,7 +6,9 @@ sleeps. Pixels are compared between screenshots of the LPS canvas.
 
 from __future__ import annotations
 
+import http.server
 import itertools
+import json
 import math
 import signal
 import threading
@@ -253,6 +255,9 @@ def test_simulator_view_shows_the_robot_and_the_left_button_places_it(browser: A
             " return Math.hypot(r[1] - x, r[2] - y) < 5 && Math.abs(r[3] + 90) < 1; }",
             arg=[x, y],
         )
+        page.page.evaluate("() => send({type: 'place', robot: 7, x: 0, y: 0})")  # a bad request: shown, survived
+        page.wait_text("#sim-error", "robot 7 is out of range (0 to 1)")
+        page.wait_cycle(page.frame_cycle() + 3)
         assert page.errors == []
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -435,3 +440,74 @@ def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
+
+
+OTHER_PAGE = """<!doctype html><meta charset="utf-8"><title>another local server</title><script>
+window.outcome = null;
+const ws = new WebSocket(%s);
+ws.onopen = () => { window.outcome = "open"; ws.send(JSON.stringify({type: "eval", text: 'sfMessage("hijacked")'})); };
+ws.onclose = () => { if (window.outcome === null) window.outcome = "refused"; };
+</script>"""
+
+
+class _OtherServer(http.server.ThreadingHTTPServer):
+    """Another server on 127.0.0.1 (a dev server, a notebook): its pages try the live view's WebSocket,
+    and it keeps every header a browser sent it."""
+
+    def __init__(self, pages: dict[str, str]) -> None:
+        self.pages = pages
+        self.headers_seen: list[str] = []
+        super().__init__(("127.0.0.1", 0), _OtherHandler)
+        threading.Thread(target=self.serve_forever, name="other-site", daemon=True).start()
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/{name}"
+
+
+class _OtherHandler(http.server.BaseHTTPRequestHandler):
+    server: _OtherServer
+
+    def do_GET(self) -> None:
+        self.server.headers_seen.append(str(self.headers))
+        body = self.server.pages.get(self.path.lstrip("/"), "").encode()
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_page_from_another_local_port_cannot_use_the_live_view_and_the_real_page_still_works(
+    browser: Any, session: LiveSession
+) -> None:
+    token = session.url.split("token=")[1]
+    ws = session.base.replace("http://", "ws://") + "ws"
+    # No token (what the cookie let in before), and the token itself (learnt somehow): both refused.
+    other = _OtherServer({"plain.html": OTHER_PAGE % json.dumps(ws),
+                          "leaked.html": OTHER_PAGE % json.dumps(f"{ws}?token={token}")})  # fmt: skip
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        errors: list[str] = []
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(session.url)  # the user opens the live view first, in the same browser
+        page.wait_for_function("() => window.saphira && window.saphira.frames >= 3")
+        assert page.url == session.base and token not in page.evaluate("() => location.href")  # out of the bar
+        for name in ("plain.html", "leaked.html"):
+            attacker = context.new_page()
+            attacker.goto(other.url(name))
+            attacker.wait_for_function("() => window.outcome !== null", timeout=20_000)
+            assert attacker.evaluate("() => window.outcome") == "refused", name
+            attacker.close()
+        assert other.headers_seen and not any(token in headers for headers in other.headers_seen)
+        page.fill("#input", "6 * 7")  # the real page is still served, its WebSocket still answers
+        page.press("#input", "Enter")
+        page.wait_for_function("() => document.getElementById('output').textContent.includes('42 (int)')")
+        assert not any("hijacked" in line for line in session.lines) and errors == []
+    finally:
+        context.close()
+        other.shutdown()
+        other.server_close()
