@@ -192,3 +192,18 @@ def test_the_token_printed_by_a_command_opens_the_websocket_from_the_own_page_on
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
+
+
+def test_without_the_token_only_the_reload_script_is_served_and_it_holds_no_secret(
+    served: tuple[UiServer, _Recorder],
+) -> None:
+    server, _ = served
+    base = _base(server)
+    status, headers, page = asyncio.run(_get(base))
+    assert status == 403 and headers["Content-Type"].startswith("text/html") and server.token not in page
+    assert re.findall(r'<script src="([^"]+)"', page) == ["/static/reload.js"]
+    status, _, script = asyncio.run(_get(base + "static/reload.js"))
+    assert status == 200 and "sessionStorage" in script and server.token not in script
+    assert asyncio.run(_get(base + "static/reload.js", {"Origin": "http://127.0.0.1:1"}))[0] == 403
+    for name in ("app.js", "style.css", "index.html"):
+        assert asyncio.run(_get(f"{base}static/{name}"))[0] == 403, name

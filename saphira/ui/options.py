@@ -33,7 +33,8 @@ def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> No
     parser.add_argument(
         "--ui", metavar="[HOST:]PORT", type=ui_address,
         help="serve the live view (a web page) on HOST:PORT (default host 127.0.0.1; port 0 picks one); "
-        "the URL with its secret token is printed on start",
+        "the URL with its secret token is printed on start; a non-loopback HOST is warned about (the page runs "
+        "code and the token travels in clear): prefer an SSH tunnel",
     )  # fmt: skip
     if speed:
         parser.add_argument(

@@ -42,6 +42,14 @@ __all__ = ["PageHandler", "UiServer"]
 log = logging.getLogger("saphira.ui")
 
 STATIC_DIR = Path(__file__).parent / "static"
+RELOAD_SCRIPT = "/static/reload.js"
+"""The one file served without the token: it holds nothing secret and can do nothing but come back to
+``/`` with the token this tab kept, so that a reload works once the token has left the address bar."""
+_NO_TOKEN = "this page needs the token printed when saphira started: open that URL"
+_NO_TOKEN_PAGE = (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Saphira live view</title></head>\n'
+    f'<body><p>403: {_NO_TOKEN}.</p><script src="{RELOAD_SCRIPT}"></script></body></html>\n'
+)
 _OWN_FILES = re.compile(r'(src|href)="(static/[^"?]+)"')
 """The page's references to its own files, which get the token (a browser adds no header to them)."""
 MESSAGE_BACKLOG = 500
@@ -212,13 +220,11 @@ class UiServer:
         why = refusal(request.headers)
         if why is not None:
             return web.Response(status=403, text=f"403: the live view answers only its own page, not {why}\n")
-        if not self._authorised(request):
-            return web.Response(
-                status=403,
-                text="403: this page needs the token printed when saphira started (open that URL again: the page "
-                "takes the token out of the address bar, so a reload has none)\n",
-            )
-        return await handler(request)
+        if request.path == RELOAD_SCRIPT or self._authorised(request):
+            return await handler(request)
+        if request.path == "/":  # a reload: the tab may still hold the token (static/reload.js)
+            return web.Response(status=403, text=_NO_TOKEN_PAGE, content_type="text/html")
+        return web.Response(status=403, text=f"403: {_NO_TOKEN}\n")
 
     async def _add_headers(self, request: web.Request, response: web.StreamResponse) -> None:
         response.headers.update(security_headers(request.headers))

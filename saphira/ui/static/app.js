@@ -31,12 +31,14 @@ let lastBehaviorsKey = "";
 
 /* ------------------------------------------------------------------ connection */
 /* The token opens the WebSocket (the server takes no cookie); once read it leaves the address bar
- * and the history, so it is not shown, bookmarked or synced. */
+ * and the history, so it is not shown, bookmarked or synced. This tab keeps it in sessionStorage
+ * (this origin's only) for a reload (static/reload.js). */
 const TOKEN = takeToken();
 
 function takeToken() {
   const params = new URLSearchParams(location.search);
   const token = params.get("token") || "";
+  if (token) sessionStorage.setItem("saphira-token", token);
   params.delete("token");
   const rest = params.toString();
   window.history.replaceState(window.history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
