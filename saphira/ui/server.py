@@ -11,7 +11,8 @@ request must carry the run's random token, as ``?token=`` (the printed URL) or t
 header, and must not come from another origin's page (:mod:`saphira.ui.access`); anything else is
 answered 403. There is no cookie: browsers send a cookie to every port of a host, so another local
 server would get it and its pages could use it. The page served at ``/`` names its own files with the
-token, and ``app.js`` opens the WebSocket with it, then takes it out of the address bar. Every answer
+token, and ``app.js`` opens the WebSocket with it, then takes it out of the address bar (the tab keeps
+it for a reload, which :data:`RELOAD_SCRIPT`, the one file served without it, brings back). Every answer
 carries a strict Content-Security-Policy and no-framing, no-referrer headers. The default address is
 127.0.0.1; :meth:`UiServer.announce` warns when it is not loopback.
 """
