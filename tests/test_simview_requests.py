@@ -52,6 +52,17 @@ def sim() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         proc.communicate(timeout=30)
 
 
+async def _ask(ws: aiohttp.ClientWebSocketResponse, requests: list[str]) -> list[str]:
+    """Send each request and collect the error it is answered with."""
+    errors = []
+    for request in requests:
+        await ws.send_str(request)
+        while (answer := await ws.receive_json(timeout=20))["type"] != "error":
+            pass  # frames and the hello go by
+        errors.append(answer["text"])
+    return errors
+
+
 async def _session(url: str, requests: list[str], place: dict[str, Any]) -> tuple[list[str], list[Any]]:
     """Send each request and collect its error; then ``place`` and wait for a frame showing it."""
     base, token = url.split("?token=")
@@ -59,12 +70,7 @@ async def _session(url: str, requests: list[str], place: dict[str, Any]) -> tupl
     async with aiohttp.ClientSession(timeout=timeout) as client:
         ws = await client.ws_connect(f"{base}ws?token={token}", headers={"Origin": base.rstrip("/")})
         async with ws:
-            errors = []
-            for request in requests:
-                await ws.send_str(request)
-                while (answer := await ws.receive_json(timeout=20))["type"] != "error":
-                    pass  # frames and the hello go by
-                errors.append(answer["text"])
+            errors = await _ask(ws, requests)
             await ws.send_str(json.dumps(place))
             while True:  # the simulator goes on: it applies a good request and sends frames showing it
                 answer = await ws.receive_json(timeout=20)
@@ -95,3 +101,25 @@ def test_a_place_outside_the_world_is_refused_and_one_inside_still_works(
     errors, _ = asyncio.run(_session(url, [far], {"type": "place", "robot": 0, "x": 900.0, "y": 800.0}))
     assert "x 1e+06 is out of range" in errors[0]
     assert proc.poll() is None
+
+
+async def _errors(url: str, requests: list[str]) -> list[str]:
+    base, token = url.split("?token=")
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
+        ws = await client.ws_connect(f"{base}ws?token={token}", headers={"Origin": base.rstrip("/")})
+        async with ws:
+            return await _ask(ws, requests)
+
+
+def test_the_flat_views_requests_are_checked_too() -> None:
+    proc, url = start_command("sim", "--flat", "0", "--flat-stopped", "--ui", "127.0.0.1:0", "-q")
+    try:
+        errors = asyncio.run(_errors(url, ['{"type": "panel", "command": 5}', '{"type": "panel", "command": "JUMP"}',
+                                           '{"type": "place", "robot": 1, "x": 0, "y": 0}',
+                                           '{"type": "place", "x": 0, "y": NaN}']))  # fmt: skip
+        assert "command must be a string" in errors[0] and "unknown panel command 'JUMP'" in errors[1]
+        assert "robot 1 is out of range (0 to 0)" in errors[2] and "NaN is not a number" in errors[3]
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
