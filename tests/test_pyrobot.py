@@ -320,3 +320,16 @@ def test_a_rule_on_a_controller_the_behavior_does_not_affect_says_so() -> None:
 
 def test_pyro_brains_are_saphira_brains() -> None:
     assert issubclass(BehaviorBasedBrain, Brain) and issubclass(FSMBrain, BehaviorBasedBrain)
+
+
+def test_the_docs_example_brain_runs(tmp_path: Path) -> None:
+    text = (PROJECT / "docs" / "pyro.md").read_text(encoding="utf-8")
+    example = re.search(r"```python\n(.*?)```", text, re.DOTALL)
+    assert example, "docs/pyro.md shows a brain"
+    path = tmp_path / "Avoid.py"
+    path.write_text(example[1])
+    robot = Robot()
+    sim = attach_simulator(robot, OFFICE, "p3dx", seed=2, pose=START)
+    task = load_brain(path, robot)
+    travelled = run_lock_step(robot, 30.0, lambda: (sim.true_pose.x, sim.true_pose.y))
+    assert task.state == TaskState.RESUME and travelled > 2.0 and sim.wall_contacts == 0
