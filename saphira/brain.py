@@ -20,22 +20,11 @@ A brain file, as Pyro's (Blank et al., SIGCSE 2003; the USARSim tutorial's slide
 other ``.py`` is a Colbert plugin) and runs ``step`` as a micro-task in the *activities* phase, so it
 runs unchanged on every link: the Pioneer protocol, the embedded simulator, Gamebots (``usarsim://``).
 
-The brain's robot (:class:`PyroRobot`) speaks Pyro's idiom over the state reflector:
-
-* ``robot.move(translate, rotate)``: Pyro's normalised speeds, -1..1. ``translate`` 1.0 is the
-  robot's top translational speed, ``rotate`` 1.0 its top turn rate, counter-clockwise (left)
-  positive: the parameter file's ``TransVelMax`` / ``RotVelMax``, or where it leaves them to the
-  robot (0), :data:`DEFAULT_MAX_VELOCITY` mm/s and :data:`DEFAULT_MAX_RVELOCITY` deg/s (a Pioneer's
-  firmware defaults). It sets both channels as a direct motion does (behaviors lose them until
-  :meth:`PyroRobot.release`); ``robot.stop()`` is ``move(0, 0)``.
-* ``robot.range[i]`` is sonar *i*; ``robot.range["front"]`` a named group, a list of readings.
-  ``reading.distance()`` is in ``robot.range.units``: Pyro's default ``"ROBOTS"`` (robot diameters),
-  or ``"METERS"``, ``"CM"``, ``"MM"``, ``"SCALED"`` (0..1 of the maximum range). Groups are chosen by
-  each sonar's bearing on the body (:data:`GROUPS`), so they fit any ring: ``front`` (within 20° of
-  straight ahead), ``front-left``, ``front-right``, ``front-all``, ``left``, ``right``, ``back``,
-  ``back-left``, ``back-right``, ``back-all``, ``all``.
-* ``robot.x``, ``robot.y`` (metres) and ``robot.th`` (degrees, 0..360) are the global pose;
-  ``robot.stall`` is true while a motor stalls.
+The brain's robot (:class:`~saphira.pyro_robot.PyroRobot`) speaks Pyro's idiom over the state
+reflector: ``robot.move(translate, rotate)`` in -1..1 of the top speeds, ``robot.range["front"]`` (Pyro's
+sonar groups), ``robot.x``/``y``/``th``/``stall`` (see :mod:`saphira.pyro_robot`). Pyro's own brains,
+ported to Python 3 with ``2to3``, import the :mod:`pyrobot` package this project installs, whose
+``Brain`` is this one.
 
 The engine (:class:`BrainEngine`) gives the brain the rest of Saphira: :meth:`Brain.start_behavior`
 starts a fuzzy behavior, :meth:`Brain.colbert` runs Colbert text (``"start patrol(2)"``).
@@ -45,14 +34,12 @@ from __future__ import annotations
 
 import ast
 import logging
-import math
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from saphira.errors import SaphiraError
 from saphira.modules import fresh_module
-from saphira.sonar import NO_ECHO
+from saphira.pyro_robot import PyroRobot
 from saphira.tasks import Phase, Task, TaskState
 
 if TYPE_CHECKING:
@@ -63,155 +50,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("saphira.brain")
 
-DEFAULT_MAX_VELOCITY = 750.0
-"""mm/s that ``translate`` 1.0 means when the parameter file leaves TransVelMax to the robot."""
-DEFAULT_MAX_RVELOCITY = 100.0
-"""deg/s that ``rotate`` 1.0 means when the parameter file leaves RotVelMax to the robot."""
-UNITS = {"ROBOTS": None, "METERS": 1000.0, "CM": 10.0, "MM": 1.0, "SCALED": None}
-
-GROUPS: dict[str, Callable[[float], bool]] = {
-    "front": lambda b: abs(b) <= 20.0,
-    "front-left": lambda b: 20.0 < b <= 60.0,
-    "front-right": lambda b: -60.0 <= b < -20.0,
-    "front-all": lambda b: abs(b) <= 60.0,
-    "left": lambda b: 60.0 < b <= 120.0,
-    "right": lambda b: -120.0 <= b < -60.0,
-    "back-left": lambda b: 120.0 < b < 160.0,
-    "back-right": lambda b: -160.0 < b < -120.0,
-    "back": lambda b: abs(b) >= 160.0,
-    "back-all": lambda b: abs(b) > 120.0,
-    "all": lambda b: True,
-}
-"""Pyro's range groups, by sonar bearing in degrees (0 ahead, + to the left)."""
-
 
 class BrainError(SaphiraError):
     """A brain file that cannot be loaded: no INIT, INIT not returning a Brain, an import error."""
-
-
-class RangeReading:
-    """One range sensor's latest reading (Pyro's ``SensorValue``)."""
-
-    def __init__(self, device: RangeDevice, index: int) -> None:
-        self._device = device
-        self.index = index
-        self.pos = index
-
-    @property
-    def bearing(self) -> float:
-        """The sensor's direction on the body, degrees (0 ahead, + left)."""
-        return self._device.bearing(self.index)
-
-    def distance(self, unit: str | None = None) -> float:
-        return self._device.convert(self._device.range_mm(self.index), unit)
-
-    def __repr__(self) -> str:
-        return f"<range {self.index}: {self.distance():.2f} {self._device.units}>"
-
-
-class RangeDevice:
-    """``robot.range``: the sonar ring by index and by named group (see :data:`GROUPS`)."""
-
-    def __init__(self, saphira: Robot) -> None:
-        self._robot = saphira
-        self.units = "ROBOTS"
-        self.max_range_mm = float(NO_ECHO)
-
-    def __len__(self) -> int:
-        return len(self._robot.sonar.buckets)
-
-    def __iter__(self) -> Iterator[RangeReading]:
-        return (RangeReading(self, i) for i in range(len(self)))
-
-    def __getitem__(self, key: int | str) -> Any:
-        if isinstance(key, str):
-            test = GROUPS.get(key)
-            if test is None:
-                raise KeyError(f"no range group {key!r} (groups: {', '.join(GROUPS)})")
-            return [RangeReading(self, i) for i in range(len(self)) if test(self.bearing(i))]
-        if not -len(self) <= key < len(self):
-            raise IndexError(f"range sensor {key}: this robot has {len(self)}")
-        return RangeReading(self, key % len(self))
-
-    def bearing(self, index: int) -> float:
-        return self._robot.sonar.buckets[index].pose.th
-
-    def range_mm(self, index: int) -> float:
-        return float(min(self._robot.sonar.range(index), self.max_range_mm))
-
-    def convert(self, mm: float, unit: str | None = None) -> float:
-        unit = (unit or self.units).upper()
-        if unit not in UNITS:
-            raise ValueError(f"unknown range unit {unit!r} (units: {', '.join(UNITS)})")
-        if unit == "ROBOTS":
-            return mm / (2.0 * self._robot.params.robot_radius)
-        if unit == "SCALED":
-            return mm / self.max_range_mm
-        return mm / float(UNITS[unit] or 1.0)
-
-
-class PyroRobot:
-    """The robot as a brain sees it, in Pyro's idiom (see the module docstring)."""
-
-    def __init__(self, saphira: Robot) -> None:
-        self.saphira = saphira
-        self.range = RangeDevice(saphira)
-        self.sonar = self.range
-
-    @property
-    def name(self) -> str:
-        identity = self.saphira.link.identity
-        return identity.name if identity is not None else self.saphira.params.name
-
-    @property
-    def max_velocity(self) -> float:
-        return float(self.saphira.params.trans_vel_max or DEFAULT_MAX_VELOCITY)
-
-    @property
-    def max_rvelocity(self) -> float:
-        return float(self.saphira.params.rot_vel_max or DEFAULT_MAX_RVELOCITY)
-
-    def move(self, translate: float, rotate: float) -> None:
-        """Drive at ``translate`` × top speed and ``rotate`` × top turn rate (both clipped to -1..1)."""
-        motion = self.saphira.motion
-        motion.set_velocity(_unit(translate) * self.max_velocity)
-        motion.set_rvelocity(_unit(rotate) * self.max_rvelocity)
-
-    def translate(self, value: float) -> None:
-        self.saphira.motion.set_velocity(_unit(value) * self.max_velocity)
-
-    def rotate(self, value: float) -> None:
-        self.saphira.motion.set_rvelocity(_unit(value) * self.max_rvelocity)
-
-    def stop(self) -> None:
-        self.move(0.0, 0.0)
-
-    def release(self) -> None:
-        """Give both channels back to the behaviors."""
-        self.saphira.motion.release()
-
-    @property
-    def x(self) -> float:
-        return self.saphira.state.ax / 1000.0
-
-    @property
-    def y(self) -> float:
-        return self.saphira.state.ay / 1000.0
-
-    @property
-    def th(self) -> float:
-        return self.saphira.state.ath % 360.0
-
-    @property
-    def stall(self) -> bool:
-        return self.saphira.state.stalled
-
-
-def _unit(value: float) -> float:
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"a Pyro speed must be a number in -1..1, not {value}")
-    return max(-1.0, min(1.0, value))
 
 
 class BrainEngine:

@@ -32,7 +32,8 @@ def dist_name(requirement: str) -> str:
 def imported_distributions(*folders: str) -> set[str]:
     """The third-party distributions every ``import`` under the folders resolves to."""
     paths = [path for folder in folders for path in (PROJECT / folder).rglob("*.py")]
-    local = {"saphira", "behaviors", "tests", "bench"} | {path.stem for path in paths}  # bench_x imports bench_y
+    # the project's own packages, and its modules by name (bench_x imports bench_y)
+    local = {"saphira", "pyrobot", "behaviors", "tests", "bench"} | {path.stem for path in paths}
     modules: set[str] = set()
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -50,7 +51,7 @@ def imported_distributions(*folders: str) -> set[str]:
 def test_runtime_dependencies_are_exactly_what_the_runtime_imports() -> None:
     runtime = {dist_name(r) for r in PROJECT_TABLE["dependencies"]}
     plot = {dist_name(r) for r in PROJECT_TABLE["optional-dependencies"]["plot"]}
-    used = imported_distributions("saphira", "behaviors")
+    used = imported_distributions("saphira", "pyrobot", "behaviors")
     assert used - plot == runtime, "runtime dependencies must be the packages saphira and behaviors/ import"
     assert "scikit-fuzzy" not in runtime
 

@@ -180,7 +180,7 @@ def test_architecture_doc_exists_and_is_cited_instead_of_the_spec() -> None:
     assert (PROJECT / "docs" / "protocol.md").is_file()
     citing = [
         f"{path.relative_to(PROJECT)}:{n}"
-        for folder in ("saphira", "behaviors", "bench", "tests")
+        for folder in ("saphira", "pyrobot", "behaviors", "bench", "tests")
         for path in sorted((PROJECT / folder).rglob("*"))
         if path.suffix in (".py", ".lark", ".beh") and path.name != Path(__file__).name
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

@@ -51,7 +51,7 @@ def test_the_licence_ships_and_matches_pyproject() -> None:
 def test_nothing_reads_outside_the_checkout() -> None:
     offenders = [
         f"{path.relative_to(PROJECT)}:{n}: {line.strip()}"
-        for folder in ("saphira", "behaviors", "bench", "tests", "colbert", ".ci")
+        for folder in ("saphira", "pyrobot", "behaviors", "bench", "tests", "colbert", ".ci")
         for path in sorted((PROJECT / folder).rglob("*"))
         if path.is_file() and path.suffix in (".py", ".act", ".beh", "") and path.name != "test_fresh_clone.py"
         for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)

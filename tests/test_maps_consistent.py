@@ -147,7 +147,15 @@ def test_merge_joins_collinear_touching_pieces_and_keeps_doorways() -> None:
 
 @pytest.mark.parametrize(
     "world_name",
-    ["corridor", "simple", "room", "AMROffice", "tests/data/aria-maps/triangle.map", "tests/data/pyro-worlds/lab.wld"],
+    [
+        "corridor",
+        "simple",
+        "room",
+        "AMROffice",
+        "tests/data/aria-maps/triangle.map",
+        "tests/data/pyro-worlds/lab.wld",
+        "tests/data/pyro-worlds/office8.wld",
+    ],
 )
 def test_saphira_map_writes_a_map_whose_walls_are_the_worlds(world_name: str, tmp_path: Path) -> None:
     out = tmp_path / "converted.smap"
