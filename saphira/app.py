@@ -31,7 +31,7 @@ from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.tasks import TaskState, state_name
-from saphira.trace import RunTrace, status_line
+from saphira.trace import PLOT_SCANS, RunTrace, status_line
 
 if TYPE_CHECKING:
     from saphira.ui.liveview import LiveView
@@ -85,7 +85,8 @@ class Session:
         self.live: LiveView | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
-        self.trace = RunTrace(self.robot, hits=bool(getattr(args, "plot", None)))  # hits only for a plot
+        plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
+        self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
         self.recorder = Recorder(self.robot, args.record) if getattr(args, "record", None) else None
         self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
@@ -238,11 +239,12 @@ class Session:
         if getattr(self.args, "plot", None):
             from saphira.plot import plot_run
 
-            world = self.sim.simulation.world if self.sim is not None else None
+            simulation = self.sim.simulation if self.sim is not None else None
             trace = self.trace
             path, estimate = (trace.true_path, trace.path) if trace.true_path else (trace.path, [])
-            out = plot_run(self.args.plot, path, trace.hits, world, title=" ".join(self.args.files),
-                           radius=robot.params.robot_radius, estimate=estimate)  # fmt: skip
+            out = plot_run(self.args.plot, path, trace.hits, simulation.world if simulation else None,
+                           title=" ".join(self.args.files), radius=robot.params.robot_radius, estimate=estimate,
+                           scans=trace.scans, objects=simulation.objects if simulation else None)  # fmt: skip
             self.console.note(f"plot written to {out}")
 
     def _activity_line(self, name: str) -> str:

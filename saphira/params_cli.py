@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from saphira.params import RobotParams, bundled_params, find_params_file, load_params, params_for_file
+from saphira.laser_config import laser_config, laser_declared
+from saphira.params import RobotParams, bundled_params, params_for_file
 
 SHOWN: tuple[tuple[str, str, str], ...] = (
     ("robot_class", "Class", ""),
@@ -59,8 +60,10 @@ def run_params(args: argparse.Namespace) -> int:
         print(describe(params_for_file(args.file)))
         return 0
     for name in bundled_params():
-        p = load_params(find_params_file(name))
-        print(f"{name:10s} {p.robot_class:8s} {p.subclass:10s} {p.sonar_num:2d} sonars  radius {p.robot_radius:.0f} mm")
+        p = params_for_file(name)  # resolved as a run resolves it: a file that names its model gets the model's values
+        laser = "  laser" if laser_declared(p) else ""
+        model = f"{p.robot_class:8s} {p.subclass:10s}"
+        print(f"{name:10s} {model} {p.sonar_num:2d} sonars  radius {p.robot_radius:.0f} mm{laser}")
     return 0
 
 
@@ -84,5 +87,22 @@ def describe(params: RobotParams) -> str:
         value = _value(params, name)
         shown = f"{value} {unit}".strip()
         lines.append(f"{key:<{width}}  {shown:<34} from {params.origins.get(name, DEFAULT_ORIGIN)}")
+    lines.append(f"{'Laser':<{width}}  {_laser(params)}")
     lines += [f"warning: {warning}" for warning in params.warnings]
     return "\n".join(lines)
+
+
+def _laser(params: RobotParams) -> str:
+    """The laser the file declares, as the simulator and the client build it (saphira.laser_config)."""
+    declared = laser_declared(params)
+    config = laser_config(params, assume=True)
+    if config is None:
+        return "none (the file says the robot has no laser)"
+    fitted = (
+        f"{config.laser_type} at x {config.x:g} y {config.y:g} mm, th {config.th:g} deg; "
+        f"{config.start:g}..{config.end:g} deg every {config.increment:g} ({config.count} readings); "
+        f"range {config.max_range:g} mm, noise {config.noise:g} mm"
+    )
+    if declared:
+        return fitted
+    return f"not declared (the simulator still fits {fitted}, as MobileSim gives every Pioneer one)"

@@ -1,4 +1,5 @@
-"""Plotting a run: the robot's path over the world's walls, with the sonar hits (needs matplotlib).
+"""Plotting a run: the robot's path over the world's walls, with the sonar hits and the last laser
+scans, and the boxes where they ended up (needs matplotlib).
 
 matplotlib is an optional extra (``pip install 'saphira[plot]'``); it is imported only here, with the
 non-interactive Agg backend, so a run on a headless machine writes a PNG and opens no window.
@@ -9,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from saphira.errors import SaphiraError
 from saphira.sim.objects import COLOURS, SimObject
@@ -34,6 +38,8 @@ PAD = 0.5
 """Metres of space around the world's walls (or the data, without a world)."""
 
 Extent = tuple[float, float, float, float]
+Scan = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+"""One laser scan's points in global mm: x array, y array."""
 
 
 def _extent(world: World | None, *paths: Sequence[tuple[float, ...]]) -> Extent:
@@ -55,6 +61,8 @@ def draw_run(
     title: str = "",
     radius: float = 0.0,
     estimate: Sequence[tuple[float, float, float]] = (),
+    scans: Sequence[Scan] = (),
+    objects: Sequence[SimObject] | None = None,
 ) -> Figure:
     """The figure :func:`plot_run` writes (the caller closes it with ``matplotlib.pyplot.close``).
 
@@ -71,12 +79,18 @@ def draw_run(
     if world is not None and len(world.segments):
         walls = world.segments.reshape(-1, 2, 2) / 1000.0
         ax.add_collection(LineCollection(list(walls), colors="0.15", linewidths=1.2, label="walls"))
-    if world is not None and world.objects:
-        _draw_boxes(ax, world)
+    boxes = objects if objects is not None else [SimObject(spec) for spec in world.objects] if world else []
+    if boxes:
+        _draw_boxes(ax, boxes)
     if hits:
         hx, hy = zip(*hits, strict=True)
         ax.scatter([x / 1000 for x in hx], [y / 1000 for y in hy], s=2, c="tab:orange", alpha=0.5,
                    label="sonar hits", linewidths=0)  # fmt: skip
+    for k, (sx, sy) in enumerate(scans):
+        newest = k == len(scans) - 1
+        ax.scatter(sx / 1000.0, sy / 1000.0, s=6 if newest else 2, c="tab:cyan" if newest else "tab:olive",
+                   alpha=0.9 if newest else 0.35, linewidths=0,
+                   label="last laser scan" if newest else ("earlier scans" if k == 0 else "_nolegend_"))  # fmt: skip
     if estimate:
         ax.plot([p[0] / 1000 for p in estimate], [p[1] / 1000 for p in estimate], "--", color="tab:purple",
                 linewidth=1.0, label="global pose (belief)")  # fmt: skip
@@ -108,14 +122,14 @@ def draw_run(
     return fig
 
 
-def _draw_boxes(ax: Any, world: World) -> None:
-    """The world's boxes (``box`` directive) as footprints filled in their colours, where the file put them."""
+def _draw_boxes(ax: Any, boxes: Sequence[SimObject]) -> None:
+    """The boxes as footprints filled in their colours, where they stand (a run's boxes where they ended)."""
     from matplotlib.patches import Polygon
 
-    for k, spec in enumerate(world.objects):
-        colour = tuple(c / 255 for c in COLOURS[spec.colour])
+    for k, box in enumerate(boxes):
+        colour = tuple(c / 255 for c in COLOURS[box.colour])
         label = "boxes" if k == 0 else "_nolegend_"
-        ax.add_patch(Polygon(SimObject(spec).corners() / 1000.0, closed=True, facecolor=colour, edgecolor="0.15",
+        ax.add_patch(Polygon(box.corners() / 1000.0, closed=True, facecolor=colour, edgecolor="0.15",
                              linewidth=0.6, label=label))  # fmt: skip
 
 
@@ -128,14 +142,19 @@ def plot_run(
     title: str = "",
     radius: float = 0.0,
     estimate: Sequence[tuple[float, float, float]] = (),
+    scans: Sequence[Scan] = (),
+    objects: Sequence[SimObject] | None = None,
 ) -> Path:
     """Write an image of ``trajectory`` (x, y, th in mm/deg) over ``world`` with sonar ``hits``.
 
-    ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed. The format
-    follows the file's extension (PNG, PDF, SVG: whatever matplotlib writes).
+    ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed; ``scans``
+    the last laser scans (global points), the newest brightest; ``objects`` the boxes as they stand at
+    the end (the world file's placement when None). The format follows the file's extension (PNG, PDF,
+    SVG: whatever matplotlib writes).
     """
     plt, _, _ = _matplotlib()
-    fig = draw_run(trajectory, hits, world, title=title, radius=radius, estimate=estimate)
+    fig = draw_run(trajectory, hits, world, title=title, radius=radius, estimate=estimate, scans=scans,
+                   objects=objects)  # fmt: skip
     out = Path(path)
     try:
         fig.savefig(out)

@@ -13,13 +13,15 @@ A robot may run all day, so nothing here grows with the run's length. The path k
 on only every second kept pose, so a long run's plot is the same path drawn with fewer vertices (at
 100 ms cycles and the default 16384 points, an hour is one pose every 0.4 s, four hours one every
 1.6 s). The sonar hits are kept only when asked for (for a plot), binned into 25 mm cells, each cell
-once; past ``max_hits`` occupied cells the cells double in size. The distance travelled is summed
-every cycle, so it stays exact.
+once; past ``max_hits`` occupied cells the cells double in size. The last ``scans`` laser scans are
+kept (for a plot) as global points, placed with the pose of the cycle they arrived in. The distance
+travelled is summed every cycle, so it stays exact.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
@@ -30,6 +32,9 @@ from saphira.sonar import NO_ECHO
 from saphira.tasks import Phase, Task, TaskState
 
 Pose3 = tuple[float, float, float]
+
+PLOT_SCANS = 3
+"""Laser scans a run keeps for its plot: the last few, enough to show what the laser saw at the end."""
 
 _KEY_OFFSET = 1 << 30  # cell indices are offset to pack (i, j) into one non-negative int64 below 2**62
 _KEY_SHIFT = 1 << 31
@@ -135,6 +140,7 @@ class RunTrace(Task):
         every: int = 1,
         truth: Callable[[], Pose3] | None = None,
         hits: bool = False,
+        scans: int = 0,
         max_points: int = 16384,
         max_hits: int = 60_000,
     ) -> None:
@@ -145,6 +151,8 @@ class RunTrace(Task):
         self.hit_cloud = HitCloud(max_hits=max_hits) if hits else None
         self._path = DecimatedPath(6, max_points)  # odometric x, y, th; true x, y, th (NaN when unknown)
         self._seen: dict[int, int] = {}
+        self._scans: deque[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = deque(maxlen=scans)
+        self._scan_seen = robot.reflector.laser.scans
         self._odometric_mm = 0.0
         self._true_mm = 0.0
 
@@ -161,11 +169,22 @@ class RunTrace(Task):
                 if not math.isnan(true[0]) and not math.isnan(previous[3]):
                     self._true_mm += math.hypot(true[0] - previous[3], true[1] - previous[4])
             self._path.append(sample)
+            if self.truth is not None:
+                x, y, th = true
             if self.hit_cloud is not None:
-                if self.truth is not None:
-                    x, y, th = true
                 self._add_hits(x, y, th)
+            if self._scans.maxlen:
+                self._add_scan(x, y, th)
         return TaskState.RESUME if state == TaskState.INIT else state
+
+    def _add_scan(self, x: float, y: float, th: float) -> None:
+        laser = self.robot.reflector.laser
+        if laser.scan is None or laser.scans == self._scan_seen:
+            return
+        self._scan_seen = laser.scans
+        lx, ly = laser.scan.points()
+        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+        self._scans.append((x + c * lx - s * ly, y + s * lx + c * ly))
 
     def _add_hits(self, x: float, y: float, th: float) -> None:
         assert self.hit_cloud is not None
@@ -191,6 +210,11 @@ class RunTrace(Task):
     def hits(self) -> list[tuple[float, float]]:
         """Where the sonar heard something, in global mm (cell centres); empty unless ``hits`` was asked."""
         return self.hit_cloud.points() if self.hit_cloud is not None else []
+
+    @property
+    def scans(self) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
+        """The last laser scans' points in global mm (x array, y array), oldest first."""
+        return list(self._scans)
 
     @property
     def stride(self) -> int:

@@ -1,0 +1,82 @@
+ConfigVersion 2.0
+;  p3dx-laser.p -- Pioneer 3-DX with the usual SICK LMS-200 on its deck, as MobileRobots sold it:
+;  p3dx.p's values (tests/test_laser_visible.py keeps them equal) plus ARIA 2.7's laser section, with
+;  the LMS-200's 180 degree field at 1 degree, its 32 m range, mounted 18 mm ahead of the centre of
+;  rotation (ARIA's p3dx.p LaserX).
+
+Section General settings
+Name P3DX-laser               ; robot name (the simulator reports it)
+Class Pioneer                 ; general type of robot
+Subclass p3dx                 ; specific type of robot
+RobotRadius 250               ; radius in mm
+RobotDiagonal 120             ; half-height to diagonal of octagon
+RobotWidth 425                ; width in mm
+RobotLength 511               ; length in mm of the whole robot
+RobotLengthFront 210          ; mm to the front (0 = half of RobotLength)
+RobotLengthRear 301           ; mm to the rear (0 = half of RobotLength)
+Holonomic true                ; turns in own radius
+MaxRVelocity 500              ; absolute maximum degrees / sec
+MaxVelocity 2200              ; absolute maximum mm / sec
+MaxAcceleration 300           ; mm / sec^2 (Saphira key)
+HasMoveCommand true           ; has built in move command
+RequestIOPackets false        # automatically request IO packets
+RequestEncoderPackets false   # automatically request encoder packets
+SwitchToBaudRate 38400        ; switch to this baud if non-0 and supported
+
+Section Conversion factors
+AngleConvFactor 0.001534      ; radians per angular unit
+DistConvFactor 0.485          ; multiplier to mm from robot units
+VelConvFactor 1.0             ; multiplier to mm/sec from robot units
+RangeConvFactor 1.0           ; multiplier to mm from sonar units
+DiffConvFactor 0.0056         ; ratio of angular velocity to wheel velocity
+Vel2Divisor 20                ; divisor for VEL2 commands
+GyroScaler 1.626              ; scaling factor for gyro readings (kept in extra)
+
+Section Movement control parameters
+;  if these are 0 the parameters from robot flash will be used
+SettableVelMaxes true         ; if TransVelMax and RotVelMax can be set
+TransVelMax 0                 ; maximum desired translational velocity
+RotVelMax 0                   ; maximum desired rotational velocity
+SettableAccsDecs true         ; if the accel and decel parameters can be set
+TransAccel 0                  ; translational acceleration
+TransDecel 0                  ; translational deceleration
+RotAccel 0                    ; rotational acceleration
+RotDecel 0                    ; rotational deceleration
+
+Section Simulator error model
+;  Saphira keys, std dev per unit of motion (see saphira.params.RobotParams)
+AngleJitter 0.005             ; deg of heading error per deg turned
+AngleDrift 0.001              ; deg of heading error per mm driven
+DistJitter 0.005              ; mm of distance error per mm driven
+
+Section Sonar parameters
+SonarNum 16                   ; number of sonars on the robot
+;  SonarUnit <number> <x mm> <y mm> <heading deg>
+SonarUnit    0   69  136   90
+SonarUnit    1  114  119   50
+SonarUnit    2  148   78   30
+SonarUnit    3  166   27   10
+SonarUnit    4  166  -27  -10
+SonarUnit    5  148  -78  -30
+SonarUnit    6  114 -119  -50
+SonarUnit    7   69 -136  -90
+SonarUnit    8 -157 -136  -90
+SonarUnit    9 -203 -119 -130
+SonarUnit   10 -237  -78 -150
+SonarUnit   11 -255  -27 -170
+SonarUnit   12 -255   27  170
+SonarUnit   13 -237   78  150
+SonarUnit   14 -203  119  130
+SonarUnit   15 -157  136   90
+
+Section Laser parameters
+LaserAutoConnect true         ; the robot carries a laser
+LaserType lms2xx              ; SICK LMS-200
+LaserX 18                     ; mm ahead of the centre of rotation
+LaserY 0                      ; mm to the left
+LaserTh 0                     ; degrees, the scan's centre direction on the body
+LaserStartDegrees -90         ; the scan's first reading, degrees (right)
+LaserEndDegrees 90            ; the scan's last reading, degrees (left)
+LaserIncrement 1              ; degrees between readings
+LaserMaxRange 32000           ; mm
+LaserNoise 5                  ; mm, one standard deviation of the simulated range error (saphira's key)
