@@ -23,8 +23,10 @@ MODULES = (
     "saphira.sim",
     "saphira.perception",
     "saphira.batch",
+    "pyrobot",
 )
-"""What users import: the session, behaviors, brains, the simulator, perception and batch experiments."""
+"""What users import: the session, behaviors, brains (and Pyro's brain API), the simulator, perception
+and batch experiments."""
 
 NAMED_TUPLE_FORWARD_REF = (
     r"Error parsing type annotation ForwardRef\('\w+'\) for saphira\.[\w.]+\.(RayHits|FiredRule)\.__init__"
