@@ -2,7 +2,9 @@
 
 Every client that connects to the port gets a :class:`~saphira.gamebots.session.GamebotsSession`; its
 ``INIT`` spawns a robot in the one shared :class:`~saphira.sim.simulation.Simulation`, so the robots
-of all sockets move in the same world and physically block each other.
+of all sockets move in the same world and physically block each other. At most ``max_robots`` robots
+are spawned (``--max-robots``; an INIT beyond is answered with an error) and at most twice as many
+sockets are kept open (one more is closed at once), so one host cannot slow every robot down.
 
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
 the world one ``period``, send every robot its STA and SEN. The standalone server runs it on a
@@ -27,7 +29,7 @@ from functools import partial
 
 from saphira.clock import RealTimeClock
 from saphira.gamebots.laser import LaserConfig
-from saphira.gamebots.session import GamebotsSession
+from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.simulation import Simulation
 from saphira.transport import SocketTransport
 
@@ -48,8 +50,13 @@ class GamebotsServer:
         *,
         period: float = 0.1,
         laser: LaserConfig | None = None,
+        max_robots: int = MAX_ROBOTS,
     ) -> None:
         self.simulation = simulation
+        self.max_robots = max_robots
+        """Robots spawned at most; connections beyond twice as many are closed at once."""
+        self.refused = 0
+        """Connections closed at once because the server had its share of sockets."""
         self.period = period
         self.laser = laser
         self.sessions: list[GamebotsSession] = []
@@ -76,7 +83,14 @@ class GamebotsServer:
             except (BlockingIOError, InterruptedError):
                 return
             url = f"tcp://{peer[0]}:{peer[1]}"
-            session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser)
+            if len(self.sessions) >= 2 * self.max_robots:
+                self.refused += 1
+                log.warning("gamebots: refused %s: %d sockets open already", url, len(self.sessions))
+                sock.close()
+                continue
+            session = GamebotsSession(
+                SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots
+            )
             self.sessions.append(session)
             self._sockets[session] = sock
             log.info("gamebots: client %s connected", url)
@@ -152,13 +166,19 @@ def run(args: argparse.Namespace) -> int:
     except (SaphiraError, OSError) as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
+    max_robots = MAX_ROBOTS if getattr(args, "max_robots", None) is None else args.max_robots
+    if max_robots < 1:
+        print("saphira sim: --max-robots must be at least 1", file=sys.stderr)
+        return 2
     if not 0 <= args.gamebots <= 65535:
         print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
         return 2
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     laser = LaserConfig() if getattr(args, "laser", False) else None
     try:
-        server = GamebotsServer(simulation, args.host, args.gamebots, period=args.period, laser=laser)
+        server = GamebotsServer(
+            simulation, args.host, args.gamebots, period=args.period, laser=laser, max_robots=max_robots
+        )
     except OSError as exc:
         print(f"saphira sim: cannot listen on {args.host}:{args.gamebots}: {exc.strerror or exc}", file=sys.stderr)
         return 2
