@@ -169,11 +169,11 @@ class GamebotsSession:
         if xmax > xmin and ymax > ymin:
             if not (xmin <= x <= xmax and ymin <= y <= ymax):
                 raise GamebotsError(
-                    f"INIT: ({x:.0f}, {y:.0f}) mm lies outside the world "
+                    f"INIT: ({x:.6g}, {y:.6g}) mm lies outside the world "
                     f"(x {xmin:.0f}..{xmax:.0f}, y {ymin:.0f}..{ymax:.0f} mm)"
                 )
         elif max(abs(x), abs(y)) > OPEN_WORLD_LIMIT:
-            raise GamebotsError(f"INIT: ({x:.0f}, {y:.0f}) mm is more than {OPEN_WORLD_LIMIT:.0f} mm out")
+            raise GamebotsError(f"INIT: ({x:.6g}, {y:.6g}) mm is more than {OPEN_WORLD_LIMIT:.0f} mm out")
 
     def _check_free(self, x: float, y: float, radius: float) -> None:
         """USARSim refuses a spawn point inside geometry; so do we, saying where (world frame, mm)."""

@@ -124,7 +124,9 @@ class WorldLoad:
 
     def _run(self, access: WorldAccess) -> None:
         try:
-            self._world = access.load(self.name)
+            world = access.load(self.name)
+            world.index  # noqa: B018 - built here, not in the first cycle that casts a beam
+            self._world = world
         except WorldRefused as exc:
             self._error = exc
         except Exception as exc:  # a bug must not vanish with the thread: the client gets an answer
