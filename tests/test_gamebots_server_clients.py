@@ -7,6 +7,7 @@ write returns, so a cycle sees what was sent before it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -71,6 +72,29 @@ def test_max_robots_caps_the_robots_and_twice_as_many_sockets(server: GamebotsSe
     assert len(server.simulation.robots) == 2
     for client in [*clients, extra]:
         client.close()
+
+
+def test_a_socket_without_init_is_closed_at_the_deadline() -> None:
+    simulation = Simulation(parse_wld(OPEN_ROOM, "<room>"), 0, odometry_error=False)
+    server = GamebotsServer(simulation, port=0, max_robots=1, init_timeout=0.3)
+    try:
+        silent, robot = Client(server.port), Client(server.port)
+        robot.send("INIT {ClassName USARBot.P2DX} {Location 5,-4,0}")
+        server.cycle()
+        held = next(s for s in server.sessions if s.robot is None)
+        deadline = time.monotonic() + WAIT
+        while not held.closed and time.monotonic() < deadline:
+            server.cycle()
+        assert "no_INIT_within_0.3_s" in (silent.wait_for("ERR").get("Message") or "")
+        server.cycle()
+        assert server.dropped == 1 and len(server.sessions) == 1 and len(simulation.robots) == 1
+        newcomer = Client(server.port)  # the place the silent socket held is free
+        server.cycle()
+        assert len(server.sessions) == 2
+        for client in (silent, robot, newcomer):
+            client.close()
+    finally:
+        server.close()
 
 
 def test_saphira_sim_takes_max_robots_with_gamebots_only(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,8 @@ Every client that connects to the port gets a :class:`~saphira.gamebots.session.
 ``INIT`` spawns a robot in the one shared :class:`~saphira.sim.simulation.Simulation`, so the robots
 of all sockets move in the same world and physically block each other. At most ``max_robots`` robots
 are spawned (``--max-robots``; an INIT beyond is answered with an error) and at most twice as many
-sockets are kept open (one more is closed at once), so one host cannot slow every robot down.
+sockets are kept open (one more is closed at once), and a socket that has not sent INIT within
+``init_timeout`` seconds is closed, so one host can neither slow every robot down nor hold every place.
 
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
 the world one ``period``, send every robot its STA and SEN. The standalone server runs it on a
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from functools import partial
 
 from saphira.clock import RealTimeClock
+from saphira.gamebots.codec import GamebotsError
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.simulation import Simulation
@@ -37,6 +39,8 @@ log = logging.getLogger("saphira.gamebots")
 
 DEFAULT_PORT = 3000
 """USARSim's Gamebots port (the tutorial's world file: ``Port=3000``)."""
+INIT_TIMEOUT = 5.0
+"""Seconds a client has to send INIT after connecting (``saphira sim --handshake-timeout``)."""
 
 
 class GamebotsServer:
@@ -51,12 +55,17 @@ class GamebotsServer:
         period: float = 0.1,
         laser: LaserConfig | None = None,
         max_robots: int = MAX_ROBOTS,
+        init_timeout: float | None = INIT_TIMEOUT,
     ) -> None:
         self.simulation = simulation
         self.max_robots = max_robots
         """Robots spawned at most; connections beyond twice as many are closed at once."""
         self.refused = 0
         """Connections closed at once because the server had its share of sockets."""
+        self.init_timeout = init_timeout
+        """Seconds (wall clock) a socket may stay open without a robot (None: for ever)."""
+        self.dropped = 0
+        """Sockets closed because their client sent no INIT in time."""
         self.period = period
         self.laser = laser
         self.sessions: list[GamebotsSession] = []
@@ -112,6 +121,7 @@ class GamebotsServer:
     def cycle(self, now: float | None = None) -> None:
         """One step: receive, advance the world one period, send STA and SEN to every robot."""
         self.receive()
+        self._drop_late_inits()
         self.simulation.step(self.period)
         for session in self.sessions:
             session.after_world_step()
@@ -121,6 +131,18 @@ class GamebotsServer:
             self._past_contacts += session.contacts
             self.sessions.remove(session)
             self._sockets.pop(session, None)
+
+    def _drop_late_inits(self) -> None:
+        """Close sockets that spawned no robot within ``init_timeout``: silent sockets must not fill the cap."""
+        limit = self.init_timeout
+        if limit is None:
+            return
+        now = time.monotonic()
+        for session in self.sessions:
+            if session.robot is None and not session.closed and now - session.opened_at >= limit:
+                self.dropped += 1
+                session.refuse(GamebotsError(f"no INIT within {limit:g} s: closing"))
+                session.close("no INIT in time")
 
     def _send_step(self, session: GamebotsSession) -> None:
         session.send(*session.step_messages(self.simulation.time))
@@ -177,7 +199,13 @@ def run(args: argparse.Namespace) -> int:
     laser = LaserConfig() if getattr(args, "laser", False) else None
     try:
         server = GamebotsServer(
-            simulation, args.host, args.gamebots, period=args.period, laser=laser, max_robots=max_robots
+            simulation,
+            args.host,
+            args.gamebots,
+            period=args.period,
+            laser=laser,
+            max_robots=max_robots,
+            init_timeout=getattr(args, "handshake_timeout", INIT_TIMEOUT) or None,
         )
     except OSError as exc:
         print(f"saphira sim: cannot listen on {args.host}:{args.gamebots}: {exc.strerror or exc}", file=sys.stderr)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 
 from saphira.gamebots.codec import (
     Configuration,
@@ -82,6 +83,8 @@ class GamebotsSession:
         self.messages_sent = 0
         self.contacts = 0
         self._was_stalled = False
+        self.opened_at = time.monotonic()
+        """When the client connected (wall clock): the server closes it if no INIT follows in time."""
 
     @property
     def url(self) -> str:
@@ -104,17 +107,17 @@ class GamebotsSession:
             self.close("client gone")
             return
         except GamebotsError as exc:
-            self._refuse(exc)
+            self.refuse(exc)
             return
         for line in lines:
             try:
                 self.handle(parse(line))
             except GamebotsError as exc:
-                self._refuse(exc)
+                self.refuse(exc)
             if self.transport is None:
                 return
 
-    def _refuse(self, error: GamebotsError) -> None:
+    def refuse(self, error: GamebotsError) -> None:
         """Log a bad line and tell the client why: ``ERR {Message …}``, one word (a value has no spaces),
         so the text's spaces are underscores and anything but printable ASCII outside braces is ``?``."""
         self.errors += 1

@@ -439,8 +439,8 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_HANDSHAKE_TIMEOUT,
         metavar="S",
-        help=f"hang up a client that has not completed its handshake (Flat: sent its first line) this long "
-        f"after connecting (default {DEFAULT_HANDSHAKE_TIMEOUT:g}; 0 = never)",
+        help=f"hang up a client that has not completed its handshake (Flat: sent its first line; Gamebots: "
+        f"INIT) this long after connecting (default {DEFAULT_HANDSHAKE_TIMEOUT:g}; 0 = never)",
     )
     parser.add_argument(
         "--world-dir",
