@@ -53,8 +53,11 @@ log = logging.getLogger("saphira.flat")
 MAX_LINE = 1 << 16
 """Bytes of one controller line at most (Flat's longest line is a control line with a one-word message)."""
 HANDSHAKE_TIMEOUT = 5.0
+"""Seconds a controller has to send its first line (``saphira sim --handshake-timeout``)."""
 IDLE_TIMEOUT = 60.0
+"""Seconds the server waits for a controller's next line (``saphira sim --idle-timeout``)."""
 WRITE_TIMEOUT = 5.0
+"""Seconds an answer may stay blocked by a controller that does not read before it is dropped."""
 
 
 class _Dropped(Exception):
