@@ -87,17 +87,19 @@ def test_loadworld_reads_files_under_the_world_dir_and_nothing_beside(tmp_path: 
     (folder / "inside.wld").write_text(ROOM)
     (tmp_path / "outside.wld").write_text(ROOM)
     (folder / "link.wld").symlink_to(tmp_path / "outside.wld")
+    (folder / "loop.wld").symlink_to(folder / "loop.wld")
     rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=folder)))
     rig.open()
-    for refused in ("../outside.wld", str(tmp_path / "outside.wld"), "link.wld", "/etc/passwd", ""):
+    refusals = ("../outside.wld", str(tmp_path / "outside.wld"), "link.wld", "loop.wld", "/etc/passwd", "")
+    for refused in refusals:
         _load(rig, refused)
         assert rig.simulation.world.name == "test", refused
-    assert rig.server.stats.worlds_refused == 5
+    assert rig.server.stats.worlds_refused == len(refusals) and rig.server.stats.handler_errors == 0
     _load(rig, "inside.wld")
     assert rig.simulation.world.name == "inside"
     assert (rig.robot.x, rig.robot.y) == pytest.approx((2500.0, 1500.0))  # the world's start pose
     _load(rig, str(folder / "inside.wld"))
-    assert rig.server.stats.worlds_refused == 5
+    assert rig.server.stats.worlds_refused == len(refusals)
 
 
 def test_loadworld_checks_the_size_before_reading_and_survives_a_bad_world(

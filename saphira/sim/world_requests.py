@@ -55,7 +55,16 @@ class WorldAccess:
         """The file ``name`` stands for, if a client may have it loaded; :class:`WorldRefused` otherwise."""
         if not name or "\x00" in name:
             raise WorldRefused(f"{name!r} is not a world name")
-        path = Path(name)
+        try:
+            found = self._find(Path(name))
+        except (OSError, RuntimeError) as exc:  # a name too long, a symbolic link loop
+            raise WorldRefused(f"{name[:80]!r}: {exc}") from exc
+        if found is None:
+            where = f"under {self.folder}" if self.folder is not None else "in a folder given with --world-dir"
+            raise WorldRefused(f"{name[:80]!r} is neither a bundled world nor a file {where}")
+        return found
+
+    def _find(self, path: Path) -> Path | None:
         if self.any_file and path.is_file():
             return path
         if self.folder is not None:
@@ -65,11 +74,7 @@ class WorldAccess:
                 return candidate
         if path.is_file() and path.resolve() in {p.resolve() for p in self.listed}:
             return path
-        bundled = _bundled(name)
-        if bundled is not None:
-            return bundled
-        where = f"under {self.folder}" if self.folder is not None else "in a folder given with --world-dir"
-        raise WorldRefused(f"{name!r} is neither a bundled world nor a file {where}")
+        return _bundled(str(path))
 
     def check(self, path: Path) -> None:
         """Refuse ``path`` unless it is a regular file within the size limit (before anything is read)."""
