@@ -200,6 +200,7 @@ def test_saphira_sim_flat_with_no_exit_and_a_handshake_deadline() -> None:
         assert proc.poll() is None
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert b"connection ended (the program goes on" in err
+    assert b"simulator stopped after 1 steps (1 controller(s) dropped)" in out

@@ -147,6 +147,7 @@ def test_a_silent_client_loses_the_line_at_the_handshake_deadline() -> None:
     finally:
         status, output = program.stop()
     assert status == 0, output
+    assert b"simulator stopped (1 client(s) hung up without a handshake)" in output
 
 
 def test_a_half_closed_client_does_not_turn_the_next_one_away() -> None:

@@ -138,5 +138,6 @@ def run(args: argparse.Namespace) -> int:
             if view is not None:
                 view.stop()
     with contextlib.suppress(OSError, ValueError):
-        print(f"simulator stopped after {server.steps} steps", flush=True)
+        dropped = f" ({server.dropped} controller(s) dropped)" if server.dropped else ""
+        print(f"simulator stopped after {server.steps} steps{dropped}", flush=True)
     return 0

@@ -221,5 +221,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             server.close()
     with contextlib.suppress(OSError, ValueError):
-        print("simulator stopped", flush=True)
+        turned = server.refused + server.dropped
+        print(
+            f"simulator stopped{f' ({turned} socket(s) closed: over the cap or no INIT)' if turned else ''}", flush=True
+        )
     return 0

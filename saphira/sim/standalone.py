@@ -623,8 +623,17 @@ def run(args: argparse.Namespace) -> int:
             if view is not None:
                 view.stop()
     with contextlib.suppress(OSError, ValueError):
-        print("simulator stopped", flush=True)
+        print(f"simulator stopped{_troubles(host)}", flush=True)
     return status
+
+
+def _troubles(host: ServedSimulation) -> str:
+    """What clients were refused, for the closing line (empty when nothing was)."""
+    late = sum(s.stats.handshake_timeouts for s in host.servers)
+    refused = sum(s.stats.worlds_refused for s in host.servers)
+    parts = [f"{late} client(s) hung up without a handshake"] if late else []
+    parts += [f"{refused} world request(s) refused"] if refused else []
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 if __name__ == "__main__":
