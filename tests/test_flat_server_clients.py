@@ -56,7 +56,7 @@ def test_a_silent_controller_is_dropped_at_the_handshake_deadline_and_the_next_i
         with socket.create_connection(server.address, timeout=WAIT) as silent:
             first_line(silent)
             next_one = Controller(*server.address)  # waits in the backlog until the silent one goes
-            assert time.monotonic() - start < 3.0
+            assert time.monotonic() - start < 10.0  # before the fix it waited for ever
             assert silent.recv(1) == b""
         assert isinstance(next_one.step(100.0), StepOutput)
         next_one.close()
@@ -72,7 +72,7 @@ def test_a_controller_silent_between_lines_is_dropped_at_the_idle_timeout() -> N
         first.step(100.0)
         start = time.monotonic()
         second = Controller(*server.address)
-        assert time.monotonic() - start < 3.0
+        assert time.monotonic() - start < 10.0  # before the fix it waited for ever
         assert first.file.read(1) == b""  # dropped
         second.step(100.0)
         first.close()
@@ -97,7 +97,7 @@ def test_a_controller_that_floods_queries_and_never_reads_is_dropped() -> None:
             except OSError:
                 break  # already dropped
         controller = Controller(*server.address)
-        assert time.monotonic() - start < WAIT + 3.0
+        assert time.monotonic() - start < WAIT + 10.0
         assert isinstance(controller.ask("l"), LaserReply)
         controller.close()
         flooder.close()
@@ -139,8 +139,9 @@ def test_m_loads_only_bundled_worlds_and_world_dir_files_and_survives_bad_ones(t
     try:
         flat = Controller(*server.address)
         time_ms = flat.output.time
-        for refused in (str(tmp_path / "outside.wld"), "../outside.wld", "overflow.wld", "big.wld", "/dev/zero"):
-            assert flat.ask(f"m {refused} 1000 1000 0") == MapChanged(time_ms, None), refused
+        names = (str(tmp_path / "outside.wld"), "../outside.wld", "overflow.wld", "big.wld", "/dev/zero", "x" * 5000)
+        for refused in names:
+            assert flat.ask(f"m {refused} 1000 1000 0") == MapChanged(time_ms, None), refused[:80]
         assert flat.ask("m inside.wld 1000 1000 0") == MapChanged(time_ms, "inside.wld")
         assert flat.ask("m room 1500 1500 0") == MapChanged(time_ms, "room")
         assert flat.step(0.0).pose[:2] == (1500.0, 1500.0)

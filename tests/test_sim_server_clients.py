@@ -122,8 +122,9 @@ def test_a_background_load_changes_the_world_in_a_later_cycle(tmp_path: Path) ->
     (tmp_path / "room.wld").write_text(ROOM)
     rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=tmp_path), load_in_background=True))
     rig.open()
-    _load(rig, "room.wld")
-    _load(rig, "corridor")  # one load at a time: refused while the first is read
+    rig.send(Command.LOADWORLD, str_arg("room.wld"))
+    rig.send(Command.LOADWORLD, str_arg("corridor"))  # one load at a time: refused while the first is read
+    rig.cycle()
     deadline = time.monotonic() + TIMEOUT
     while rig.simulation.world.name != "room" and time.monotonic() < deadline:
         assert rig.sips(1)  # SIPs go on meanwhile
@@ -141,7 +142,7 @@ def test_a_silent_client_loses_the_line_at_the_handshake_deadline() -> None:
         host, port = program.addresses[0].rsplit(":", 1)
         with socket.create_connection((host, int(port)), timeout=TIMEOUT) as silent:
             assert silent.recv(1) == b""  # hung up, not held for the 60 s idle timeout
-        assert time.monotonic() - start < 3.0
+        assert time.monotonic() - start < 10.0  # far below the 60 s idle timeout, the only limit before
         with RawClient(program.addresses[0]) as client:
             client.open()
     finally:
