@@ -1,8 +1,9 @@
 """``saphira sim --flat PORT``: the command-line side of the Flat server (options, panel, signals).
 
 The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
-``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``,
-Ctrl-C or SIGTERM. The control panel's buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
+``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``
+(when exits are allowed: :mod:`saphira.sim.exposure`), Ctrl-C or SIGTERM. The control panel's
+buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
 ``START``, ``STOP``, ``STEP [n]`` on the standard input.
 """
 
@@ -22,6 +23,7 @@ from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
 from saphira.interrupts import stop_signals
+from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.world import load_world
 
 
@@ -91,10 +93,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         flat_world = load_world_file(args.flat_world) if args.flat_world else None
         world = None if flat_world is not None else load_world(args.world)
-        flat = FlatSimulation(
-            world, flat_world=flat_world, seed=args.seed, options=FlatOptions(args.flat_lasers, not args.flat_no_sonar)
+        options = FlatOptions(args.flat_lasers, not args.flat_no_sonar)
+        flat = FlatSimulation(world, flat_world=flat_world, seed=args.seed, options=options, access=world_access(args))
+        server = FlatServer(
+            flat,
+            args.host,
+            args.flat,
+            realtime=args.flat_realtime,
+            running=not stopped,
+            allow_exit=exit_allowed(args, args.host),
+            handshake_timeout=getattr(args, "handshake_timeout", None) or None,
+            idle_timeout=getattr(args, "idle_timeout", None) or None,
         )
-        server = FlatServer(flat, args.host, args.flat, realtime=args.flat_realtime, running=not stopped)
     except (SaphiraError, OSError) as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
@@ -129,5 +139,6 @@ def run(args: argparse.Namespace) -> int:
             if view is not None:
                 view.stop()
     with contextlib.suppress(OSError, ValueError):
-        print(f"simulator stopped after {server.steps} steps", flush=True)
+        dropped = f" ({server.dropped} controller(s) dropped)" if server.dropped else ""
+        print(f"simulator stopped after {server.steps} steps{dropped}", flush=True)
     return 0

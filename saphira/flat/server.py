@@ -16,6 +16,14 @@ The command line starts the server running, or stopped with ``--flat-stopped``; 
 presses STEP N times and then stays stopped; and lines ``START``, ``STOP`` or ``STEP [n]`` on the
 standard input, or the live view's buttons (``saphira sim --flat PORT --ui``), press them: both go
 through :meth:`FlatServer.press`. A line that cannot be read is logged with its column and ignored.
+
+One bad controller must not hold the server (docs/servers-security.md): a controller that sends no
+line within ``handshake_timeout`` of connecting, or none for ``idle_timeout`` while the server waits
+for it, is dropped; a line longer than :data:`MAX_LINE` bytes is skipped (logged with its byte
+offset); a controller that does not read its answers (a write blocked ``write_timeout`` seconds) is
+dropped; a query that fails is answered (``:NO-TRANSITION-MATCH`` for ``m``/``t``) or ends that
+connection, never the server. ``e`` ends the program only when ``allow_exit``; otherwise it ends
+the connection and the next controller is served.
 """
 
 from __future__ import annotations
@@ -27,10 +35,76 @@ import threading
 import time
 from collections.abc import Callable
 
-from saphira.flat.codec import CodecError, Control, format_reply, parse_input
+from saphira.flat.codec import (
+    CodecError,
+    Control,
+    MapChanged,
+    MapQuery,
+    Query,
+    Reply,
+    TransitionQuery,
+    format_reply,
+    parse_input,
+)
 from saphira.flat.simulation import STEP_SECONDS, FlatSimulation
 
 log = logging.getLogger("saphira.flat")
+
+MAX_LINE = 1 << 16
+"""Bytes of one controller line at most (Flat's longest line is a control line with a one-word message)."""
+HANDSHAKE_TIMEOUT = 5.0
+"""Seconds a controller has to send its first line (``saphira sim --handshake-timeout``)."""
+IDLE_TIMEOUT = 60.0
+"""Seconds the server waits for a controller's next line (``saphira sim --idle-timeout``)."""
+WRITE_TIMEOUT = 5.0
+"""Seconds an answer may stay blocked by a controller that does not read before it is dropped."""
+
+
+class _Dropped(Exception):
+    """The controller is dropped (the message says why); the server goes on with the next one."""
+
+
+class _LineReader:
+    """Lines from a socket with a deadline each and a length limit (an overlong line is skipped)."""
+
+    def __init__(self, conn: socket.socket, limit: int = MAX_LINE) -> None:
+        self._conn = conn
+        self._limit = limit
+        self._buffer = bytearray()
+        self._offset = 0
+        """Bytes of the stream before ``_buffer``: the byte offset reported for an overlong line."""
+        self._skipping = False
+
+    def line(self, timeout: float | None, monotonic: Callable[[], float]) -> str | None:
+        """The next line (without its newline), None at the end of the stream; :class:`_Dropped` on timeout."""
+        deadline = None if timeout is None else monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                raw = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                self._offset += end + 1
+                if not self._skipping:
+                    return raw.decode("latin-1")
+                self._skipping = False
+                continue
+            if len(self._buffer) > self._limit:
+                if not self._skipping:
+                    log.error("controller line at byte %d longer than %d bytes: skipped", self._offset, self._limit)
+                self._skipping = True
+                self._offset += len(self._buffer)
+                self._buffer.clear()
+            remaining = None if deadline is None else deadline - monotonic()
+            if remaining is not None and remaining <= 0:
+                raise _Dropped(f"no line for {timeout:g} s")
+            self._conn.settimeout(remaining)
+            try:
+                chunk = self._conn.recv(65536)
+            except TimeoutError:
+                raise _Dropped(f"no line for {timeout:g} s") from None
+            if not chunk:
+                return None
+            self._buffer += chunk
 
 
 class FlatServer:
@@ -45,8 +119,22 @@ class FlatServer:
         realtime: bool = False,
         running: bool = True,
         monotonic: Callable[[], float] = time.monotonic,
+        allow_exit: bool = True,
+        handshake_timeout: float | None = HANDSHAKE_TIMEOUT,
+        idle_timeout: float | None = IDLE_TIMEOUT,
+        write_timeout: float = WRITE_TIMEOUT,
     ) -> None:
         self.flat = flat
+        self.allow_exit = allow_exit
+        """Whether ``e`` ends the program (else it ends only that connection)."""
+        self.handshake_timeout = handshake_timeout
+        """Seconds a controller has to send its first line (None: no limit)."""
+        self.idle_timeout = idle_timeout
+        """Seconds the server waits for a controller's next line (None: no limit)."""
+        self.write_timeout = write_timeout
+        """Seconds an answer may wait for the controller to read before it is dropped."""
+        self.dropped = 0
+        """Controllers dropped for a timeout, a blocked write or a failed query."""
         self.realtime = realtime
         self.monotonic = monotonic
         self.listener = socket.create_server((host, port))
@@ -143,15 +231,17 @@ class FlatServer:
             log.info("controller %s:%s gone", *peer[:2])
 
     def serve_connection(self, conn: socket.socket) -> None:
-        """The step loop for one connected controller."""
+        """The step loop for one connected controller (see the module docstring for what ends it)."""
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        reader = conn.makefile("r", encoding="latin-1", newline="\n")
+        reader = _LineReader(conn)
         flat = self.flat
         try:
             self._send(conn, [format_reply(flat.output())])
             self._stepped()
             last = self.monotonic()
-            for line in reader:
+            timeout = self.handshake_timeout
+            while (line := reader.line(timeout, time.monotonic)) is not None:
+                timeout = self.idle_timeout
                 if not line.strip():
                     continue
                 try:
@@ -160,10 +250,13 @@ class FlatServer:
                     log.error("controller line ignored: %s", exc)
                     continue
                 if not isinstance(item, Control):
-                    self._send(conn, [format_reply(flat.query(item))])
+                    self._send(conn, [format_reply(self._answer(item))])
                     continue
                 if item.command == "e":
-                    self.ended = True
+                    if self.allow_exit:
+                        self.ended = True
+                    else:
+                        log.warning("controller sent 'e': connection ended (the program goes on: no --allow-exit)")
                     return
                 held = not self._running
                 if not self._wait_for_panel():
@@ -176,15 +269,31 @@ class FlatServer:
                 self.steps += 1
                 self._stepped()
                 self._send(conn, [*(format_reply(c) for c in changes), format_reply(flat.output())])
+        except _Dropped as exc:
+            self.dropped += 1
+            log.warning("controller dropped: %s", exc)
         except OSError as exc:
             log.info("controller connection ended: %s", exc)
         finally:
-            reader.close()
             flat.robot.cmd_stop()
 
-    @staticmethod
-    def _send(conn: socket.socket, lines: list[str]) -> None:
-        conn.sendall("".join(line + "\n" for line in lines).encode("latin-1"))
+    def _answer(self, query: Query) -> Reply:
+        """A query's answer; a failure is logged and answered (``m``/``t``) or drops the controller."""
+        flat = self.flat
+        try:
+            return flat.query(query)
+        except Exception as exc:
+            log.exception("query %s failed", type(query).__name__)
+            if isinstance(query, MapQuery | TransitionQuery):
+                return MapChanged(flat.time_ms, None)
+            raise _Dropped(f"its query failed ({type(exc).__name__}: {exc})") from exc
+
+    def _send(self, conn: socket.socket, lines: list[str]) -> None:
+        conn.settimeout(self.write_timeout)
+        try:
+            conn.sendall("".join(line + "\n" for line in lines).encode("latin-1"))
+        except TimeoutError:
+            raise _Dropped(f"it has not read its answers for {self.write_timeout:g} s") from None
 
     def close(self) -> None:
         """Stop serving: the listener closes and a held step gives up."""

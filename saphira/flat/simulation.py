@@ -16,9 +16,11 @@ Flat's robot (choices where the seed is silent are marked *):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from saphira.errors import SaphiraError
 from saphira.flat import queries
@@ -39,7 +41,8 @@ from saphira.geometry import Pose
 from saphira.params import RobotParams, SonarUnit
 from saphira.sim.sensors import SonarBeam
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, load_world
+from saphira.sim.world import World, WorldNotFoundError
+from saphira.sim.world_requests import WorldAccess, WorldRefused
 
 log = logging.getLogger("saphira.flat")
 
@@ -119,9 +122,13 @@ class FlatSimulation:
         options: FlatOptions | None = None,
         pose: Pose | tuple[float, float, float] | None = None,
         seed: int = 0,
+        access: WorldAccess | None = None,
     ) -> None:
         self.flat_world = flat_world
         self.options = options or FlatOptions()
+        self._listed = _listed_maps(flat_world)
+        self.access = dataclasses.replace(access or WorldAccess(), listed=self._listed)
+        """Which files ``m FILE`` may load: those of ``access`` and the World file's maps."""
         if world is None:
             if flat_world is None:
                 raise SaphiraError("a Flat simulation needs a map or a Flat World file")
@@ -196,11 +203,19 @@ class FlatSimulation:
         if not entered:
             return []
         transition = self._transitions()[entered[0]]
-        return [self._change(transition.target, transition.new_pose)]
+        changed = self._change(transition.target, transition.new_pose)
+        return [changed] if changed.map_file is not None else []
 
     def _change(self, map_name: str, pose: Pose | None) -> MapChanged:
-        """Switch to ``map_name`` and, if given, put the robot at ``pose``; the answer to send."""
-        world = self.flat_world.load_map(map_name) if self.flat_world is not None else load_world(map_name)
+        """Switch to ``map_name`` and, if given, put the robot at ``pose``; the answer to send.
+
+        A map that is refused or cannot be loaded leaves the map as it is: the answer is then
+        ``:NO-TRANSITION-MATCH`` and the log says why."""
+        try:
+            world = self.access.load(self._map_file(map_name))
+        except WorldRefused as exc:
+            log.warning("map %s: %s; the map stays %s", map_name, exc, self.map_name)
+            return MapChanged(self.time_ms, None)
         self.simulation.set_world(world)
         self.map_name = map_name
         if pose is not None:
@@ -209,6 +224,17 @@ class FlatSimulation:
         self._inside = self._covering()
         log.info("map changed to %s at (%.0f, %.0f, %.0f)", map_name, *self.pose)
         return MapChanged(self.time_ms, map_name)
+
+    def _map_file(self, name: str) -> str:
+        """The file a map name means: one of the World file's maps (found from its folder), else ``name``."""
+        if self.flat_world is not None:
+            try:
+                path = self.flat_world.locate(name)
+            except WorldNotFoundError:
+                return name
+            if path.resolve() in self._listed:
+                return str(path)
+        return name
 
     # ------------------------------------------------------------------ queries
     def query(self, query: Query) -> Reply:
@@ -221,9 +247,20 @@ class FlatSimulation:
                     return self._change(transition.target, transition.new_pose)
             return MapChanged(self.time_ms, None)
         if isinstance(query, MapQuery):
-            try:
-                return self._change(query.map_file, Pose(query.x, query.y, query.theta))
-            except (SaphiraError, OSError) as exc:
-                log.warning("m %s: %s; the map stays %s", query.map_file, exc, self.map_name)
-                return MapChanged(self.time_ms, None)
+            return self._change(query.map_file, Pose(query.x, query.y, query.theta))
         return queries.answer(query, self.time_ms, self.rig, self.scans())
+
+
+def _listed_maps(flat_world: FlatWorld | None) -> frozenset[Path]:
+    """The files of the maps a World file lists (the operator named them): ``m`` may load these."""
+    if flat_world is None:
+        return frozenset()
+    names = [flat_world.default_map, *(name for name, _ in flat_world.maps.values())]
+    names += [t.target for _, transitions in flat_world.maps.values() for t in transitions]
+    found = set()
+    for name in names:
+        try:
+            found.add(flat_world.locate(name).resolve())
+        except WorldNotFoundError:
+            continue
+    return frozenset(found)

@@ -249,6 +249,10 @@ class GamebotsLink(VelocityLink):
         elif kind == "GEO" and sensor == "GroundVehicle" and self.wheels is not None:
             radius = message.number("WheelRadius", self.wheels.radius)
             self.wheels = WheelGeometry(radius, message.number("WheelSeparation", self.wheels.separation))
+        elif kind == "ERR":  # our server's answer to a refused command (an INIT out of bounds, …)
+            self.counters.other_packets += 1
+            text = (message.get("Message") or "").replace("_", " ")
+            log.warning("Gamebots server %s refused a command: %s", self.url, text)
         elif kind in ("SEN", "GEO", "CONF", "NFO", "MIS", "RES"):
             self.counters.other_packets += 1
         else:

@@ -2,7 +2,10 @@
 
 Every client that connects to the port gets a :class:`~saphira.gamebots.session.GamebotsSession`; its
 ``INIT`` spawns a robot in the one shared :class:`~saphira.sim.simulation.Simulation`, so the robots
-of all sockets move in the same world and physically block each other.
+of all sockets move in the same world and physically block each other. At most ``max_robots`` robots
+are spawned (``--max-robots``; an INIT beyond is answered with an error) and at most twice as many
+sockets are kept open (one more is closed at once), and a socket that has not sent INIT within
+``init_timeout`` seconds is closed, so one host can neither slow every robot down nor hold every place.
 
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
 the world one ``period``, send every robot its STA and SEN. The standalone server runs it on a
@@ -26,8 +29,9 @@ from collections.abc import Callable
 from functools import partial
 
 from saphira.clock import RealTimeClock
+from saphira.gamebots.codec import GamebotsError
 from saphira.gamebots.laser import LaserConfig
-from saphira.gamebots.session import GamebotsSession
+from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.simulation import Simulation
 from saphira.transport import SocketTransport
 
@@ -35,6 +39,8 @@ log = logging.getLogger("saphira.gamebots")
 
 DEFAULT_PORT = 3000
 """USARSim's Gamebots port (the tutorial's world file: ``Port=3000``)."""
+INIT_TIMEOUT = 5.0
+"""Seconds a client has to send INIT after connecting (``saphira sim --handshake-timeout``)."""
 
 
 class GamebotsServer:
@@ -48,8 +54,18 @@ class GamebotsServer:
         *,
         period: float = 0.1,
         laser: LaserConfig | None = None,
+        max_robots: int = MAX_ROBOTS,
+        init_timeout: float | None = INIT_TIMEOUT,
     ) -> None:
         self.simulation = simulation
+        self.max_robots = max_robots
+        """Robots spawned at most; connections beyond twice as many are closed at once."""
+        self.refused = 0
+        """Connections closed at once because the server had its share of sockets."""
+        self.init_timeout = init_timeout
+        """Seconds (wall clock) a socket may stay open without a robot (None: for ever)."""
+        self.dropped = 0
+        """Sockets closed because their client sent no INIT in time."""
         self.period = period
         self.laser = laser
         self.sessions: list[GamebotsSession] = []
@@ -76,7 +92,14 @@ class GamebotsServer:
             except (BlockingIOError, InterruptedError):
                 return
             url = f"tcp://{peer[0]}:{peer[1]}"
-            session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser)
+            if len(self.sessions) >= 2 * self.max_robots:
+                self.refused += 1
+                log.warning("gamebots: refused %s: %d sockets open already", url, len(self.sessions))
+                sock.close()
+                continue
+            session = GamebotsSession(
+                SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots
+            )
             self.sessions.append(session)
             self._sockets[session] = sock
             log.info("gamebots: client %s connected", url)
@@ -98,6 +121,7 @@ class GamebotsServer:
     def cycle(self, now: float | None = None) -> None:
         """One step: receive, advance the world one period, send STA and SEN to every robot."""
         self.receive()
+        self._drop_late_inits()
         self.simulation.step(self.period)
         for session in self.sessions:
             session.after_world_step()
@@ -107,6 +131,18 @@ class GamebotsServer:
             self._past_contacts += session.contacts
             self.sessions.remove(session)
             self._sockets.pop(session, None)
+
+    def _drop_late_inits(self) -> None:
+        """Close sockets that spawned no robot within ``init_timeout``: silent sockets must not fill the cap."""
+        limit = self.init_timeout
+        if limit is None:
+            return
+        now = time.monotonic()
+        for session in self.sessions:
+            if session.robot is None and not session.closed and now - session.opened_at >= limit:
+                self.dropped += 1
+                session.refuse(GamebotsError(f"no INIT within {limit:g} s: closing"))
+                session.close("no INIT in time")
 
     def _send_step(self, session: GamebotsSession) -> None:
         session.send(*session.step_messages(self.simulation.time))
@@ -152,13 +188,25 @@ def run(args: argparse.Namespace) -> int:
     except (SaphiraError, OSError) as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
+    max_robots = MAX_ROBOTS if getattr(args, "max_robots", None) is None else args.max_robots
+    if max_robots < 1:
+        print("saphira sim: --max-robots must be at least 1", file=sys.stderr)
+        return 2
     if not 0 <= args.gamebots <= 65535:
         print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
         return 2
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     laser = LaserConfig() if getattr(args, "laser", False) else None
     try:
-        server = GamebotsServer(simulation, args.host, args.gamebots, period=args.period, laser=laser)
+        server = GamebotsServer(
+            simulation,
+            args.host,
+            args.gamebots,
+            period=args.period,
+            laser=laser,
+            max_robots=max_robots,
+            init_timeout=getattr(args, "handshake_timeout", INIT_TIMEOUT) or None,
+        )
     except OSError as exc:
         print(f"saphira sim: cannot listen on {args.host}:{args.gamebots}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -173,5 +221,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             server.close()
     with contextlib.suppress(OSError, ValueError):
-        print("simulator stopped", flush=True)
+        turned = server.refused + server.dropped
+        print(
+            f"simulator stopped{f' ({turned} socket(s) closed: over the cap or no INIT)' if turned else ''}", flush=True
+        )
     return 0

@@ -7,14 +7,17 @@ the sonars fired in that step (and one for the laser when the server has one); `
 ``GETCONF`` are answered at once; ``DRIVE`` sets the wheel spin speeds, which go to the robot model as
 wheel speeds (its acceleration limits and stall on contact apply). ``CAMERA`` is accepted (there is no
 camera to move), as is the joint form of DRIVE (a Pioneer has no other joints: logged, ignored).
-A bad line is logged with the client's address and the offending text; the session goes on. When
-the client goes, its robot leaves the world, as USARSim's bot does.
+A bad line is logged with the client's address and the offending text and answered with an
+``ERR {Message …}`` line; the session goes on. INIT is refused when the server already has
+``max_robots`` robots, or for a place outside the world's bounds (or not a finite number of mm).
+When the client goes, its robot leaves the world, as USARSim's bot does.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import time
 
 from saphira.gamebots.codec import (
     Configuration,
@@ -46,6 +49,10 @@ log = logging.getLogger("saphira.gamebots")
 
 BATTERY_LIFE = 7200.0
 """Seconds of battery a robot starts with; STA's Battery counts them down (USARSim's unit)."""
+MAX_ROBOTS = 32
+"""Robots one server spawns at most (``saphira sim --max-robots``): each costs every robot's cycle."""
+OPEN_WORLD_LIMIT = 1e7
+"""mm from the origin a robot may spawn in a world without walls (whose bounds say nothing)."""
 SONAR_MIN_RANGE = 0.1
 SONAR_BEAM = math.radians(30.0)
 
@@ -53,8 +60,16 @@ SONAR_BEAM = math.radians(30.0)
 class GamebotsSession:
     """One client socket and, after its INIT, its robot (see the module docstring)."""
 
-    def __init__(self, transport: Transport, simulation: Simulation, laser: LaserConfig | None = None) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        simulation: Simulation,
+        laser: LaserConfig | None = None,
+        *,
+        max_robots: int = MAX_ROBOTS,
+    ) -> None:
         self.transport: Transport | None = transport
+        self.max_robots = max_robots
         self.simulation = simulation
         self.laser = laser
         self.reader = LineReader()
@@ -68,6 +83,8 @@ class GamebotsSession:
         self.messages_sent = 0
         self.contacts = 0
         self._was_stalled = False
+        self.opened_at = time.monotonic()
+        """When the client connected (wall clock): the server closes it if no INIT follows in time."""
 
     @property
     def url(self) -> str:
@@ -90,17 +107,23 @@ class GamebotsSession:
             self.close("client gone")
             return
         except GamebotsError as exc:
-            self.errors += 1
-            log.warning("gamebots %s: %s", self.url, exc)
+            self.refuse(exc)
             return
         for line in lines:
             try:
                 self.handle(parse(line))
             except GamebotsError as exc:
-                self.errors += 1
-                log.warning("gamebots %s: %s", self.url, exc)
+                self.refuse(exc)
             if self.transport is None:
                 return
+
+    def refuse(self, error: GamebotsError) -> None:
+        """Log a bad line and tell the client why: ``ERR {Message …}``, one word (a value has no spaces),
+        so the text's spaces are underscores and anything but printable ASCII outside braces is ``?``."""
+        self.errors += 1
+        log.warning("gamebots %s: %s", self.url, error)
+        text = "".join(c if "!" <= c <= "~" and c not in "{}" else "_" if c == " " else "?" for c in str(error)[:200])
+        self.send(Message.of("ERR", ("Message", text)))
 
     def handle(self, message: Message) -> None:
         kind = message.kind
@@ -127,16 +150,33 @@ class GamebotsSession:
     def _init(self, init: Init) -> None:
         if self.robot is not None:
             raise GamebotsError(f"this socket already has a robot ({self.name}); one robot per socket")
+        if len(self.simulation.robots) >= self.max_robots:
+            raise GamebotsError(f"INIT: the server has its {self.max_robots} robots already (--max-robots)")
         model = model_for(init.class_name)
         params = model.params()
         yaw = init.rotation[2] if init.rotation is not None else 0.0
         x, y, th = from_unreal(init.location, yaw)
+        self._check_inside(x, y, th)
         self._check_free(x, y, params.robot_radius)
         self.name = init.name or f"{model.class_name.removeprefix('USARBot.')}-{len(self.simulation.robots) + 1}"
         robot = self.simulation.add_robot(params, (x, y, th), name=self.name)
         robot.cmd_sonar(True)
         self.robot, self.model, self.wheels = robot, model, WheelGeometry.of(model, params)
         log.info("gamebots %s: spawned %s %s at (%.0f, %.0f, %.0f)", self.url, model.class_name, self.name, x, y, th)
+
+    def _check_inside(self, x: float, y: float, th: float) -> None:
+        """Refuse a spawn point outside the world's bounds (or, in a world without walls, far out)."""
+        if not all(math.isfinite(v) for v in (x, y, th)):
+            raise GamebotsError("INIT: Location and Rotation must be finite numbers of metres and radians")
+        xmin, ymin, xmax, ymax = self.simulation.world.bounds
+        if xmax > xmin and ymax > ymin:
+            if not (xmin <= x <= xmax and ymin <= y <= ymax):
+                raise GamebotsError(
+                    f"INIT: ({x:.6g}, {y:.6g}) mm lies outside the world "
+                    f"(x {xmin:.0f}..{xmax:.0f}, y {ymin:.0f}..{ymax:.0f} mm)"
+                )
+        elif max(abs(x), abs(y)) > OPEN_WORLD_LIMIT:
+            raise GamebotsError(f"INIT: ({x:.6g}, {y:.6g}) mm is more than {OPEN_WORLD_LIMIT:.0f} mm out")
 
     def _check_free(self, x: float, y: float, radius: float) -> None:
         """USARSim refuses a spawn point inside geometry; so do we, saying where (world frame, mm)."""

@@ -23,6 +23,7 @@ from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world import World, load_world
+from saphira.sim.world_requests import WorldAccess
 from saphira.tasks import Phase, Task, TaskState
 from saphira.transport import memory_pair
 
@@ -142,6 +143,8 @@ def attach_simulator(
     the_world = world if isinstance(world, World) else load_world(world)
     simulation = Simulation(the_world, seed, odometry_error=odometry_error)
     sim_robot = simulation.add_robot(robot_params, pose)
+    # In-process, the client is the simulator's own user: LOADWORLD may read any of their files.
+    options = options or ServerOptions(worlds=WorldAccess(any_file=True))
     server = PioneerServer(simulation, sim_robot, options=options, period=robot.clock.period)
     embedded = EmbeddedSim(robot, simulation, sim_robot, server)
     try:

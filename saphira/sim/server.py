@@ -20,6 +20,9 @@ Session rules (ARIA's ArRobot and Saphira's client both connect, §3):
 * The SYNC2 reply starts the session: odometry 0, 0, 0, sonar on with the default polling order.
   OPEN enables the motors (PSOS 4.x: OPEN starts the motor controllers; ARIA sends ENABLE 1 anyway)
   and starts a SIP every cycle, in the ARCOS layout, or PSOS 4.x for a Pioneer 1 subclass.
+* A line whose client has not completed the handshake within ``handshake_timeout`` is hung up, so a
+  silent client cannot hold the robot; ``idle_timeout`` counts from the last valid packet (stray bytes
+  do not keep a line).
 * CLOSE, a closed transport, or an ``idle_timeout`` of silence ends the session: the robot stops at
   once, motors disabled, sonar off, odometry 0, 0, 0 (AMRISim ``endSession``). With ``hangup_on_close``
   (TCP, in-process) CLOSE also closes the transport; without it (a serial line) the server waits on
@@ -56,7 +59,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from saphira.errors import SaphiraError
 from saphira.link import layout_for
 from saphira.params import RobotParams
 from saphira.protocol.command_packet import CommandPacket, decode_command
@@ -73,7 +75,8 @@ from saphira.sim.laser import laser_handlers
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import load_world
+from saphira.sim.world import World
+from saphira.sim.world_requests import WorldAccess, WorldLoad, WorldRefused
 from saphira.transport import Transport, TransportClosed
 
 log = logging.getLogger("saphira.sim.server")
@@ -114,21 +117,26 @@ class SessionState(Enum):
 class ServerOptions:
     """How one server behaves. ``None`` for ``identity``/``layout`` derives them from the parameters.
 
-    ``watchdog``, ``idle_timeout`` and ``partial_timeout`` are seconds of clock time (``None`` turns
-    the first two off). ``allow_exit`` lets SIM_EXIT stop the host (the standalone program);
-    otherwise it is ignored. ``max_sonar_per_sip`` caps the entries of one SIP (AMRISim: 32); more
-    wait for the next SIP.
+    ``watchdog``, ``handshake_timeout``, ``idle_timeout`` and ``partial_timeout`` are seconds of
+    clock time (``None`` turns the first three off). ``allow_exit`` lets SIM_EXIT stop the host (the
+    standalone program); otherwise it is ignored. ``max_sonar_per_sip`` caps the entries of one SIP
+    (AMRISim: 32); more wait for the next SIP. ``worlds`` says which files LOADWORLD may read
+    (:mod:`saphira.sim.world_requests`); with ``load_in_background`` they are read in a worker thread
+    and the world changes in the first cycle after the read ends (in lock-step: at once).
     """
 
     identity: RobotIdentity | None = None
     layout: SipLayout | None = None
     watchdog: float | None = 2.0
     hangup_on_close: bool = True
+    handshake_timeout: float | None = None
     idle_timeout: float | None = None
     partial_timeout: float = 0.5
     allow_exit: bool = False
     max_sonar_per_sip: int = 32
     battery: int = DEFAULT_BATTERY_DV
+    worlds: WorldAccess = field(default_factory=WorldAccess)
+    load_in_background: bool = False
 
 
 @dataclass
@@ -149,6 +157,10 @@ class ServerStats:
     """Commands received but not acted on (unknown numbers and unsupported ones), by number."""
     handler_errors: int = 0
     """Commands whose handling failed (a bug: always 0 in the tests)."""
+    worlds_refused: int = 0
+    """LOADWORLD requests refused or failed (also counted in ``ignored``)."""
+    handshake_timeouts: int = 0
+    """Lines hung up because the client did not complete the handshake in time."""
     sips: int = 0
     configs: int = 0
     simstats: int = 0
@@ -264,6 +276,8 @@ class PioneerServer:
         self._simstat = 0
         self._last_packet = 0.0
         self._last_data = 0.0
+        self._syncing_since = 0.0
+        self._world_load: WorldLoad | None = None
         self._partial_since: float | None = None
         self._revival: _Revival | None = None
         self._backlog: list[tuple[int, float]] = []
@@ -299,7 +313,7 @@ class PioneerServer:
         self.transport = transport
         self.receiver.reset()
         self.state = SessionState.SYNCING
-        self._last_data = now
+        self._last_data = self._syncing_since = now
         self._partial_since = None
         self.stats.clients += 1
         log.info("%s: client attached on %s", self.label, transport.url)
@@ -324,9 +338,9 @@ class PioneerServer:
         except TransportClosed as exc:
             self.hang_up(f"client gone ({exc})")
             return
+        self._finish_world_load()
         receiver = self.receiver
         if data:
-            self._last_data = now
             payloads = receiver.feed(data)
         elif self._partial_since is not None and now - self._partial_since >= self.options.partial_timeout:
             payloads = receiver.expire_partial()
@@ -337,6 +351,8 @@ class PioneerServer:
                 self._partial_since = now
         else:
             self._partial_since = None
+        if payloads:
+            self._last_data = now  # only valid packets keep a line: stray bytes do not
         for payload in payloads:
             self._handle(payload, now)
             if self.transport is None:
@@ -406,6 +422,8 @@ class PioneerServer:
         if len(payload) != 1 or number > 2:
             self.stats.handshake_ignored += 1
             return
+        if self.state is not SessionState.SYNCING:
+            self._syncing_since = now
         self.state = SessionState.SYNCING
         if number < 2:
             self._write(_SYNC_ECHOES[number])
@@ -435,9 +453,12 @@ class PioneerServer:
         robot.laser_off()
         self._backlog.clear()
         self.accessories.end_session()
+        self._world_load = None  # a world still being read was for this session's client
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1
             log.info("%s: session ended: %s", self.label, reason)
+        if self.state is not SessionState.SYNCING:
+            self._syncing_since = self._last_packet  # a serial line waits for the next SYNC0 from here
         self.state = SessionState.SYNCING if self.transport is not None else SessionState.WAITING
         self.single_step = False
         self.pending_steps = 0
@@ -447,7 +468,12 @@ class PioneerServer:
     def _check_timers(self, now: float) -> None:
         options = self.options
         if options.idle_timeout is not None and now - self._last_data >= options.idle_timeout:
-            self.hang_up(f"client silent for {now - self._last_data:.1f} s")
+            self.hang_up(f"no valid packet for {now - self._last_data:.1f} s")
+            return
+        deadline = options.handshake_timeout
+        if deadline is not None and self.state is SessionState.SYNCING and now - self._syncing_since >= deadline:
+            self.stats.handshake_timeouts += 1
+            self.hang_up(f"no handshake within {deadline:g} s")
             return
         watchdog = options.watchdog
         if (
@@ -660,15 +686,42 @@ class PioneerServer:
         self.robot.cmd_polling(b - 1 for b in self._string_arg(command))
 
     def _load_world(self, command: CommandPacket) -> None:
-        """SRISim's LOADWORLD (``sfLoadWorldFile``): a bundled world name or a path on the simulator's
-        host. The robot goes to the new world's start pose when it has one (its odometry runs on)."""
+        """SRISim's LOADWORLD (``sfLoadWorldFile``): a world the options' :class:`WorldAccess` grants.
+        The robot goes to the new world's start pose when it has one (its odometry runs on). The
+        protocol has no reply: a refusal is logged and counted (``stats.worlds_refused``)."""
         name = self._string_arg(command).decode("latin-1")
-        try:
-            world = load_world(name)
-        except (SaphiraError, OSError) as exc:
-            self.stats.ignored[command.command] += 1
-            log.warning("%s: LOADWORLD %r refused: %s", self.label, name, exc)
+        if self._world_load is not None:
+            self._refuse_world(name, "another world is still being loaded")
             return
+        if self.options.load_in_background:
+            self._world_load = WorldLoad(self.options.worlds, name)
+            return
+        try:
+            world = self.options.worlds.load(name)
+        except WorldRefused as exc:
+            self._refuse_world(name, str(exc))
+            return
+        self._use_world(world)
+
+    def _finish_world_load(self) -> None:
+        """Apply a world read in the background once it is there (each cycle, before the client's packets)."""
+        load = self._world_load
+        if load is None or not load.done:
+            return
+        self._world_load = None
+        try:
+            world = load.result()
+        except WorldRefused as exc:
+            self._refuse_world(load.name, str(exc))
+            return
+        self._use_world(world)
+
+    def _refuse_world(self, name: str, why: str) -> None:
+        self.stats.ignored[Command.LOADWORLD] += 1
+        self.stats.worlds_refused += 1
+        log.warning("%s: LOADWORLD %r refused: %s", self.label, name, why)
+
+    def _use_world(self, world: World) -> None:
         self.simulation.set_world(world)
         if world.start_pose is not None:
             start = world.start_pose

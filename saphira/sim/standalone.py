@@ -10,7 +10,12 @@ or vanishes its robot stops and the line serves the next client, session after s
 Timing: a drift-free 100 ms cycle (:class:`~saphira.clock.RealTimeClock`). The time between cycles
 is spent waiting on the sockets with ``select``, so handshake replies and CONFIG go out as soon as the
 client's packet arrives; at each cycle boundary the world advances and every open session gets its
-SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT (unless ``--no-exit``) end the program cleanly.
+SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT end the program cleanly; SIM_EXIT only when exits are
+allowed (:func:`~saphira.sim.exposure.exit_allowed`: on loopback, a unix socket or a pseudo-terminal
+unless ``--no-exit``; on any other address only with ``--allow-exit``). A client that does not complete its handshake
+within ``--handshake-timeout`` is hung up; LOADWORLD reads only bundled worlds and files under
+``--world-dir`` (:mod:`saphira.sim.world_requests`). docs/servers-security.md says what each server
+accepts from a client.
 ``--ui [HOST:]PORT`` also serves the simulator's window as a web page (:mod:`saphira.ui.simview`).
 
 Run it as ``saphira sim …`` or ``python -m saphira.sim.standalone …``.
@@ -33,15 +38,18 @@ import time
 import tty
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
+from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.interrupts import stop_signals
 from saphira.jit import warm_up
 from saphira.params import RobotParams, params_for_file
+from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world import World, load_world
@@ -51,6 +59,8 @@ from saphira.ui.options import add_ui_options
 log = logging.getLogger("saphira.sim")
 
 DEFAULT_PORT = 8101
+DEFAULT_HANDSHAKE_TIMEOUT = 5.0
+"""Seconds a client has to complete its handshake (Flat: to send its first line) before it is hung up."""
 PTY_BACKLOG_LIMIT = 65536
 """Bytes kept for a pseudo-terminal client that does not read; further packets are dropped."""
 
@@ -173,8 +183,9 @@ class SocketLine(Line):
                 log.warning("%s: accept failed: %s", self.address, exc)
                 return
             url = self._client_url(peer)
-            if self._client_alive():
-                self.server.receive(now)  # the current client may have just left, unnoticed so far
+            for _ in range(2):  # the current client may have just left: data, then its FIN, needs two reads
+                if self._client_alive():
+                    self.server.receive(now)
             if self._client_alive():
                 self.refused += 1
                 log.info("%s: refused %s: robot %s already has a client", self.address, url, self.server.label)
@@ -369,7 +380,9 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         description="Run the Pioneer simulator as a real-time server. Each robot listens on its own "
         "TCP port (or pseudo-terminal) and serves one client at a time, session after session; "
         "ARIA-based clients and Saphira clients connect as to a real robot.",
-        epilog="Stop with Ctrl-C or SIGTERM, or from a client with SIM_EXIT.",
+        epilog="Stop with Ctrl-C or SIGTERM, or from a client with SIM_EXIT (Flat: 'e'), which only a server "
+        "on loopback, a unix socket or a pseudo-terminal obeys by default: on another --host give --allow-exit. "
+        "What each server accepts from a client: docs/servers-security.md.",
     )
     parser.add_argument(
         "--world",
@@ -420,9 +433,32 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         type=float,
         default=60.0,
         metavar="S",
-        help="drop a client that sends nothing for this long (default 60; 0 = never)",
+        help="drop a client that sends no valid packet (Flat: no line) for this long (default 60; 0 = never)",
     )
-    parser.add_argument("--no-exit", action="store_true", help="ignore SIM_EXIT from clients")
+    parser.add_argument(
+        "--handshake-timeout",
+        type=float,
+        default=DEFAULT_HANDSHAKE_TIMEOUT,
+        metavar="S",
+        help=f"hang up a client that has not completed its handshake (Flat: sent its first line; Gamebots: "
+        f"INIT) this long after connecting (default {DEFAULT_HANDSHAKE_TIMEOUT:g}; 0 = never)",
+    )
+    parser.add_argument(
+        "--world-dir",
+        metavar="DIR",
+        type=Path,
+        help="let clients load world files under DIR (LOADWORLD, Flat's 'm'); without it only bundled worlds",
+    )
+    exits = parser.add_mutually_exclusive_group()
+    exits.add_argument(
+        "--allow-exit",
+        action="store_true",
+        help="let any client end the program (SIM_EXIT, Flat's 'e'); the default only on loopback, "
+        "--unix and --pty: with another --host anyone who reaches the port could stop the simulator",
+    )
+    exits.add_argument(
+        "--no-exit", action="store_true", help="ignore SIM_EXIT (Flat: 'e' only ends that connection), on any address"
+    )
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
     parser.add_argument(
         "--gamebots",
@@ -432,6 +468,12 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "instead (one socket per robot, spawned by INIT; docs/gamebots.md)",
     )
     parser.add_argument("--laser", action="store_true", help="with --gamebots: every robot has a RangeScanner laser")
+    parser.add_argument(
+        "--max-robots",
+        type=int,
+        metavar="N",
+        help=f"with --gamebots: spawn at most N robots (default {GAMEBOTS_MAX_ROBOTS}); each slows every robot's cycle",
+    )
     add_ui_options(parser, speed=False)
     from saphira.flat.command import add_options as add_flat_options
 
@@ -473,13 +515,18 @@ def _check(args: argparse.Namespace) -> str | None:
                 return f"--{option.replace('_', '-')} needs --flat PORT"
     if getattr(args, "laser", False) and gamebots is None:
         return "--laser needs --gamebots PORT"
+    if getattr(args, "max_robots", None) is not None and gamebots is None:
+        return "--max-robots needs --gamebots PORT (Pioneer: --robots)"
     if args.robots < 1:
         return "--robots must be at least 1"
     if not (math.isfinite(args.period) and args.period > 0):
         return "--period must be a positive number of seconds"
     if not 0 <= args.port <= 65535 or (args.port and args.port + args.robots - 1 > 65535):
         return f"--port {args.port} with --robots {args.robots} runs past port 65535"
-    for option in ("watchdog", "idle_timeout"):
+    world_dir = getattr(args, "world_dir", None)
+    if world_dir is not None and not world_dir.is_dir():
+        return f"--world-dir {world_dir}: not a folder"
+    for option in ("watchdog", "idle_timeout", "handshake_timeout"):
         value = getattr(args, option)
         if value is not None and not (math.isfinite(value) and value >= 0):
             return f"--{option.replace('_', '-')} must be a number of seconds >= 0"
@@ -512,9 +559,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = ServerOptions(
         watchdog=args.watchdog or None,
+        # A pseudo-terminal is local, and hanging it up only resets it: no deadline there.
+        handshake_timeout=None if args.pty else args.handshake_timeout or None,
         idle_timeout=args.idle_timeout or None,
-        allow_exit=not args.no_exit,
+        allow_exit=exit_allowed(args, None if args.pty or args.unix is not None else args.host),
         hangup_on_close=not args.pty,
+        worlds=world_access(args),
+        load_in_background=True,
     )
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     host = ServedSimulation(simulation, period=args.period)
@@ -573,8 +624,17 @@ def run(args: argparse.Namespace) -> int:
             if view is not None:
                 view.stop()
     with contextlib.suppress(OSError, ValueError):
-        print("simulator stopped", flush=True)
+        print(f"simulator stopped{_troubles(host)}", flush=True)
     return status
+
+
+def _troubles(host: ServedSimulation) -> str:
+    """What clients were refused, for the closing line (empty when nothing was)."""
+    late = sum(s.stats.handshake_timeouts for s in host.servers)
+    refused = sum(s.stats.worlds_refused for s in host.servers)
+    parts = [f"{late} client(s) hung up without a handshake"] if late else []
+    parts += [f"{refused} world request(s) refused"] if refused else []
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+"""The Gamebots server against greedy or extreme clients: robots and sockets capped, spawn points checked.
+
+Lock-step: the test calls :meth:`GamebotsServer.cycle`; loopback TCP delivers each line before the
+write returns, so a cycle sees what was sent before it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.session import MAX_ROBOTS
+from saphira.link import ConnectError
+from saphira.robot import Robot
+from saphira.sim import standalone
+from saphira.sim.simulation import Simulation
+from saphira.sim.wldfile import parse_wld
+from tests.test_gamebots_server import OPEN_ROOM, WAIT, Client
+
+
+@pytest.fixture
+def server() -> Iterator[GamebotsServer]:
+    simulation = Simulation(parse_wld(OPEN_ROOM, "<room>"), 0, odometry_error=False)
+    gamebots = GamebotsServer(simulation, port=0, max_robots=2)
+    yield gamebots
+    gamebots.close()
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [
+        ("1e308,-1e308,0", "must be finite numbers"),
+        ("1e300,1,0", "(1e+303, -1000) mm lies outside the world"),
+        ("50,-4,0", "(50000, 4000) mm lies outside the world (x 0..10000, y 0..8000 mm)"),
+        ("5,4,0", "(5000, -4000) mm lies outside the world"),
+    ],
+)
+def test_init_outside_the_world_is_refused_and_answered(server: GamebotsServer, location: str, why: str) -> None:
+    client = Client(server.port)
+    client.send(f"INIT {{ClassName USARBot.P2DX}} {{Location {location}}}")
+    server.cycle()
+    error = client.wait_for("ERR").get("Message") or ""
+    assert why.replace(" ", "_") in error
+    assert server.simulation.robots == []
+    client.send("INIT {ClassName USARBot.P2DX} {Location 5,-4,0}")  # the session goes on
+    server.cycle()
+    assert client.wait_for("STA").get("Location") == "5.0000,-4.0000,0.0000"
+    client.close()
+
+
+def test_max_robots_caps_the_robots_and_twice_as_many_sockets(server: GamebotsServer) -> None:
+    clients = [Client(server.port) for _ in range(4)]
+    for k, client in enumerate(clients):
+        client.send(f"INIT {{ClassName USARBot.P2DX}} {{Location {2 + 2 * k},-2,0}}")
+    server.cycle()
+    assert len(server.simulation.robots) == 2
+    assert "--max-robots" in (clients[2].wait_for("ERR").get("Message") or "")
+    extra = Client(server.port)
+    server.cycle()
+    extra.sock.settimeout(WAIT)
+    assert extra.sock.recv(1) == b""  # a fifth socket is closed at once
+    assert server.refused == 1 and len(server.sessions) == 4
+    clients[0].close()
+    server.cycle()
+    server.cycle()
+    clients[2].send("INIT {ClassName USARBot.P2DX} {Location 6,-2,0}")  # a place is free again
+    server.cycle()
+    assert len(server.simulation.robots) == 2
+    for client in [*clients, extra]:
+        client.close()
+
+
+def test_a_socket_without_init_is_closed_at_the_deadline() -> None:
+    simulation = Simulation(parse_wld(OPEN_ROOM, "<room>"), 0, odometry_error=False)
+    server = GamebotsServer(simulation, port=0, max_robots=1, init_timeout=0.3)
+    try:
+        silent, robot = Client(server.port), Client(server.port)
+        robot.send("INIT {ClassName USARBot.P2DX} {Location 5,-4,0}")
+        server.cycle()
+        held = next(s for s in server.sessions if s.robot is None)
+        deadline = time.monotonic() + WAIT
+        while not held.closed and time.monotonic() < deadline:
+            server.cycle()
+        assert "no_INIT_within_0.3_s" in (silent.wait_for("ERR").get("Message") or "")
+        server.cycle()
+        assert server.dropped == 1 and len(server.sessions) == 1 and len(simulation.robots) == 1
+        newcomer = Client(server.port)  # the place the silent socket held is free
+        server.cycle()
+        assert len(server.sessions) == 2
+        for client in (silent, robot, newcomer):
+            client.close()
+    finally:
+        server.close()
+
+
+def test_saphira_sim_takes_max_robots_with_gamebots_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert standalone.main(["--gamebots", "0", "--max-robots", "0"]) == 2
+    assert "--max-robots must be at least 1" in capsys.readouterr().err
+    assert f"(default {MAX_ROBOTS})" in " ".join(standalone.build_parser().format_help().split())
+
+
+def test_the_client_link_logs_why_its_init_was_refused(caplog: pytest.LogCaptureFixture) -> None:
+    simulation = Simulation(parse_wld(OPEN_ROOM, "<room>"), 0, odometry_error=False)
+    server = GamebotsServer(simulation, port=0)
+    robot = Robot()
+    robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
+    try:
+        with caplog.at_level(logging.WARNING), pytest.raises(ConnectError):
+            robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=99,-1,0", timeout=1.0)
+        assert any("refused a command: INIT: (99000, 1000) mm lies outside" in r.getMessage() for r in caplog.records)
+    finally:
+        server.close()
