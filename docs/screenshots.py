@@ -14,7 +14,8 @@ from pathlib import Path
 
 from playwright import sync_api
 
-from tests.ui_support import chromium_path, live_session
+from tests.browser import chromium_path
+from tests.ui_support import live_session
 
 ROOT = Path(__file__).resolve().parents[1]
 CYCLE = 250

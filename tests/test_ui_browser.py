@@ -24,8 +24,9 @@ from playwright import sync_api as playwright_api
 from saphira.tasks import TaskState
 from saphira.ui.display import display_for
 from saphira.ui.liveview import GRID_EVERY
+from tests.browser import chromium_path
 from tests.flat_controller import Controller
-from tests.ui_support import LiveSession, chromium_path, colour_centroid, live_session, start_command
+from tests.ui_support import LiveSession, colour_centroid, live_session, start_command
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
 ROBOT_RGB = (0x46, 0x82, 0xB4)  # sfColorSteelBlue: the robot icon's fill

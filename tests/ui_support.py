@@ -1,7 +1,7 @@
 """Helpers for the live-view tests: a robot session served on loopback, and a headless Chromium.
 
 The browser is Debian's ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it) driven
-through Playwright's Python client; ``SAPHIRA_CHROMIUM`` names another binary.
+through Playwright's Python client (:mod:`tests.browser` finds it).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import io
 import os
 import re
 import select
-import shutil
 import subprocess
 import sys
 import time
@@ -42,12 +41,6 @@ def start_command(*args: str) -> tuple[subprocess.Popen[bytes], str]:
         if ready:
             output += os.read(proc.stdout.fileno(), 4096)
     return proc, match[1].decode()
-
-
-def chromium_path() -> str:
-    path = os.environ.get("SAPHIRA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "the browser tests need Chromium: apt-get install chromium (or set SAPHIRA_CHROMIUM)"
-    return path
 
 
 class LiveSession:

@@ -1,0 +1,30 @@
+"""Which Chromium the browser tests drive, found without importing anything heavy.
+
+Debian's ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it), or the binary ``CHROMIUM``
+(or ``SAPHIRA_CHROMIUM``) names. Without one the browser tests are skipped with a reason that says how to
+get one, unless ``SAPHIRA_REQUIRE_BROWSER`` is set (``.ci/run`` sets it): then a missing browser fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+NO_BROWSER = "the browser tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)"
+
+
+def chromium_path() -> str:
+    """The browser to drive: ``$CHROMIUM``, ``$SAPHIRA_CHROMIUM`` or the system's ``chromium``."""
+    path = (
+        os.environ.get("CHROMIUM")
+        or os.environ.get("SAPHIRA_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
+    if path:
+        return path
+    if os.environ.get("SAPHIRA_REQUIRE_BROWSER"):
+        pytest.fail(f"{NO_BROWSER}; SAPHIRA_REQUIRE_BROWSER is set, so a missing browser is a failure")
+    pytest.skip(NO_BROWSER)
