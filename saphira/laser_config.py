@@ -20,6 +20,7 @@ used: the robot's other parameters stay usable, and the laser is still described
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
@@ -118,6 +119,15 @@ def _number(keys: dict[str, str], key: str, default: float, params: RobotParams)
         log.warning("%s: %s %r is not a number; using %g", params.source, key, text, default)
         return default
     return value if math.isfinite(value) else default
+
+
+def with_laser(params: RobotParams) -> RobotParams:
+    """``params`` with a laser declared (``LaserPossessed true``), whatever the file said; the rest of
+    the laser's keys (type, mount, field of view) stay as the file gives them."""
+    extra = {
+        key: value for key, value in params.extra.items() if key.lower() not in ("laserpossessed", "laserautoconnect")
+    }
+    return dataclasses.replace(params, extra={**extra, "LaserPossessed": "true"})
 
 
 def laser_declared(params: RobotParams) -> bool | None:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import signal
 import socket
+import subprocess
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -250,8 +253,7 @@ def test_bad_arguments_give_a_clear_message(capsys: pytest.CaptureFixture[str]) 
         (["--flat-world", "maps/flat/building.world"], "--flat-world needs --flat PORT"),
         (["--gamebots", "0", "--flat-stopped"], "--flat-stopped needs --flat PORT"),
         (["--flat-steps", "3"], "--flat-steps needs --flat PORT"),
-        (["--laser"], "--laser needs --gamebots PORT"),
-        (["--flat", "0", "--laser"], "--laser needs --gamebots PORT"),
+        (["--flat", "0", "--laser"], "--laser is for the Pioneer and Gamebots servers"),
     ],
 )
 def test_options_of_another_protocol_are_refused_not_ignored(
@@ -282,3 +284,25 @@ def test_the_options_work_as_a_parent_parser(capsys: pytest.CaptureFixture[str])
 def test_bad_option_values_are_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert standalone.main(args) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("laser", [False, True])
+def test_sim_laser_gives_pioneer_robots_a_laser_their_file_denies(tmp_path: Path, laser: bool) -> None:
+    """``saphira sim --laser`` on the Pioneer protocol: a robot whose file says it has no laser carries one,
+    and a client whose file declares one gets its scans; without ``--laser`` the same robot has none."""
+    no_laser = tmp_path / "nolaser.p"
+    no_laser.write_text("Subclass p3dx\nSection Laser parameters\nLaserPossessed false\n")
+    count = tmp_path / "count.act"
+    count.write_text('act count { waitfor 0 timeout 20; sfMessage("scans %d", sfLaserScans()); }\nstart count;\n')
+    sim = Program("--params", str(no_laser), "--port", "0", "--world", "room", *(["--laser"] if laser else []))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "saphira", "run", str(count), "--robot", f"tcp://{sim.addresses[0]}",
+             "--params", "p3dx-laser", "--duration", "4"],
+            cwd=PROJECT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        sim.stop()
+    assert done.returncode == 0, done.stdout + done.stderr
+    scans = int(re.search(r"scans (\d+)", done.stdout)[1])  # type: ignore[index]
+    assert (scans >= 10) if laser else (scans == 0)  # 10 scans a second once enabled

@@ -48,6 +48,7 @@ from saphira.errors import SaphiraError
 from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.interrupts import stop_signals
 from saphira.jit import warm_up
+from saphira.laser_config import with_laser
 from saphira.params import RobotParams, params_for_file
 from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
@@ -467,7 +468,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         help="serve USARSim's Gamebots protocol on PORT "
         "instead (one socket per robot, spawned by INIT; docs/gamebots.md)",
     )
-    parser.add_argument("--laser", action="store_true", help="with --gamebots: every robot has a RangeScanner laser")
+    parser.add_argument(
+        "--laser",
+        action="store_true",
+        help="every robot carries a laser: on the Pioneer protocol the SICK LMS-200 its parameter file describes "
+        "(even one that says LaserPossessed false), streamed to clients whose parameter file declares a laser "
+        "(saphira run --params p3dx-laser); with --gamebots a RangeScanner",
+    )
     parser.add_argument(
         "--max-robots",
         type=int,
@@ -486,7 +493,10 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
     world = load_world(args.world)
-    return world, params_for_file(args.params)
+    params = params_for_file(args.params)
+    if getattr(args, "laser", False) and getattr(args, "gamebots", None) is None:
+        params = with_laser(params)
+    return world, params
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -513,8 +523,8 @@ def _check(args: argparse.Namespace) -> str | None:
         for option in ("flat_world", "flat_no_sonar", "flat_realtime", "flat_stopped", "flat_steps"):
             if getattr(args, option, None) not in (None, False):
                 return f"--{option.replace('_', '-')} needs --flat PORT"
-    if getattr(args, "laser", False) and gamebots is None:
-        return "--laser needs --gamebots PORT"
+    if getattr(args, "laser", False) and flat is not None:
+        return "--laser is for the Pioneer and Gamebots servers (a Flat World sets its own lasers)"
     if getattr(args, "max_robots", None) is not None and gamebots is None:
         return "--max-robots needs --gamebots PORT (Pioneer: --robots)"
     if args.robots < 1:
