@@ -273,12 +273,17 @@ class BrainTask(Task):
             self.brain.step()
         except Exception as exc:
             log.error("%s: brain %s: step failed: %s: %s", self.source, self.brain.name, type(exc).__name__, exc)
+            self.error = exc
             self.error_message = f"{type(exc).__name__}: {exc}"
+            if self.scheduler is not None:  # the run lists it; the robot stops what the brain drove
+                self.scheduler.on_task_failed.emit(self)
             return TaskState.FAILURE
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def terminate(self, state: int) -> None:
+        """Destroy the brain, then stop the channels it (or its ``destroy``) last set: nothing it drove runs on."""
         self.destroy()
+        self.brain.engine.saphira.motion.stop_held_by(self)
 
     def destroy(self) -> None:
         """Call the brain's ``destroy`` once (a second call does nothing)."""

@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import logging
 import select
+import signal
 import socket
 import sys
 import time
@@ -169,9 +170,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             server.serve(lambda: bool(stop))
         except KeyboardInterrupt:
-            pass
+            stop.append(signal.SIGINT)
         finally:
             server.close()
     with contextlib.suppress(OSError, ValueError):
         print("simulator stopped", flush=True)
-    return 0
+    return 128 + stop[0] if stop else 0  # 130 for Ctrl-C, 143 for SIGTERM
