@@ -19,6 +19,8 @@ A brain file, as Pyro's (Blank et al., SIGCSE 2003; the USARSim tutorial's slide
 ``saphira run brain.py [--robot URL]`` loads it (a ``.py`` with a top-level ``INIT`` is a brain; any
 other ``.py`` is a Colbert plugin) and runs ``step`` as a micro-task in the *activities* phase, so it
 runs unchanged on every link: the Pioneer protocol, the embedded simulator, Gamebots (``usarsim://``).
+A ``step`` that raises ends the brain: it is destroyed, the channels it last set are stopped and given
+back to the behaviors (its last ``move`` does not stay in force), and the run's summary lists it.
 
 The brain's robot (:class:`PyroRobot`) speaks Pyro's idiom over the state reflector:
 

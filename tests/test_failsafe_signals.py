@@ -9,19 +9,15 @@ wait is on a line the program prints, bounded by DEADLINE.
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.sim_process import PROJECT
-
-DEADLINE = 60.0
-"""Seconds a test waits for a line before failing (a guard against a hang, not a timing)."""
+from tests.test_run_lifecycle import DEADLINE, read_until
 
 
 def spawn(*args: str) -> subprocess.Popen[bytes]:
@@ -31,21 +27,6 @@ def spawn(*args: str) -> subprocess.Popen[bytes]:
         [sys.executable, "-m", *args], cwd=PROJECT, env=env,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-
-
-def read_until(stream: object, text: bytes) -> bytes:
-    """Read the pipe until ``text`` has appeared; everything read so far."""
-    fd = stream.fileno()  # type: ignore[attr-defined]
-    seen = b""
-    deadline = time.monotonic() + DEADLINE
-    while text not in seen:
-        remaining = deadline - time.monotonic()
-        assert remaining > 0, f"no {text!r} in {seen!r}"
-        if select.select([fd], [], [], remaining)[0]:
-            chunk = os.read(fd, 4096)
-            assert chunk, f"output ended without {text!r}: {seen!r}"
-            seen += chunk
-    return seen
 
 
 def finish(proc: subprocess.Popen[bytes]) -> tuple[int, bytes, bytes]:
@@ -68,7 +49,7 @@ DRIVE = b'speed 200;\nsfSMessage("driving");\n'
 def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path, command: str, sig: signal.Signals) -> None:
     sim = spawn("saphira.sim.standalone", "--port", "0", "--world", "room", "-v")  # -v: sessions are logged
     try:
-        address = read_until(sim.stdout, b"\n").split()[2].decode()
+        address = read_until(sim.stdout.fileno(), b"\n").split()[2].decode()
         act = tmp_path / "drive.act"
         act.write_bytes(b'act hold { speed 200; sfSMessage("driving"); waitfor 0; }\nstart hold;\n')
         files = [str(act)] if command == "run" else []
@@ -78,7 +59,7 @@ def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path, comm
             if command == "shell":
                 client.stdin.write(DRIVE)
                 client.stdin.flush()  # the input stays open: only the signal can end this shell
-            before = read_until(client.stdout, b"driving\n")
+            before = read_until(client.stdout.fileno(), b"driving\n")
             client.send_signal(sig)
             status, out, err = finish(client)
         finally:
@@ -92,7 +73,7 @@ def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path, comm
         else:
             assert f"--- interrupted ({sig.name}):" in printed and "activity hold: still running" in printed
         # The robot heard the stop and the CLOSE (VEL 0, RVEL 0, ENABLE 0, CLOSE): the session did not just drop.
-        read_until(sim.stderr, b"session ended: CLOSE")
+        read_until(sim.stderr.fileno(), b"session ended: CLOSE")
     finally:
         sim.send_signal(signal.SIGTERM)
         sim.communicate(timeout=DEADLINE)
@@ -107,7 +88,7 @@ def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path, comm
 def test_a_signal_stops_the_simulator_with_128_plus_its_number(kind: tuple[str, str], sig: signal.Signals) -> None:
     sim = spawn("saphira", "sim", *kind, "--world", "room", "-q")
     try:
-        read_until(sim.stdout, b"listening on ")
+        read_until(sim.stdout.fileno(), b"listening on ")
         sim.send_signal(sig)
         status, out, err = finish(sim)
     finally:
