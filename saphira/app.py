@@ -7,6 +7,8 @@ terminal a status line is redrawn below them. The run ends when no top-level act
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
 of the cycle: :mod:`saphira.interrupts`), or when the reader of stdout goes away; the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
+The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.parts`)
+decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
 """
@@ -14,6 +16,7 @@ with the embedded simulator) and, without ``--duration``, goes on until stopped:
 from __future__ import annotations
 
 import argparse
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -27,6 +30,7 @@ from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.params import check_params_file
+from saphira.parts import PartFailures
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ACTIVITY_FAILED = 1
 EXIT_LOAD_ERROR = 2
+EXIT_SIGNALLED = 128
+"""Plus the signal's number: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, as a shell reports a killed program."""
 
 HALT_CYCLES = 2
 """Cycles given to the stop command before disconnecting (the robot hears it, and reports standing)."""
@@ -92,6 +98,9 @@ class Session:
         self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
+        self.parts = PartFailures()
+        self.robot.scheduler.on_task_failed.connect(self.parts.task_failed)
+        self.evaluator.on_plugin_failed.connect(self.parts.plugin_failed)
         self._top_level: dict[str, Activity] = {}
         self.brains: list[BrainTask] = []
 
@@ -188,10 +197,11 @@ class Session:
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
         interrupted = ""
+        signum: int | None = None  # the signal that stopped the run early, if one did
         try:
             while self._cycles_left(end):
                 if self.signals.received is not None or self.console.closed:
-                    interrupted = self.signals.name or "output closed"
+                    interrupted, signum = self.signals.name or "output closed", self.signals.received
                     break
                 self.robot.step()
                 self._watch_activities()
@@ -202,10 +212,11 @@ class Session:
                 if self.evaluator.exit_requested:
                     break
         except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
-            interrupted = str(exc) or "SIGINT"
+            interrupted, signum = str(exc) or "SIGINT", getattr(exc, "signum", signal.SIGINT)
         self._finish(interrupted)
-        errors = self.evaluator.runtime.error_count
-        return EXIT_ACTIVITY_FAILED if self.outcome.failed or errors else EXIT_OK
+        if signum is not None:  # a script tells an interrupted run from a finished one
+            return EXIT_SIGNALLED + signum
+        return EXIT_ACTIVITY_FAILED if self.failure_lines() else EXIT_OK
 
     def _running_names(self) -> str:
         names = [
@@ -231,9 +242,9 @@ class Session:
             robot.run(cycles=STOP_CYCLES - HALT_CYCLES)
         if self.recorder is not None:
             self.recorder.close()
-        if self.console.quiet:  # only errors: the activities that failed
-            for name in self.outcome.failed:
-                self.console.message(self._activity_line(name))
+        if self.console.quiet:  # only errors: the parts that failed
+            for line in self.failure_lines():
+                self.console.message(line)
         else:
             self.console.message(self.summary(time.monotonic() - self.wall_start, interrupted))
         if getattr(self.args, "plot", None):
@@ -253,6 +264,21 @@ class Session:
             return f"    activity {name}: error (suspended) at {where}"
         state = self.outcome.states[name]
         return f"    activity {name}: {state_name(state) if state <= 10 else 'still running'}"
+
+    def part_lines(self) -> list[tuple[str, bool]]:
+        """The summary's lines for what ran, each with whether it is a failure: every top-level activity,
+        each Python part that failed, and runtime errors no activity line shows."""
+        failed = self.outcome.failed
+        lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
+        lines += [(f"    {line}", True) for line in self.parts.lines()]
+        errors = self.evaluator.runtime.error_count
+        if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity
+            lines.append((f"    activities: {errors} runtime error(s), reported above", True))
+        return lines
+
+    def failure_lines(self) -> list[str]:
+        """The part lines that are failures: the run's exit status is 1 when there is one."""
+        return [line for line, failed in self.part_lines() if failed]
 
     def summary(self, wall_seconds: float, interrupted: str = "") -> str:
         """What the run did. ``interrupted`` names what stopped it early ("SIGTERM"), if anything did."""
@@ -278,7 +304,7 @@ class Session:
                 pose_error_line(robot.state.global_pose, true),
             ]
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
-        lines += [self._activity_line(name) for name in sorted(self.outcome.states)]
+        lines += [line for line, _ in self.part_lines()]
         return "\n".join(lines)
 
 

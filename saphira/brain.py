@@ -19,6 +19,8 @@ A brain file, as Pyro's (Blank et al., SIGCSE 2003; the USARSim tutorial's slide
 ``saphira run brain.py [--robot URL]`` loads it (a ``.py`` with a top-level ``INIT`` is a brain; any
 other ``.py`` is a Colbert plugin) and runs ``step`` as a micro-task in the *activities* phase, so it
 runs unchanged on every link: the Pioneer protocol, the embedded simulator, Gamebots (``usarsim://``).
+A ``step`` that raises ends the brain: it is destroyed, the channels it last set are stopped and given
+back to the behaviors (its last ``move`` does not stay in force), and the run's summary lists it.
 
 The brain's robot (:class:`~saphira.pyro_robot.PyroRobot`) speaks Pyro's idiom over the state
 reflector: ``robot.move(translate, rotate)`` in -1..1 of the top speeds, ``robot.range["front"]`` (Pyro's
@@ -114,12 +116,17 @@ class BrainTask(Task):
             self.brain.step()
         except Exception as exc:
             log.error("%s: brain %s: step failed: %s: %s", self.source, self.brain.name, type(exc).__name__, exc)
+            self.error = exc
             self.error_message = f"{type(exc).__name__}: {exc}"
+            if self.scheduler is not None:  # the run lists it; the robot stops what the brain drove
+                self.scheduler.on_task_failed.emit(self)
             return TaskState.FAILURE
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def terminate(self, state: int) -> None:
+        """Destroy the brain, then stop the channels it (or its ``destroy``) last set: nothing it drove runs on."""
         self.destroy()
+        self.brain.engine.saphira.motion.stop_held_by(self)
 
     def destroy(self) -> None:
         """Call the brain's ``destroy`` once (a second call does nothing)."""

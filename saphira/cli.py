@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
         "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
-        "or timed out, 2 for a load or connection error or a bad option.",
+        "or timed out or a brain, behavior, plugin or task raised (each failure is a line of the summary), "
+        "2 for a load or connection error or a bad option, 130 after Ctrl-C and 143 after SIGTERM (the "
+        "robot stopped and the summary printed first).",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
@@ -133,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="interactive Colbert evaluator",
         description="Type Colbert statements, definitions, start/signal commands, load and help. An "
         "expression prints its value and type. Errors never end the shell; 'exit' or Ctrl-D does.",
+        epilog="exit status: 0 after 'exit' or the end of input, 2 for a connection error or a bad option, "
+        "143 after SIGTERM and 130 after Ctrl-C with input from a file or pipe (at a terminal Ctrl-C only "
+        "abandons the line); either signal stops and disconnects the robot first.",
     )
     shell.add_argument("files", nargs="*", metavar="FILE", help="files to load first")
     _add_robot_options(shell)

@@ -24,11 +24,15 @@ Decisions the manual leaves open, documented here:
 * Precedence: a direct motion call takes its channel from the behaviors until :meth:`release` (Colbert
   motion statements release when they finish); ``behavior_control`` (the manual's
   ``sfBehaviorControl``) switches behavior output off for both channels.
+* Holders: each take remembers who made it (:attr:`MotionControl.holder`, the task being stepped), so
+  a part that fails can have the channels it last set stopped and given back (:meth:`stop_held_by`),
+  as a failed Colbert activity's are, instead of leaving its last setpoint in force.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -132,6 +136,10 @@ class MotionControl:
         self.no_progress_timeout = DEFAULT_NO_PROGRESS_TIMEOUT
         self._progress: dict[Channel, tuple[float, float] | None] = dict.fromkeys(Channel)
         """Per channel: (smallest distance or error to go seen, clock time it was reached)."""
+        self.holder: Callable[[], object | None] = lambda: None
+        """Who takes a channel now; a :class:`~saphira.robot.Robot` answers with the task being stepped."""
+        self._held_by: dict[Channel, object | None] = dict.fromkeys(Channel)
+        self._takes: dict[Channel, int] = dict.fromkeys(Channel, 0)
 
     # ------------------------------------------------------------ direct motion (docs/colbert.md §7)
     def set_velocity(self, vel: float) -> None:
@@ -227,6 +235,26 @@ class MotionControl:
         """Give ``channel`` (or both) back to the behaviors."""
         for ch in (channel,) if channel is not None else tuple(Channel):
             self.direct[ch] = False
+            self._held_by[ch] = None
+
+    def takes(self) -> dict[Channel, int]:
+        """How many direct setpoints each channel has had: two counts say what was set in between."""
+        return dict(self._takes)
+
+    def stop_channels(self, channels: Iterable[Channel]) -> None:
+        """Set each channel's velocity to 0 and give it back to the behaviors (with none running, the robot stops)."""
+        for channel in channels:
+            if channel is Channel.TRANSLATION:
+                self.set_velocity(0.0)
+            else:
+                self.set_rvelocity(0.0)
+            self.release(channel)
+
+    def stop_held_by(self, holder: object) -> list[Channel]:
+        """Stop (:meth:`stop_channels`) the channels whose last direct setpoint ``holder`` gave; which they were."""
+        channels = [ch for ch in Channel if self.direct[ch] and self._held_by[ch] is holder]
+        self.stop_channels(channels)
+        return channels
 
     def owned_by_behaviors(self, channel: Channel) -> bool:
         return self.behavior_control and not self.direct[channel]
@@ -306,6 +334,8 @@ class MotionControl:
 
     def _take(self, channel: Channel) -> None:
         self.direct[channel] = True
+        self._held_by[channel] = self.holder()
+        self._takes[channel] += 1
 
     @staticmethod
     def _clamp(value: float, limit: float) -> float:

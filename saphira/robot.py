@@ -3,6 +3,8 @@
 :class:`Robot` is what the manual's ``sfStartup`` builds. Its basic tasks implement the state
 reflector: ``packets`` (receive phase) reads the link, ``motor`` (reflect phase) sends setpoints. The
 control layers — the behavior executive, Colbert — attach to the same scheduler as further tasks.
+A task that raises (a plugin's, a brain's) has the motion channels it last set stopped and given
+back to the behaviors (:meth:`MotionControl.stop_held_by`): its last setpoint does not stay in force.
 
 Typical use, in lock-step against the embedded simulator or in real time against a robot::
 
@@ -54,6 +56,9 @@ class Robot:
         self.scheduler.add(self._packets, "packets", phase=Phase.RECEIVE)
         self.scheduler.add(self._motor, "motor", phase=Phase.REFLECT)
         self.executive = BehaviorExecutive(self)
+        scheduler = self.scheduler
+        self.reflector.motion.holder = lambda: scheduler.current
+        scheduler.on_task_failed.connect(self.reflector.motion.stop_held_by)
 
     # ------------------------------------------------------------------ parts
     @property

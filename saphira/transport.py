@@ -155,8 +155,16 @@ class SocketTransport(Transport):
             del self._pending[:sent]
 
     def close(self) -> None:
+        """Close after reading what has arrived: a socket closed with unread bytes resets the connection,
+        and the peer may then lose the last bytes written to it (a robot, the stop and CLOSE)."""
         sock, self._sock = self._sock, None
         if sock is not None:
+            with contextlib.suppress(OSError):  # BlockingIOError: nothing more has arrived
+                for _ in range(64):
+                    if not sock.recv(65536):
+                        break
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_WR)
             with contextlib.suppress(OSError):
                 sock.close()
 

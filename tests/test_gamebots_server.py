@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import select
+import signal
 import socket
 from collections.abc import Iterator
 
@@ -211,7 +212,7 @@ def test_saphira_sim_gamebots_serves_a_second_process_until_sigterm() -> None:
         client.close()
     finally:
         status, output = sim.stop()
-    assert status == 0 and b"simulator stopped" in output
+    assert status == 128 + signal.SIGTERM and b"simulator stopped" in output
 
 
 def test_init_refuses_a_place_in_a_wall_or_on_another_robot(

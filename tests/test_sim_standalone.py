@@ -97,7 +97,7 @@ def sim() -> Iterator[Program]:
     program = Program("--port", "0", "--robots", "2", "--seed", "3", robots=2)
     yield program
     status, output = program.stop()
-    assert status == 0, output
+    assert status == 128 + signal.SIGTERM, output
     assert b"simulator stopped" in output
 
 
@@ -185,7 +185,7 @@ def test_the_serial_path_through_a_pseudo_terminal() -> None:
         assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
         robot.disconnect()
     status, output = program.stop(signal.SIGINT)
-    assert status == 0, output
+    assert status == 128 + signal.SIGINT, output
 
 
 def test_the_local_pipe_on_a_unix_socket(tmp_path: Path) -> None:
@@ -202,7 +202,7 @@ def test_the_local_pipe_on_a_unix_socket(tmp_path: Path) -> None:
         assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
         robot.disconnect()
     status, output = program.stop()
-    assert status == 0, output
+    assert status == 128 + signal.SIGTERM, output
     assert not path.exists() and not Path(f"{path}-2").exists()
 
 

@@ -8,17 +8,16 @@ A grid key names a Colbert global, or ``key_`` when ``key`` is a Colbert keyword
 ``speed`` statement, so the file declares ``float speed_;``), or an attribute of a Python plugin module.
 
 Whatever happens, :func:`run_trial` returns a :class:`TrialResult`: status ``ok``; ``error`` when the
-file did not load, an activity hit a runtime error, a task raised (the scheduler logs it) or the
+file did not load, the run failed as ``saphira run`` would say (a failure line in its summary: an
+activity that failed or hit a runtime error, a brain, behavior, plugin or task that raised) or the
 trial itself raised; ``timeout`` when it ran past its wall-clock limit (:mod:`saphira.batch.watchdog`).
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import tempfile
-import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -87,19 +86,6 @@ class _CapturingConsole(Console):
         self.lines.extend(text.split("\n"))
 
 
-class _ErrorLog(logging.Handler):
-    """Errors the scheduler logs for tasks that raised, in this thread (a worker may run several)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread:
-            self.messages.append(record.getMessage())
-
-
 def base_row(spec: TrialSpec) -> dict[str, MetricValue]:
     """The columns that say what ran: id, status, world, params, start, parameters, seed."""
     row: dict[str, MetricValue] = {
@@ -122,21 +108,17 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     wall_start, cpu_start = time.perf_counter(), time.thread_time()
     result = TrialResult(base_row(spec))
     console = _CapturingConsole()
-    errors = _ErrorLog()
-    logger = logging.getLogger("saphira")
-    logger.addHandler(errors)
     record_path = _temp_recording() if spec.record != "none" else None
     session: Session | None = None
     try:
         with wall_clock_limit(spec.time_limit):
             session = _session(spec, console, record_path)
-            _run(spec, session, console, errors, result)
+            _run(spec, session, console, result)
     except TrialTimeout:
         _fail(result, STATUS_TIMEOUT, f"still running after {spec.time_limit:g} s of wall-clock time (hung?)")
     except Exception as exc:  # the trial's own failure is a row, never the batch's end
         _fail(result, STATUS_ERROR, _describe(exc))
     finally:
-        logger.removeHandler(errors)
         if session is not None and session.recorder is not None:
             session.recorder.close()
     if session is not None:
@@ -166,7 +148,7 @@ def _session(spec: TrialSpec, console: Console, record: Path | None) -> Session:
     return session
 
 
-def _run(spec: TrialSpec, session: Session, console: _CapturingConsole, errors: _ErrorLog, result: TrialResult) -> None:
+def _run(spec: TrialSpec, session: Session, console: _CapturingConsole, result: TrialResult) -> None:
     session.connect()
     if not session.load():
         raise TrialError(" / ".join(line.strip() for line in console.lines[:3]) or f"{spec.activity} did not load")
@@ -188,10 +170,11 @@ def _run(spec: TrialSpec, session: Session, console: _CapturingConsole, errors: 
             raise TrialError(f"metrics hook {spec.hook} returned {type(returned).__name__}, not a mapping")
         user.update(returned)
     row.update(check_user_metrics(user, spec.hook or "METRIC line"))
+    failures = session.failure_lines()  # what makes saphira run exit 1 makes the trial an error
     if session.evaluator.runtime.error_count:
         _fail(result, STATUS_ERROR, first_runtime_error(session, console.lines))
-    elif errors.messages:
-        _fail(result, STATUS_ERROR, errors.messages[0])
+    elif failures:
+        _fail(result, STATUS_ERROR, failures[0].strip())
 
 
 def _fail(result: TrialResult, status: str, error: str) -> None:

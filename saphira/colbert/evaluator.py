@@ -14,7 +14,9 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
 * The load directory starts as ``$SAPHIRA_LOAD`` if set, else the current directory (docs/colbert.md §6;
   Appendix A.2); ``sfLoadDirectory`` reads and changes it. ``init.act`` in it is loaded at start.
 * A plugin is a ``.py`` file; ``load_init(env)`` runs after it is imported, ``load_exit(env)`` before
-  it is unloaded or reloaded. Names it registered are removed again when it is unloaded.
+  it is unloaded or reloaded. Names it registered are removed again when it is unloaded. A plugin
+  that fails to load is reported with its line, announced on ``on_plugin_failed`` (a run lists it),
+  and the motion channels its ``load_init`` set before raising are stopped.
 * ``connect local|serial|server [address]`` builds a transport URL (see :meth:`Evaluator.connect_url`)
   and hands it to :attr:`Evaluator.connector` (default: ``robot.connect``).
 """
@@ -58,6 +60,7 @@ from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.events import Event
 from saphira.link import ConnectError
 from saphira.modules import fresh_module
 from saphira.tasks import Scheduler
@@ -155,6 +158,7 @@ class Evaluator:
         self.load_directory = Path(load_directory or env_dir or Path.cwd()).expanduser().resolve()
         self.plugins: dict[Path, ModuleType] = {}
         self._plugin_names: dict[Path, set[str]] = {}
+        self.on_plugin_failed: Event[[SourceError]] = Event("plugin_failed")
         self.settings: dict[str, str] = {
             "serial": os.environ.get("SAPHIRA_COMSERIAL", "/dev/ttyS0"),
             "baud": os.environ.get("SAPHIRA_SERIALBAUD", "9600"),
@@ -462,7 +466,9 @@ class Evaluator:
         try:
             self.load_plugin(path)
         except Exception as exc:  # a broken plugin is reported, never raised
-            self._say(plugin_error(path, exc).pretty())
+            error = plugin_error(path, exc)
+            self._say(error.pretty())
+            self.on_plugin_failed.emit(error)
             return False
         return True
 
@@ -477,12 +483,16 @@ class Evaluator:
         self._plugin_serial += 1
         module_name = f"saphira_colbert_plugin_{self._plugin_serial}_{key.stem}"
         before = set(self.symbols.symbols) | set(self.symbols.structs)
+        motion = self.robot.motion if self.robot is not None else None
+        takes = motion.takes() if motion is not None else {}
         try:
             with fresh_module(key, module_name) as module:
                 init = getattr(module, "load_init", None)
                 if callable(init):
                     init(self)
         except BaseException:
+            if motion is not None:  # what the failed load_init set going does not run on
+                motion.stop_channels([ch for ch, n in motion.takes().items() if n != takes[ch] and motion.direct[ch]])
             for name in (set(self.symbols.symbols) | set(self.symbols.structs)) - before:
                 self.symbols.symbols.pop(name, None)
                 self.symbols.structs.pop(name, None)

@@ -5,6 +5,10 @@ waits, so activities started at the prompt keep running between lines. Each line
 of lines, when braces are still open — is evaluated in the one environment; an expression prints
 its value and type. No error ends the shell: only ``exit`` (or ``quit``) or end of input does. With readline the
 history is kept in ``~/.saphira_history`` (or ``$SAPHIRA_HISTORY``).
+
+SIGTERM ends the shell: the robot is stopped and disconnected, and the exit status is 143. Ctrl-C at a
+terminal only abandons the line being typed or run, as in Python's prompt; with input from a file
+or a pipe (a script: no one to type ``exit``) it ends the shell as SIGTERM does, with status 130.
 """
 
 from __future__ import annotations
@@ -12,13 +16,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
+from saphira.interrupts import Interrupted, stop_signals
 from saphira.params import check_params_file
 from saphira.robot import Robot
 
@@ -89,6 +96,8 @@ class Shell:
         while not self.evaluator.exit_requested:
             try:
                 text = self.read_statement()
+            except Interrupted:
+                raise
             except KeyboardInterrupt:
                 self.evaluator.output("(interrupted; type 'exit' to leave)")
                 continue
@@ -101,6 +110,8 @@ class Shell:
             number += 1
             try:
                 self.evaluator.eval_text(text, f"<prompt {number}>", interactive=True)
+            except Interrupted:
+                raise
             except KeyboardInterrupt:
                 self.evaluator.output("(interrupted)")
             except Exception as exc:  # the shell must survive anything a line can do
@@ -161,6 +172,9 @@ def run_shell(args: argparse.Namespace) -> int:
 
         live = serve(robot, evaluator, ui, sim=sim, say=evaluator.output)
     robot.scheduler.start_async()
+    interactive = sys.stdin.isatty()
+    ending = contextlib.ExitStack()
+    ending.enter_context(stop_signals(_ending_signal(interactive)))
     try:
         if args.robot or not args.no_sim:
             robot.wait_connected(30.0)
@@ -168,19 +182,33 @@ def run_shell(args: argparse.Namespace) -> int:
                 evaluator.output(f"connected; parameters from {robot.params.source}")
         for path in args.files:
             evaluator.load(path)
-        interactive = sys.stdin.isatty()
         save_history = _setup_readline() if interactive else (lambda: None)
         read = input if interactive else _plain_reader
         try:
             return Shell(evaluator, read).loop()
         finally:
             save_history()
+    except Interrupted as exc:
+        evaluator.output(f"({exc}: the robot is stopped and the shell ends)")
+        raise  # saphira's main: the exit status 128 + the signal's number
     finally:
         robot.scheduler.stop()
         if live is not None:
             live.stop()
         if robot.connected:
-            robot.disconnect()
+            robot.disconnect()  # velocity 0, motors off, CLOSE
+        ending.close()
+
+
+def _ending_signal(interactive: bool) -> Callable[[int, FrameType | None], None]:
+    """The SIGINT / SIGTERM handler: :class:`Interrupted` ends the shell; Ctrl-C at a terminal only the line."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if interactive and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Interrupted(signum)
+
+    return handle
 
 
 EMBEDDED_URL = "sim://embedded"

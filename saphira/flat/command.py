@@ -63,7 +63,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 class _Stop(Exception):
-    """A signal asked the server to stop."""
+    """A signal asked the server to stop; ``signum`` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 def _panel(server: FlatServer, stream: TextIO) -> None:
@@ -78,7 +82,7 @@ def _panel(server: FlatServer, stream: TextIO) -> None:
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stop(signal.Signals(signum).name)
+    raise _Stop(signum)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,28 +116,29 @@ def run(args: argparse.Namespace) -> int:
         server.step(args.flat_steps)
     host, port = server.address
     mode = "real-time" if args.flat_realtime else "standard"
-    print(
-        f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
-        f"{mode} mode{', stopped' if stopped else ''})",
-        flush=True,
-    )
     view = None
-    if getattr(args, "ui", None) is not None:
-        from saphira.ui.simview import FlatView
+    status = 0
+    with stop_signals(_raise_stop):  # first: a supervisor may signal as soon as it reads "listening on"
+        try:
+            print(
+                f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
+                f"{mode} mode{', stopped' if stopped else ''})",
+                flush=True,
+            )
+            if getattr(args, "ui", None) is not None:
+                from saphira.ui.simview import FlatView
 
-        view = FlatView(flat, server)
-        try:
-            view.start(*args.ui, say=functools.partial(print, flush=True))
-        except OSError as exc:
-            server.close()
-            print(f"saphira sim: {exc}", file=sys.stderr)
-            return 2
-    threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
-    with stop_signals(_raise_stop):
-        try:
+                view = FlatView(flat, server)
+                try:
+                    view.start(*args.ui, say=functools.partial(print, flush=True))
+                except OSError as exc:
+                    view = None
+                    print(f"saphira sim: {exc}", file=sys.stderr)
+                    return 2
+            threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
             server.serve()
-        except _Stop:
-            pass
+        except _Stop as stop:
+            status = 128 + stop.signum  # 130 for Ctrl-C, 143 for SIGTERM
         finally:
             server.close()
             if view is not None:
@@ -141,4 +146,4 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.suppress(OSError, ValueError):
         dropped = f" ({server.dropped} controller(s) dropped)" if server.dropped else ""
         print(f"simulator stopped after {server.steps} steps{dropped}", flush=True)
-    return 0
+    return status

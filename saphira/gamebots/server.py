@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import logging
 import select
+import signal
 import socket
 import sys
 import time
@@ -217,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             server.serve(lambda: bool(stop))
         except KeyboardInterrupt:
-            pass
+            stop.append(signal.SIGINT)
         finally:
             server.close()
     with contextlib.suppress(OSError, ValueError):
@@ -225,4 +226,4 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"simulator stopped{f' ({turned} socket(s) closed: over the cap or no INIT)' if turned else ''}", flush=True
         )
-    return 0
+    return 128 + stop[0] if stop else 0  # 130 for Ctrl-C, 143 for SIGTERM

@@ -31,6 +31,7 @@ import logging
 import math
 import os
 import select
+import signal
 import socket
 import stat
 import sys
@@ -321,6 +322,8 @@ class Simulator:
         self.host = host
         self.lines = lines
         self.stop_requested = False
+        self.stop_signal: int | None = None
+        """The signal that stopped the simulator (SIGINT, SIGTERM), if one did."""
         self.clock = RealTimeClock(period, sleep=self._serve_io)
         self.on_cycle: Callable[[float], None] | None = None
         """Called after every cycle with the clock time (``--ui``: the live view's frames)."""
@@ -364,6 +367,8 @@ class Simulator:
 
     def request_stop(self, signum: int = 0, frame: FrameType | None = None) -> None:
         self.stop_requested = True
+        if signum:
+            self.stop_signal = signum
 
     def close(self) -> None:
         for server in self.host.servers:
@@ -381,9 +386,10 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         description="Run the Pioneer simulator as a real-time server. Each robot listens on its own "
         "TCP port (or pseudo-terminal) and serves one client at a time, session after session; "
         "ARIA-based clients and Saphira clients connect as to a real robot.",
-        epilog="Stop with Ctrl-C or SIGTERM, or from a client with SIM_EXIT (Flat: 'e'), which only a server "
-        "on loopback, a unix socket or a pseudo-terminal obeys by default: on another --host give --allow-exit. "
-        "What each server accepts from a client: docs/servers-security.md.",
+        epilog="Stop with Ctrl-C or SIGTERM (exit status 130 or 143; with --flat and --gamebots too), or from a "
+        "client with SIM_EXIT (its code; Flat: 'e'), which only a server on loopback, a unix socket or a "
+        "pseudo-terminal obeys by default: on another --host give --allow-exit. Exit status 2 for a bad option "
+        "or a port in use. What each server accepts from a client: docs/servers-security.md.",
     )
     parser.add_argument(
         "--world",
@@ -627,8 +633,10 @@ def run(args: argparse.Namespace) -> int:
             )
         try:
             status = simulator.run()
+            if simulator.stop_signal is not None:  # as a shell reports a program a signal ended
+                status = 128 + simulator.stop_signal
         except KeyboardInterrupt:
-            status = 0
+            status = 128 + signal.SIGINT
         finally:
             simulator.close()
             if view is not None:
