@@ -5,7 +5,8 @@ it, the embedded simulator is attached and the run is lock-step: as fast as the 
 same every time for a given seed. Messages from activities print as plain lines on stdout; on a
 terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
-of the cycle: :mod:`saphira.interrupts`), or when the reader of stdout goes away; the robot is then
+of the cycle: :mod:`saphira.interrupts`), when the reader of stdout goes away, or when the robot link is
+lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.link_watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
@@ -26,6 +27,8 @@ from saphira.console import Console
 from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
+from saphira.link import LinkOptions
+from saphira.link_watch import LinkWatch
 from saphira.params import check_params_file
 from saphira.recording import Recorder
 from saphira.robot import Robot
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ACTIVITY_FAILED = 1
 EXIT_LOAD_ERROR = 2
+EXIT_LINK_LOST = 2
+"""The robot link was lost (a connection error, as README says of status 2)."""
 
 HALT_CYCLES = 2
 """Cycles given to the stop command before disconnecting (the robot hears it, and reports standing)."""
@@ -83,7 +88,9 @@ class Session:
 
             clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
-        self.robot = Robot(clock)
+        link_timeout: float | None = getattr(args, "link_timeout", None)
+        self.robot = Robot(clock, link_options=LinkOptions(loss_timeout=link_timeout) if link_timeout else None)
+        self.watch: LinkWatch | None = None
         self.sim: EmbeddedSim | None = None
         self.trace = RunTrace(self.robot, hits=bool(getattr(args, "plot", None)))  # hits only for a plot
         self.robot.scheduler.add(self.trace)
@@ -106,6 +113,8 @@ class Session:
         if self.args.robot:
             self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
+            reconnect: float | None = getattr(self.args, "reconnect", None)
+            self.watch = LinkWatch(self.robot, self.args.robot, self.console.message, reconnect=reconnect)
         else:
             pose = getattr(self.args, "pose", None)  # saphira batch: a start pose other than the world's
             self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
@@ -192,6 +201,8 @@ class Session:
                 if self.signals.received is not None or self.console.closed:
                     interrupted = self.signals.name or "output closed"
                     break
+                if self.watch is not None and self.watch.lost:  # the activities have had a cycle to see it
+                    break
                 self.robot.step()
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
@@ -203,6 +214,8 @@ class Session:
         except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
             interrupted = str(exc) or "SIGINT"
         self._finish(interrupted)
+        if self.watch is not None and self.watch.lost:
+            return EXIT_LINK_LOST
         errors = self.evaluator.runtime.error_count
         return EXIT_ACTIVITY_FAILED if self.outcome.failed or errors else EXIT_OK
 
@@ -258,6 +271,9 @@ class Session:
         cycles = robot.scheduler.cycle
         sim_seconds = cycles * robot.clock.period
         ended = f"interrupted ({interrupted})" if interrupted else "done"
+        watch = self.watch
+        if watch is not None and watch.lost:
+            ended = watch.lost
         lines = [
             f"--- {ended}: {cycles} cycles, {sim_seconds:.1f} s robot time "
             f"in {wall_seconds:.1f} s ({sim_seconds / max(wall_seconds, 1e-9):.0f}x real time)",
@@ -267,6 +283,8 @@ class Session:
             f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
             f"{link.receiver.stats.dropped} dropped",
         ]
+        if watch is not None and watch.losses:
+            lines[-1] += f"; lost {watch.losses}x, reconnected {watch.reconnects}x"
         if self.sim is not None:  # truth beside belief
             from saphira.perception.truth import pose_error_line
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
+from saphira.link import LinkOptions
+from saphira.link_watch import LinkWatch
 from saphira.params import check_params_file
 from saphira.robot import Robot
 
@@ -133,12 +135,14 @@ def _setup_readline() -> Callable[[], None]:
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
     ui = getattr(args, "ui", None)
+    link_timeout: float | None = getattr(args, "link_timeout", None)
+    options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
     if ui is not None:
         from saphira.ui.liveview import SteppedClock
 
-        robot = Robot(SteppedClock(speed=args.speed or 1.0))
+        robot = Robot(SteppedClock(speed=args.speed or 1.0), link_options=options)
     else:
-        robot = Robot(RealTimeClock(speed=args.speed or 1.0))
+        robot = Robot(RealTimeClock(speed=args.speed or 1.0), link_options=options)
     if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
         robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
@@ -148,6 +152,7 @@ def run_shell(args: argparse.Namespace) -> int:
         if not quiet:
             evaluator.output(f"connecting to {args.robot} ...")
         robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
+        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP)
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
@@ -182,6 +187,9 @@ def run_shell(args: argparse.Namespace) -> int:
         if robot.connected:
             robot.disconnect()
 
+
+SHELL_UP = " (the shell stays up; 'connect' reaches a robot again)"
+"""What the shell adds when the robot link is lost: it goes on, with or without ``--reconnect``."""
 
 EMBEDDED_URL = "sim://embedded"
 """What ``connect local`` reaches in a shell with the embedded simulator (an in-process line)."""
