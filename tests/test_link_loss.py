@@ -7,16 +7,23 @@ in cycles, not waited for.
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from saphira.clock import LockStepClock
 from saphira.colbert.evaluator import Evaluator
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatSimulation
 from saphira.link import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
 from saphira.link_watch import LinkWatch
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
+from saphira.sim.world import load_world
 from saphira.transport import Transport
 from tests.fault_link import FaultyTransport
+from tests.gamebots_support import connect_usarsim
 
 WATCHER = """
 act watcher { waitfor !sfIsConnected; sfSMessage("watcher saw the link go"); }
@@ -156,3 +163,57 @@ def test_reconnect_gives_up_after_its_time() -> None:
     assert rig.watch.lost is not None and rig.watch.lost.endswith("; no robot within 2 s")
     assert 19 <= rig.robot.clock.cycle - lost_at <= 21
     assert rig.robot.scheduler.get("mover").suspended and not rig.robot.connected
+
+
+def _lost_within(robot: Robot, watch: LinkWatch, cycles: int) -> str:
+    for _ in range(cycles):
+        robot.step()
+        if watch.lost:
+            return watch.lost
+    raise AssertionError(f"no loss within {cycles} cycles")
+
+
+@pytest.mark.parametrize("fault", ["close", "blackhole"])
+def test_a_lost_flat_server_is_a_lost_link(maps_dir: Path, fault: str) -> None:
+    server = FlatServer(FlatSimulation(load_world(maps_dir / "room.wld"), pose=(5000.0, 1000.0, 0.0)))
+    thread = server.serve_in_thread()
+    robot = Robot(link_options=LinkOptions(loss_timeout=1.0))
+    url = "flat://{}:{}".format(*server.address)
+    said: list[str] = []
+    try:
+        robot.connect(url)
+        watch = LinkWatch(robot, url, said.append)
+        robot.run(cycles=5)
+        assert robot.connected
+        started = time.monotonic()
+        if fault == "close":
+            server.close()
+        else:
+            transport = robot.link.transport
+            assert transport is not None
+            robot.link.transport = FaultyTransport(transport)
+            robot.link.transport.fault = "blackhole"  # type: ignore[attr-defined]
+        lost = _lost_within(robot, watch, 5)
+        assert time.monotonic() - started < 1.0 + 1.0  # each lock-step cycle waits at most the link timeout
+        assert lost.startswith(f"lost the robot link ({url}: ") and said == [lost]
+        assert lost.endswith("no step output for 1 s)" if fault == "blackhole" else "closed by peer)")
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=10.0)
+
+
+def test_a_lost_gamebots_server_is_a_lost_link(maps_dir: Path) -> None:
+    pair = connect_usarsim(maps_dir / "room.wld", (1000.0, 1000.0, 0.0))
+    said: list[str] = []
+    try:
+        watch = LinkWatch(pair.robot, "usarsim://", said.append)
+        for _ in range(5):
+            pair.step()
+        assert pair.robot.connected
+        pair.robot.clock.remove_listener(pair.server.cycle)  # type: ignore[attr-defined]
+        pair.server.close()  # the server goes: every robot's line is closed
+        lost = _lost_within(pair.robot, watch, 3)
+        assert lost == f"lost the robot link (usarsim://127.0.0.1:{pair.server.port}: connection closed by peer)"
+    finally:
+        pair.close()
