@@ -65,16 +65,25 @@ def _ended_after(files: list[str], url: str, fault: object, *options: str) -> tu
     return proc.returncode, (before + summary + out + err).decode(), seconds
 
 
-def test_a_server_that_goes_away_ends_the_run_at_once_with_exit_2(files: list[str]) -> None:
-    sim = Program("--port", "0")
-    url = f"tcp://{sim.addresses[0]}"
+@pytest.mark.parametrize("kind", ["tcp", "unix", "pty"])
+def test_a_server_that_goes_away_ends_the_run_at_once_with_exit_2(
+    files: list[str], tmp_path: Path, kind: str
+) -> None:
+    """The issue's case on every Pioneer line: a closed socket, and a serial port that gives EOF (EIO)."""
+    args = {"tcp": ("--port", "0"), "unix": ("--unix", str(tmp_path / "robot.sock")), "pty": ("--pty",)}[kind]
+    sim = Program(*args)
+    address = sim.addresses[0]
+    url = {"tcp": f"tcp://{address}", "unix": address, "pty": address}[kind]
     try:
         status, output, seconds = _ended_after(files, url, lambda: sim.stop(signal.SIGTERM))
     finally:
         sim.stop()
     assert status == 2, output
     assert seconds < 3.0, output
-    lost = f"lost the robot link ({url}: connection closed by peer)"
+    if kind == "pty":
+        lost = f"lost the robot link (serial://{address}?baud=9600: [Errno 5] Input/output error)"
+    else:
+        lost = f"lost the robot link ({url}: connection closed by peer)"
     assert f"\n{lost}\n" in output and f"--- {lost}:" in output
     assert "disconnect hook: connected = 0" in output
     assert "watcher saw the link go, sfIsConnected = 0" in output
