@@ -66,9 +66,7 @@ def _ended_after(files: list[str], url: str, fault: object, *options: str) -> tu
 
 
 @pytest.mark.parametrize("kind", ["tcp", "unix", "pty"])
-def test_a_server_that_goes_away_ends_the_run_at_once_with_exit_2(
-    files: list[str], tmp_path: Path, kind: str
-) -> None:
+def test_a_server_that_goes_away_ends_the_run_at_once_with_exit_2(files: list[str], tmp_path: Path, kind: str) -> None:
     """The issue's case on every Pioneer line: a closed socket, and a serial port that gives EOF (EIO)."""
     args = {"tcp": ("--port", "0"), "unix": ("--unix", str(tmp_path / "robot.sock")), "pty": ("--pty",)}[kind]
     sim = Program(*args)
