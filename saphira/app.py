@@ -28,7 +28,7 @@ from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.link import LinkOptions
-from saphira.link_watch import LinkWatch
+from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.recording import Recorder
 from saphira.robot import Robot
@@ -103,6 +103,7 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        check_link_options(self.args)
         for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
             resolved = self.evaluator.resolve(path)
             if not resolved.is_file():

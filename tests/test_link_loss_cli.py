@@ -159,3 +159,13 @@ def test_help_describes_the_link_timeout_and_reconnect() -> None:
         text = " ".join(out.decode().split())
         assert "--link-timeout S" in text and "ARIA's connection timeout" in text and "default 8" in text
         assert "--reconnect [S]" in text and "reload its parameters and resume them" in text
+
+
+@pytest.mark.parametrize("command", ["run", "shell"])
+@pytest.mark.parametrize("option", [("--reconnect",), ("--link-timeout", "2")])
+def test_link_options_without_a_robot_are_refused(files: list[str], command: str, option: tuple[str, ...]) -> None:
+    proc = start(command, files[0], *option)
+    out, err = proc.communicate(timeout=DEADLINE)
+    assert proc.returncode == 2, out
+    why = "needs --robot URL (the embedded simulator's in-process line is never lost)"
+    assert err.decode() == f"saphira {command}: {option[0]} {why}\n"

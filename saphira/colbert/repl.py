@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.link import LinkOptions
-from saphira.link_watch import LinkWatch
+from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.robot import Robot
 
@@ -134,6 +134,7 @@ def _setup_readline() -> Callable[[], None]:
 
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
+    check_link_options(args)
     ui = getattr(args, "ui", None)
     link_timeout: float | None = getattr(args, "link_timeout", None)
     options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
