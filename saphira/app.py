@@ -214,6 +214,8 @@ class Session:
                     break
         except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
             interrupted = str(exc) or "SIGINT"
+        if self.watch is not None:
+            self.watch.ending()
         self._finish(interrupted)
         if self.watch is not None and self.watch.lost:
             return EXIT_LINK_LOST

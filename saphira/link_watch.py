@@ -161,6 +161,12 @@ class LinkWatch:
         if self.robot.link.state == LinkState.FAILED:
             log.info("robot not back yet: %s", self.robot.link.error)
 
+    def ending(self) -> None:
+        """The session ends while the robot is still away: that is a lost link too (say so, set :attr:`lost`)."""
+        if self.waiting and self.lost is None:
+            self.lost = f"{self._outage}; not back when the run ended"
+            self.say(self.lost)
+
     def _done(self) -> int:
         self._task = None
         return TaskState.REMOVE

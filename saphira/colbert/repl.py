@@ -153,7 +153,8 @@ def run_shell(args: argparse.Namespace) -> int:
         if not quiet:
             evaluator.output(f"connecting to {args.robot} ...")
         robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
-        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP)
+        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP,
+                  connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
