@@ -6,12 +6,14 @@ takes one), and fires its disconnect event; from that cycle ``sfIsConnected`` is
 ``on_disconnect`` hooks have run. :class:`LinkWatch` hears any reason other than the client's own
 disconnect (:data:`~saphira.link.CLIENT_CLOSED`) and says ``lost the robot link (URL: reason)``:
 
-* without ``reconnect`` it sets :attr:`LinkWatch.lost`: ``saphira run`` ends at the end of that cycle
-  with exit status 2 (a connection error); the shell stays up;
+* without ``reconnect`` it sets :attr:`LinkWatch.lost`: ``saphira run`` ends after one more cycle (every
+  activity has then run with ``sfIsConnected`` 0) with exit status 2, a connection error; the shell
+  stays up;
 * with ``reconnect`` (seconds) it suspends the top-level activities, behaviors and brains that were
   running, so none drives on stale state or fails for want of a robot, and tries the robot's URL again
   every :data:`RETRY_PERIOD` seconds; once a handshake is done (the robot's parameters loaded afresh)
-  it resumes them. Nothing within ``reconnect`` seconds: it gives up as without.
+  it resumes them. Nothing within ``reconnect`` seconds, or a run that ends first: it gives up as without
+  (the shell leaves the activities suspended, for ``resume`` once a ``connect`` has reached a robot).
 
 Times are the clock's. On a lock-step clock (a Flat server paces those runs) nothing paces the
 cycles while the robot is away, so each waiting cycle naps one period of wall time: the wait lasts as
@@ -101,9 +103,7 @@ class LinkWatch:
             self.lost = self._outage
             self.say(self._outage + self.still_up)
             return
-        forever = math.isinf(self.reconnect)
-        wait = "" if forever else f"up to {self.reconnect:g} s "
-        self.say(f"{self._outage}; waiting {wait}for it to come back{self.still_up}")
+        self.say(f"{self._outage}; waiting up to {self.reconnect:g} s for it to come back{self.still_up}")
         self._hold()
         now = self.robot.clock.now()
         self._give_up_at = now + self.reconnect
