@@ -63,7 +63,7 @@ def _ended_after(files: list[str], url: str, fault: object, *options: str) -> tu
     before = read_until(proc.stdout.fileno(), b"running\n")
     fault()  # type: ignore[operator]
     at = time.monotonic()
-    summary = read_until(proc.stdout.fileno(), b"\n--- ")
+    summary = read_until(proc.stdout.fileno(), b"--- lost the robot link")
     seconds = time.monotonic() - at
     out, err = proc.communicate(timeout=DEADLINE)
     return proc.returncode, (before + summary + out + err).decode(), seconds
