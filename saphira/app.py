@@ -5,7 +5,8 @@ it, the embedded simulator is attached and the run is lock-step: as fast as the 
 same every time for a given seed. Messages from activities print as plain lines on stdout; on a
 terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
-of the cycle: :mod:`saphira.interrupts`), or when the reader of stdout goes away; the robot is then
+of the cycle: :mod:`saphira.interrupts`), when the reader of stdout goes away, or when the robot link is
+lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.link_watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
 The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.parts`)
 decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
@@ -29,6 +30,8 @@ from saphira.console import Console
 from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
+from saphira.link import LinkOptions
+from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.parts import PartFailures
 from saphira.recording import Recorder
@@ -43,6 +46,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ACTIVITY_FAILED = 1
 EXIT_LOAD_ERROR = 2
+EXIT_LINK_LOST = 2
+"""The robot link was lost (a connection error, as README says of status 2)."""
 EXIT_SIGNALLED = 128
 """Plus the signal's number: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, as a shell reports a killed program."""
 
@@ -89,7 +94,9 @@ class Session:
 
             clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
-        self.robot = Robot(clock)
+        link_timeout: float | None = getattr(args, "link_timeout", None)
+        self.robot = Robot(clock, link_options=LinkOptions(loss_timeout=link_timeout) if link_timeout else None)
+        self.watch: LinkWatch | None = None
         self.sim: EmbeddedSim | None = None
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
@@ -106,6 +113,7 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
+        check_link_options(self.args)
         for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
             resolved = self.evaluator.resolve(path)
             if not resolved.is_file():
@@ -116,6 +124,8 @@ class Session:
         if self.args.robot:
             self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
+            reconnect: float | None = getattr(self.args, "reconnect", None)
+            self.watch = LinkWatch(self.robot, self.args.robot, self.console.message, reconnect=reconnect)
         else:
             pose = getattr(self.args, "pose", None)  # saphira batch: a start pose other than the world's
             self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
@@ -203,6 +213,8 @@ class Session:
                 if self.signals.received is not None or self.console.closed:
                     interrupted, signum = self.signals.name or "output closed", self.signals.received
                     break
+                if self.watch is not None and self.watch.lost:  # the activities have had a cycle to see it
+                    break
                 self.robot.step()
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
@@ -213,9 +225,13 @@ class Session:
                     break
         except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
             interrupted, signum = str(exc) or "SIGINT", getattr(exc, "signum", signal.SIGINT)
+        if self.watch is not None:
+            self.watch.ending()
         self._finish(interrupted)
         if signum is not None:  # a script tells an interrupted run from a finished one
             return EXIT_SIGNALLED + signum
+        if self.watch is not None and self.watch.lost:
+            return EXIT_LINK_LOST
         return EXIT_ACTIVITY_FAILED if self.failure_lines() else EXIT_OK
 
     def _running_names(self) -> str:
@@ -286,6 +302,9 @@ class Session:
         cycles = robot.scheduler.cycle
         sim_seconds = cycles * robot.clock.period
         ended = f"interrupted ({interrupted})" if interrupted else "done"
+        watch = self.watch
+        if watch is not None and watch.lost:
+            ended = watch.lost
         lines = [
             f"--- {ended}: {cycles} cycles, {sim_seconds:.1f} s robot time "
             f"in {wall_seconds:.1f} s ({sim_seconds / max(wall_seconds, 1e-9):.0f}x real time)",
@@ -295,6 +314,8 @@ class Session:
             f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
             f"{link.receiver.stats.dropped} dropped",
         ]
+        if watch is not None and watch.losses:
+            lines[-1] += f"; lost {watch.losses}x, reconnected {watch.reconnects}x"
         if self.sim is not None:  # truth beside belief
             from saphira.perception.truth import pose_error_line
 

@@ -66,6 +66,31 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
         "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)",
     )
     parser.add_argument("--seed", type=seed, default=0, help="simulator random seed (default 0)")
+    _add_link_options(parser)
+
+
+def _add_link_options(parser: argparse.ArgumentParser) -> None:
+    """What happens when the --robot link is lost (saphira/link_watch.py)."""
+    from saphira.link import DEFAULT_LINK_TIMEOUT
+    from saphira.link_watch import DEFAULT_RECONNECT
+
+    parser.add_argument(
+        "--link-timeout",
+        type=positive_seconds,
+        metavar="S",
+        help="with --robot: S seconds without a state report from the robot means the link is lost (default "
+        f"{DEFAULT_LINK_TIMEOUT:g}, ARIA's connection timeout); a closed connection or serial port is lost at once",
+    )
+    parser.add_argument(
+        "--reconnect",
+        type=positive_seconds,
+        nargs="?",
+        const=DEFAULT_RECONNECT,
+        metavar="S",
+        help="with --robot: when the link is lost, suspend the activities, wait up to S seconds (default "
+        f"{DEFAULT_RECONNECT:g}) for the robot, reconnect, reload its parameters and resume them. Without it a "
+        "lost link ends 'run' (exit status 2) and leaves 'shell' up without a robot",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,8 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
         "or timed out or a brain, behavior, plugin or task raised (each failure is a line of the summary), "
-        "2 for a load or connection error or a bad option, 130 after Ctrl-C and 143 after SIGTERM (the "
-        "robot stopped and the summary printed first).",
+        "2 for a load or connection error (a lost robot link included) or a bad option, 130 after Ctrl-C and "
+        "143 after SIGTERM (the robot stopped and the summary printed first).",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)

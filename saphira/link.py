@@ -12,7 +12,10 @@ handshake means a stale session: the link sends CLOSE and starts over. Too many 
 (``max_sync_timeouts``) or too many attempts fail the connection with a clear error.
 
 Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``; no SIP for
-``loss_timeout`` means the robot is lost: the disconnect event fires and the setpoints are dropped.
+``loss_timeout`` (the link timeout, :data:`DEFAULT_LINK_TIMEOUT`) means the robot is lost, as a closed
+connection or a serial port that went away does at once: a stop and CLOSE go out if the line still takes
+them, the setpoints are dropped and the disconnect event fires with the reason. What the session does
+then (end the run, or wait and reconnect) is :mod:`saphira.link_watch`'s.
 """
 
 from __future__ import annotations
@@ -51,6 +54,13 @@ PSOS_SUBCLASSES = frozenset({"", "pion1", "pion1m", "pion1x", "psos1m", "psos1x"
 
 
 CLIENT_CLOSED = "disconnected by the client"
+"""The disconnect event's reason when the client closed the link; any other reason is a lost link."""
+
+DEFAULT_LINK_TIMEOUT = 8.0
+"""Seconds without a SIP before the robot counts as lost: ARIA's default (``ArRobot``'s connection timeout
+of 8000 ms). A robot behind a wireless bridge, or a loaded MobileSim, may pause for seconds and still be
+there; the robot itself stops its drives after 2 s without a command (the PSOS/ARCOS watchdog), so a
+client that is really gone leaves no robot driving. ``--link-timeout`` sets it per run."""
 
 
 class ConnectError(SaphiraError):
@@ -75,7 +85,8 @@ class LinkOptions:
     config_timeout: float = 1.0
     config_retry: float = 0.2
     pulse_period: float = 1.0
-    loss_timeout: float = 2.0
+    loss_timeout: float = DEFAULT_LINK_TIMEOUT
+    """No SIP (or step output, or STA) for this long: the robot is lost."""
     request_config: bool = True
 
 
@@ -243,7 +254,7 @@ class Link:
         try:
             self.transport.write(packet)
         except TransportClosed as exc:
-            self._lost(f"write failed: {exc}")
+            self._lost(f"write failed: {self._without_url(exc)}")
             return False
         self.counters.packets_sent += 1
         self._last_sent = self.clock.now()
@@ -269,7 +280,7 @@ class Link:
         try:
             data = self.transport.read()
         except TransportClosed as exc:
-            self._lost(f"connection closed ({exc})")
+            self._lost(self._without_url(exc))
             return
         payloads = self.receiver.feed(data) if data else []
         now = self.clock.now()
@@ -420,11 +431,28 @@ class Link:
         self.reflector.state.sonar_packet_count = self._sonar_times.count(now)
         self.reflector.accessories.update_rates(now)
 
+    def _stop_quietly(self) -> None:
+        """A lost robot that may still hear us (it fell silent, or reset): stop and CLOSE, if the line takes them."""
+        transport = self.transport
+        if transport is None or transport.closed:
+            return
+        try:
+            for command, arg in ((Command.VEL, 0), (Command.RVEL, 0), (Command.CLOSE, 1)):
+                transport.write(encode_command(command, arg))
+        except TransportError:
+            pass  # the line is gone: nothing can reach the robot, its own watchdog stops it
+
     def _fail(self, reason: str) -> None:
         log.error("%s", reason)
         self._drop(reason, LinkState.FAILED, notify=False)
 
+    def _without_url(self, exc: Exception) -> str:
+        """A transport's message without its leading ``URL:`` (the loss message names the URL once)."""
+        return str(exc).removeprefix(f"{self.url}: ")
+
     def _lost(self, reason: str) -> None:
+        if self.state == LinkState.CONNECTED:
+            self._stop_quietly()
         if self.connecting:
             self._drop(reason, LinkState.FAILED, notify=False)
         else:

@@ -98,8 +98,6 @@ class VelocityLink(Link, abc.ABC):
     NAME: ClassVar[str] = "velocity"
     """The protocol's name in messages."""
     LOG: ClassVar[logging.Logger] = logging.getLogger("saphira.link")
-    WAIT_LIMIT: ClassVar[float] = 10.0
-    """Wall seconds a lock-step cycle waits for the server's step before the robot counts as lost."""
 
     def __init__(
         self,
@@ -109,7 +107,6 @@ class VelocityLink(Link, abc.ABC):
         params_chooser: Callable[[RobotIdentity], RobotParams] | None = None,
     ) -> None:
         super().__init__(reflector, clock, options, params_chooser=params_chooser)
-        self.wait_limit = self.WAIT_LIMIT
         self.pioneer: Link | None = None
         """The Pioneer link this one stands in for (given back for a URL of another scheme)."""
         self._sock: socket.socket | None = None
@@ -131,6 +128,12 @@ class VelocityLink(Link, abc.ABC):
         new.on_packet_out = link.on_packet_out
         new.user_params = link.user_params
         return new
+
+    @property
+    def wait_limit(self) -> float:
+        """Wall seconds a lock-step cycle waits for the server's step before the robot counts as lost:
+        the link timeout, as for silence in real time (:meth:`_check_silence`)."""
+        return self.options.loss_timeout
 
     # ------------------------------------------------------------------ connection
     def _open_socket(self, host: str, port: int, timeout: float) -> None:
@@ -166,7 +169,7 @@ class VelocityLink(Link, abc.ABC):
         try:
             return self.transport.read()
         except TransportClosed as exc:
-            self._lost(f"connection closed ({exc})")
+            self._lost(self._without_url(exc))
             return None
 
     @abc.abstractmethod
@@ -178,7 +181,7 @@ class VelocityLink(Link, abc.ABC):
         while not arrived:
             left = deadline - time.monotonic()
             if left <= 0:
-                self._lost(f"no {what} from {self.url} for {self.wait_limit:g} s")
+                self._lost(f"no {what} for {self.wait_limit:g} s")
                 return False
             if not self._pump(min(left, 0.5)):
                 return False
@@ -197,6 +200,16 @@ class VelocityLink(Link, abc.ABC):
     @abc.abstractmethod
     def _receive_step(self) -> None:
         """This cycle's receive work on the subclass's wire (called by :meth:`receive`, which catches faults)."""
+
+    def _check_silence(self, now: float, what: str) -> None:
+        """In real time, no ``what`` (the server's state report) for the link timeout: the robot is lost.
+        (On a lock-step clock each cycle waits for its report instead: :meth:`_await`.)"""
+        silent = now - self._last_sip >= self.options.loss_timeout
+        if silent and self.state == LinkState.CONNECTED and not self.clock.is_lockstep:
+            self._lost(f"no {what} for {now - self._last_sip:.1f} s")
+
+    def _stop_quietly(self) -> None:
+        """Pioneer commands mean nothing here: a subclass whose server needs a stop sends its own."""
 
     def _take_pose(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> None:
         """The step's reported ``pose`` (mm, mm, deg) into the reflector; ``previous`` None places the robot.

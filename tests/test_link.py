@@ -75,8 +75,9 @@ def test_sips_stopping_fires_disconnect_and_stops_setpoints_then_reconnect() -> 
     robot.run(cycles=3)
     assert server.last(Command.VEL) == 250
     server.send_sips = False
-    robot.run(cycles=25)
-    assert len(reasons) == 1 and "no SIP for" in reasons[0]
+    robot.run(cycles=85)  # the default link timeout: ARIA's 8 s
+    assert len(reasons) == 1 and "no SIP for 8.0 s" in reasons[0]
+    assert server.last(Command.VEL) == 0 and server.closes == 1  # it may still hear us: stopped and closed
     assert robot.link.state == LinkState.DISCONNECTED
     assert robot.motion.trans_mode == TransMode.NONE and robot.motion.rot_mode == RotMode.NONE
     sent_before = len(server.log)

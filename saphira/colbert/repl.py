@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.interrupts import Interrupted, stop_signals
+from saphira.link import LinkOptions
+from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.robot import Robot
 
@@ -143,13 +145,16 @@ def _setup_readline() -> Callable[[], None]:
 
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
+    check_link_options(args)
     ui = getattr(args, "ui", None)
+    link_timeout: float | None = getattr(args, "link_timeout", None)
+    options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
     if ui is not None:
         from saphira.ui.liveview import SteppedClock
 
-        robot = Robot(SteppedClock(speed=args.speed or 1.0))
+        robot = Robot(SteppedClock(speed=args.speed or 1.0), link_options=options)
     else:
-        robot = Robot(RealTimeClock(speed=args.speed or 1.0))
+        robot = Robot(RealTimeClock(speed=args.speed or 1.0), link_options=options)
     if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
         robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
@@ -159,6 +164,8 @@ def run_shell(args: argparse.Namespace) -> int:
         if not quiet:
             evaluator.output(f"connecting to {args.robot} ...")
         robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
+        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP,
+                  connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
@@ -210,6 +217,9 @@ def _ending_signal(interactive: bool) -> Callable[[int, FrameType | None], None]
 
     return handle
 
+
+SHELL_UP = " (the shell stays up; 'connect' reaches a robot again)"
+"""What the shell adds when the robot link is lost: it goes on, with or without ``--reconnect``."""
 
 EMBEDDED_URL = "sim://embedded"
 """What ``connect local`` reaches in a shell with the embedded simulator (an in-process line)."""

@@ -88,7 +88,6 @@ class FlatLink(VelocityLink):
     NAME = "Flat"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
-    WAIT_LIMIT = 30.0
 
     def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
         super().__init__(reflector, clock, options, params_chooser=lambda identity: flat_params())
@@ -227,6 +226,7 @@ class FlatLink(VelocityLink):
             self._apply(self._outputs.popleft(), now)
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
+        self._check_silence(now, "step output")
 
     def _apply(self, output: StepOutput, now: float) -> None:
         reflector = self.reflector

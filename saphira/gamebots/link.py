@@ -21,13 +21,14 @@ Colbert and the behaviors run on it unchanged:
   on the client already (:mod:`saphira.motion`). A DRIVE goes out when it changes, and at least every
   half second.
 
-Time: with a lock-step clock each cycle waits (up to :data:`WAIT_LIMIT` wall seconds) for the step's
+Time: with a lock-step clock each cycle waits (up to the link timeout, in wall seconds) for the step's
 ``STA``, so a server stepped in lock-step and the client advance together; with a real-time clock the
 link takes what has arrived.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -61,7 +62,7 @@ from saphira.link import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkSta
 from saphira.params import SonarUnit
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector
-from saphira.transport import Transport
+from saphira.transport import Transport, TransportError
 from saphira.velocity_link import VelocityLink, link_for
 
 log = logging.getLogger("saphira.gamebots")
@@ -70,8 +71,6 @@ SCHEME = "usarsim"
 DEFAULT_PORT = 3000
 CONNECT_TIMEOUT = 5.0
 """Wall seconds to wait for the server to accept the socket."""
-WAIT_LIMIT = 10.0
-"""Wall seconds a lock-step cycle waits for the server's STA before the robot counts as lost."""
 FIRST_WAIT = 0.05
 """Wall seconds a lock-step cycle waits for the first STA (the server may be another process)."""
 DEFAULT_LASER_RANGE = 20000.0
@@ -130,7 +129,6 @@ class GamebotsLink(VelocityLink):
     NAME = "Gamebots"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
-    WAIT_LIMIT = WAIT_LIMIT
 
     def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
         super().__init__(reflector, clock, options, params_chooser=lambda identity: reflector.params)
@@ -187,6 +185,12 @@ class GamebotsLink(VelocityLink):
             self.send_message(Drive(0.0, 0.0).message())
         self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
 
+    def _stop_quietly(self) -> None:
+        """A silent server may still hear us: stop the wheels if the line takes it."""
+        if self.transport is not None and not self.transport.closed:
+            with contextlib.suppress(TransportError):
+                self.transport.write(encode(Drive(0.0, 0.0).message()))
+
     def send_message(self, message: Message) -> bool:
         return self.send_raw(encode(message))
 
@@ -226,8 +230,7 @@ class GamebotsLink(VelocityLink):
         self._scans.clear()
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
-            if now - self._last_sip >= self.options.loss_timeout and not self.clock.is_lockstep:
-                self._lost(f"no STA for {now - self._last_sip:.1f} s")
+        self._check_silence(now, "STA")
 
     def _handle(self, message: Message) -> None:
         kind, sensor = message.kind, message.get("Type")
