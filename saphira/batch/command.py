@@ -9,12 +9,15 @@ experiment file or option, 130 when interrupted (run the same command again to r
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from saphira.argtypes import positive_int
 from saphira.errors import SaphiraError
+from saphira.interrupts import Interrupted, stop_signals
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.batch.experiment import Experiment
@@ -85,12 +88,15 @@ def run_batch(args: argparse.Namespace) -> int:
             progress.advance(result.status != STATUS_OK)
 
     try:
-        run_trials(trials, results, options, arrived)
-    except KeyboardInterrupt:
+        with stop_signals(_interrupt):
+            run_trials(trials, results, options, arrived)
+    except KeyboardInterrupt as exc:
         if progress is not None:
             progress.close()
-        print(f"interrupted: {len(results.rows)} trials are in {out / TRIALS_FILE}; run the same command to resume")
-        return 130
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"interrupted by {signal.Signals(signum).name}: {len(results.rows)} trials are in "
+              f"{out / TRIALS_FILE}; the trial running then wrote nothing; run the same command to resume")  # fmt: skip
+        return 128 + signum
     finally:
         results.close()
     if progress is not None:
@@ -98,6 +104,11 @@ def run_batch(args: argparse.Namespace) -> int:
     ids = {t.trial_id for t in trials}
     rows = [r for r in results.rows if r["trial"] in ids]
     return _report(args, exp, out, results, rows)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM end the batch at once: the trials running then write no row."""
+    raise Interrupted(signum)
 
 
 def _report(

@@ -5,7 +5,9 @@ The engine is Dask's distributed scheduler, not a home-made one. By default a
 is pure Python and holds the GIL, so threads would not run two at once); ``workers`` overrides the
 count; ``scheduler`` (``tcp://HOST:8786``) submits to a running cluster instead, whose workers must
 have saphira installed and see the experiment's files at the same paths. ``serial`` runs the trials
-one after another in this process, for debugging (a breakpoint in a plugin stops there).
+one after another, each in a forked child (:mod:`saphira.batch.isolated`), without a cluster.
+Wherever it runs, a trial that outlives its deadline is a ``timeout`` row and one whose process dies
+a ``crashed`` row; the batch goes on.
 
 Trials already in ``DIR/trials.csv`` are skipped, and each result is written as it arrives, so an
 interrupted batch resumes where it stopped. Each trial is deterministic for its seed, and a worker
@@ -16,18 +18,28 @@ from __future__ import annotations
 
 import logging
 import os
+import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from saphira.batch.experiment import TrialSpec
+from saphira.batch.isolated import deadline, failed, killed_after, run_in_child
 from saphira.batch.results import ResultsDir
-from saphira.batch.trial import STATUS_ERROR, STATUS_OK, TrialResult, base_row, run_trial
+from saphira.batch.trial import STATUS_CRASHED, STATUS_ERROR, STATUS_OK, TrialResult, run_trial
 from saphira.errors import SaphiraError
+from saphira.jit import warm_up
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 20
 """Seconds to wait for ``--scheduler`` to answer."""
+POLL_SECONDS = 0.5
+"""How often the deadlines of the trials running on Dask are checked."""
+RESTART_TIMEOUT = 60
+"""Seconds a Dask worker of a hung trial has to restart."""
 
 
 class EngineError(SaphiraError):
@@ -88,27 +100,72 @@ def _execute(todo: Sequence[TrialSpec], options: EngineOptions) -> Iterator[Tria
     if not todo:
         return
     if options.serial:
+        warm_up()  # once here, not in every forked child
         for spec in todo:
-            yield run_trial(spec)
+            yield run_in_child(spec)
         return
-    from dask.distributed import as_completed
-
     with _client(options) as client:
-        futures = client.map(run_trial, todo, key=[f"saphira-trial-{t.trial_id}" for t in todo], pure=False)
-        specs = {future.key: spec for future, spec in zip(futures, todo, strict=True)}
-        for future in as_completed(futures):
-            try:
-                result = future.result()
-            except Exception as exc:  # the worker died (KilledWorker) or the result could not travel back
-                result = _lost(specs[future.key], exc)
-            future.release()
-            yield result
+        yield from _on_dask(client, todo)
 
 
-def _lost(spec: TrialSpec, exc: BaseException) -> TrialResult:
-    row = base_row(spec)
-    row["status"], row["error"] = STATUS_ERROR, f"the Dask task failed: {type(exc).__name__}: {exc}"
-    return TrialResult(row)
+def _on_dask(client: Any, todo: Sequence[TrialSpec]) -> Iterator[TrialResult]:
+    """Submit as many trials as the cluster has threads, so that each starts when submitted and its
+    :func:`~saphira.batch.isolated.deadline` counts from then; a trial past it is a ``timeout`` row
+    and its worker is restarted (its thread may be blocked for good)."""
+    from dask.distributed import wait
+
+    from saphira.batch.dask_plugin import WarmUp
+
+    client.register_plugin(WarmUp())
+    pending = deque(todo)
+    running: dict[Any, tuple[TrialSpec, float]] = {}
+    while pending or running:
+        slots = max(sum(client.nthreads().values()), 1)
+        while pending and len(running) < slots:
+            spec = pending.popleft()
+            future = client.submit(run_trial, spec, key=f"saphira-trial-{spec.trial_id}", pure=False)
+            running[future] = (spec, time.monotonic() + deadline(spec))
+        try:
+            done = wait(list(running), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+        except TimeoutError:  # none ended in that time
+            done = set()
+        for future in done:
+            spec, _ = running.pop(future)
+            yield _outcome(spec, future)
+        now = time.monotonic()
+        for future, (spec, end) in list(running.items()):
+            if now > end and not future.done():
+                del running[future]
+                _abandon(client, future)
+                yield killed_after(spec)
+
+
+def _outcome(spec: TrialSpec, future: Any) -> TrialResult:
+    from dask.distributed import KilledWorker
+
+    try:
+        result: TrialResult = future.result()
+    except KilledWorker as exc:  # os._exit, a crash: the worker died under it
+        result = failed(spec, STATUS_CRASHED, f"the trial's worker process died before it reported ({exc})")
+    except Exception as exc:  # the result could not travel back
+        result = failed(spec, STATUS_ERROR, f"the Dask task failed: {type(exc).__name__}: {exc}")
+    future.release()
+    return result
+
+
+def _abandon(client: Any, future: Any) -> None:
+    """Forget a trial past its deadline and restart the worker running it (else close that worker)."""
+    workers = [w for w, keys in client.processing().items() if future.key in keys]
+    future.cancel()
+    if not workers:
+        return
+    try:
+        client.restart_workers(workers, timeout=RESTART_TIMEOUT)
+    except Exception:  # no nanny to restart it (dask worker --no-nanny)
+        try:
+            client.retire_workers(workers, close_workers=True)
+        except Exception as exc:
+            log.warning("could not restart or close Dask worker %s of a hung trial: %s", workers[0], exc)
 
 
 @contextmanager
@@ -131,7 +188,9 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     # The workers' statistical profiler samples the trial thread's stack every 10 ms and holds the
     # GIL while it walks it: measured, it added ~20 % to every trial's CPU time (0.45 -> 0.55 s per
     # 60-second trial), and nobody looks at the dashboard of a cluster started and closed here.
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
+    # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more.
+    settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0}
+    with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=options.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, silence_logs=logging.ERROR,

@@ -47,6 +47,8 @@ PATH_EVERY = 5
 """Keep every 5th pose of the true path (2 per simulated second) for the trajectory plots."""
 
 STATUS_OK, STATUS_ERROR, STATUS_TIMEOUT = "ok", "error", "timeout"
+STATUS_CRASHED = "crashed"
+"""The trial's process ended without reporting (``os._exit``, a crash): :mod:`saphira.batch.isolated`."""
 
 
 class TrialError(SaphiraError):
