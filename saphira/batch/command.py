@@ -77,7 +77,7 @@ def run_batch(args: argparse.Namespace) -> int:
     trials = exp.trials()
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
                                        *exp.parameter_names, "seed"])  # fmt: skip
-    todo = len(trials) - len(results.finished & {t.trial_id for t in trials})
+    todo = len(trials) - len(results.current(trials))
     resumed = f"; {len(trials) - todo} already in {out / TRIALS_FILE}" if todo < len(trials) else ""
     print(f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} "
           f"{options.describe()}", flush=True)  # fmt: skip
@@ -101,8 +101,8 @@ def run_batch(args: argparse.Namespace) -> int:
         results.close()
     if progress is not None:
         progress.close()
-    ids = {t.trial_id for t in trials}
-    rows = [r for r in results.rows if r["trial"] in ids]
+    current = results.current(trials)  # in the experiment's order, each trial's row from its inputs of now
+    rows = [current[t.trial_id] for t in trials if t.trial_id in current]
     return _report(args, exp, out, results, rows)
 
 

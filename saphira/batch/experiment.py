@@ -133,17 +133,28 @@ class Experiment:
         return [g | s for g in grid for s in self.samples]
 
     def trials(self) -> list[TrialSpec]:
-        """All trials, in a fixed order: world, params, parameter setting, start, seed."""
+        """All trials, in a fixed order: world, params, parameter setting, start, seed.
+
+        A trial's id hashes what decides its result and is known before it runs (see
+        :mod:`saphira.batch.inputs`): its settings, the saphira version and the named files' contents.
+        """
+        from saphira import __version__
+        from saphira.batch.inputs import static_digests
+
+        hook_file = self.hook.rpartition(":")[0] if self.hook else ""
+        # Paths relative to the experiment file, so that a moved results folder still resumes.
+        hook = [self._relative(self.hook), *static_digests([hook_file])] if self.hook else []
+        common = [__version__, self._relative(str(self.activity)), *static_digests([str(self.activity)]), *hook]
+        worlds = {w: [self._relative(w), *static_digests([w])] for w in self.worlds}
+        params = {p: [self._relative(p), *static_digests([p])] for p in self.params}
         specs = []
-        for world, params, point, start, seed in itertools.product(
+        for world, param, point, start, seed in itertools.product(
             self.worlds, self.params, self.points(), self.starts, self.seeds
         ):
             values = tuple(point.items())
-            # Paths relative to the experiment file, so that a moved results folder still resumes.
-            files = [self._relative(p) for p in (str(self.activity), world, params)]
-            key = json.dumps([*files, self.duration, seed, start, values])
+            key = json.dumps([*common, *worlds[world], *params[param], self.duration, seed, start, values])
             trial_id = hashlib.sha1(key.encode()).hexdigest()[:12]
-            specs.append(TrialSpec(trial_id, str(self.activity), world, params, self.duration, seed, start,
+            specs.append(TrialSpec(trial_id, str(self.activity), world, param, self.duration, seed, start,
                                    values, self.time_limit, self.hook, self.record))  # fmt: skip
         return specs
 

@@ -84,7 +84,7 @@ def run_trials(
     on_result: Callable[[TrialResult], None] | None = None,
 ) -> BatchReport:
     """Run the trials not yet in ``results``, writing each result as it arrives."""
-    done = results.finished
+    done = results.current(trials)
     todo = [t for t in trials if t.trial_id not in done]
     report = BatchReport(skipped=len(trials) - len(todo))
     for result in _execute(todo, options):

@@ -28,6 +28,7 @@ from typing import Any
 
 from saphira.app import Session
 from saphira.batch.experiment import GridValue, TrialSpec
+from saphira.batch.inputs import INPUTS_COLUMN, describe_inputs, recording_inputs
 from saphira.batch.metrics import (
     MetricsObserver,
     MetricValue,
@@ -130,7 +131,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     record_path = _temp_recording() if spec.record != "none" else None
     session: Session | None = None
     try:
-        with wall_clock_limit(spec.time_limit):
+        with recording_inputs() as inputs, wall_clock_limit(spec.time_limit):
             session = _session(spec, console, record_path)
             _run(spec, session, console, errors, result)
     except TrialTimeout:
@@ -141,6 +142,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
         logger.removeHandler(errors)
         if session is not None and session.recorder is not None:
             session.recorder.close()
+    result.row[INPUTS_COLUMN] = describe_inputs(inputs, Path(spec.activity).parent)
     if session is not None:
         result.path = [(round(x), round(y)) for x, y, _ in session.trace.true_path[::PATH_EVERY]]
     if record_path is not None:
