@@ -174,3 +174,13 @@ def test_an_interrupted_serial_batch_stops_writes_no_truncated_row_and_resumes_t
     resumed = _batch(exp, out, "--serial")
     assert resumed.returncode == 0 and f"{len(partial)} already in" in resumed.stdout
     assert _measured(_rows(out)) == reference
+
+
+def test_batch_help_states_the_exit_statuses_and_how_to_resume() -> None:
+    done = subprocess.run([sys.executable, "-m", "saphira", "batch", "--help"], env=_env(), capture_output=True,
+                          text=True, timeout=WAIT)  # fmt: skip
+    text = " ".join(done.stdout.split())
+    assert done.returncode == 0
+    for words in ("130 when interrupted by Ctrl-C, 143 by SIGTERM", "run the same command again to resume",
+                  "each in a child process", "crashed"):  # fmt: skip
+        assert words in text, words

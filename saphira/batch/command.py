@@ -2,8 +2,9 @@
 
 Prints what will run, a progress bar with ETA (stderr), then the summary table per configuration and
 the winning setting (stdout); writes ``DIR/trials.csv``, ``DIR/summary.csv`` and the plots. Exit status
-0 when every trial succeeded, 1 when any failed or hung (they are rows like the others), 2 for a bad
-experiment file or option, 130 when interrupted (run the same command again to resume).
+0 when every trial succeeded, 1 when any failed, hung or crashed (they are rows like the others), 2 for
+a bad experiment file or option, 130 after SIGINT and 143 after SIGTERM (the trials running then write
+no row; run the same command again to resume).
 """
 
 from __future__ import annotations
@@ -34,15 +35,20 @@ def add_batch_parser(sub: Any) -> None:
         description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
         "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
         "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
-        "trials already there. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
+        "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
+        "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
+        "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
         "writes DIR/summary.csv and plots (with matplotlib).",
-        epilog="exit status: 0 when every trial succeeded, 1 when any failed or hung, 2 for a bad experiment "
-        "file or option, 130 when interrupted.",
+        epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
+        "experiment file or option, 130 when interrupted by Ctrl-C, 143 by SIGTERM (the trials running then "
+        "write no row; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
     engine = parser.add_mutually_exclusive_group()
-    engine.add_argument("--serial", action="store_true", help="run the trials one by one in this process")
+    engine.add_argument(
+        "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"
+    )
     engine.add_argument(
         "--scheduler",
         metavar="ADDRESS",

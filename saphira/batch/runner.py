@@ -1,4 +1,4 @@
-"""Running a batch's trials: serially in this process, on a local Dask cluster, or on an existing one.
+"""Running a batch's trials: serially (each in a child process), on a local Dask cluster, or on an existing one.
 
 The engine is Dask's distributed scheduler, not a home-made one. By default a
 :class:`distributed.LocalCluster` is started with one single-threaded worker process per core (a trial
@@ -56,7 +56,7 @@ class EngineOptions:
 
     def describe(self) -> str:
         if self.serial:
-            return "serially in this process"
+            return "serially, each in a child process"
         if self.scheduler:
             return f"on the Dask cluster at {self.scheduler}"
         return f"on a local Dask cluster of {self.local_workers()} worker processes"
