@@ -100,8 +100,9 @@ def run_batch(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
         signum = getattr(exc, "signum", signal.SIGINT)
-        print(f"interrupted by {signal.Signals(signum).name}: {len(results.rows)} trials are in "
-              f"{out / TRIALS_FILE}; the trial running then wrote nothing; run the same command to resume")  # fmt: skip
+        done = len(results.current(trials))
+        print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
+              f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
         return 128 + signum
     finally:
         results.close()

@@ -190,10 +190,12 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     # 60-second trial), and nobody looks at the dashboard of a cluster started and closed here.
     # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more.
     settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0}
+    # Dask's own logs stay quiet: a worker restarted under a hung trial, or closed by Ctrl-C, logs
+    # tracebacks about lost connections, while what happened to each trial is in its row.
     with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=options.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR,
+            dashboard_address=None, silence_logs=logging.CRITICAL,
         )  # fmt: skip
     try:
         with Client(cluster) as client:
