@@ -89,8 +89,8 @@ def _measured(rows: list[dict[str, str]]) -> dict[str, dict[str, str]]:
     return {r["trial"]: {k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows}
 
 
-def _faults(time_limit: int) -> str:
-    return f"duration = 2\ntime_limit = {time_limit}\n[grid]\nmode = [0, 1, 2, 3]\n"
+def _faults(time_limit: int, modes: str = "0, 1, 2, 3") -> str:
+    return f"duration = 2\ntime_limit = {time_limit}\n[grid]\nmode = [{modes}]\n"
 
 
 def _check_fault_rows(rows: list[dict[str, str]], time_limit: int) -> None:
@@ -124,7 +124,8 @@ def test_serial_trials_that_block_in_c_swallow_the_watchdog_or_exit_are_rows_and
 
 
 def test_on_dask_a_hung_trial_s_future_has_a_deadline_and_its_worker_is_restarted(tmp_path: Path) -> None:
-    exp = _experiment(tmp_path, _faults(2))  # 2 s: a trial on a loaded machine's worker may take 1
+    # 2 s: a trial on a loaded machine's worker may take 1. The two hangs first: they run at once.
+    exp = _experiment(tmp_path, _faults(2, "1, 2, 0, 3"))
     out = tmp_path / "out"
     start = time.monotonic()
     done = _batch(exp, out, "--workers", "2")

@@ -16,9 +16,11 @@ runs it exactly as ``--serial`` does, so the rows (but for the timing columns) a
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,7 +30,7 @@ from typing import Any
 from saphira.batch.experiment import TrialSpec
 from saphira.batch.isolated import deadline, failed, killed_after, run_in_child
 from saphira.batch.results import ResultsDir
-from saphira.batch.trial import STATUS_CRASHED, STATUS_ERROR, STATUS_OK, TrialResult, run_trial
+from saphira.batch.trial import STATUS_CRASHED, STATUS_ERROR, STATUS_OK, TrialResult
 from saphira.errors import SaphiraError
 from saphira.jit import warm_up
 
@@ -40,6 +42,8 @@ POLL_SECONDS = 0.5
 """How often the deadlines of the trials running on Dask are checked."""
 RESTART_TIMEOUT = 60
 """Seconds a Dask worker of a hung trial has to restart."""
+UNHEARD_START_MARGIN = 60
+"""A trial whose start no worker reported is abandoned at twice its deadline plus this, from its submission."""
 
 
 class EngineError(SaphiraError):
@@ -109,35 +113,61 @@ def _execute(todo: Sequence[TrialSpec], options: EngineOptions) -> Iterator[Tria
 
 
 def _on_dask(client: Any, todo: Sequence[TrialSpec]) -> Iterator[TrialResult]:
-    """Submit as many trials as the cluster has threads, so that each starts when submitted and its
-    :func:`~saphira.batch.isolated.deadline` counts from then; a trial past it is a ``timeout`` row
-    and its worker is restarted (its thread may be blocked for good)."""
+    """Submit as many trials as the cluster has threads. A worker reports each trial's start (an event
+    the client hears), from which its :func:`~saphira.batch.isolated.deadline` counts; a trial past it
+    is a ``timeout`` row and its worker is restarted (its thread may be blocked for good)."""
     from dask.distributed import wait
 
-    from saphira.batch.dask_plugin import WarmUp
+    from saphira.batch.dask_plugin import START_TOPIC, WarmUp, run_reported
 
     client.register_plugin(WarmUp())
+    batch = uuid.uuid4().hex[:8]  # keys and start events of this batch only, on a shared scheduler
+    started: dict[str, float] = {}  # key -> when its (latest) start was heard
+    client.subscribe_topic(START_TOPIC, lambda event: started.__setitem__(event[1], time.monotonic()))
     pending = deque(todo)
-    running: dict[Any, tuple[TrialSpec, float]] = {}
+    attempts = itertools.count()  # a trial resubmitted gets a new key: the cancelled one may linger
+    running: dict[Any, tuple[TrialSpec, float, str]] = {}  # future -> its trial, when submitted, where
     while pending or running:
-        slots = max(sum(client.nthreads().values()), 1)
-        while pending and len(running) < slots:
-            spec = pending.popleft()
-            future = client.submit(run_trial, spec, key=f"saphira-trial-{spec.trial_id}", pure=False)
-            running[future] = (spec, time.monotonic() + deadline(spec))
+        threads = client.nthreads()
+        for future, (spec, _, worker) in list(running.items()):
+            if worker and worker not in threads and future.key not in started:  # its worker went away
+                future.cancel()
+                del running[future]
+                pending.appendleft(spec)
+        free = _free_threads(threads, [worker for _, _, worker in running.values()])
+        if not free and not running:
+            free = [""]  # no worker yet: one trial waits for the first
+        while pending and free:
+            spec, worker = pending.popleft(), free.pop()
+            key = f"saphira-trial-{spec.trial_id}-{batch}-{next(attempts)}"
+            where = {"workers": [worker], "allow_other_workers": False} if worker else {}
+            future = client.submit(run_reported, spec, key, key=key, pure=False, **where)
+            running[future] = (spec, time.monotonic(), worker)
         try:
             done = wait(list(running), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
         except TimeoutError:  # none ended in that time
             done = set()
         for future in done:
-            spec, _ = running.pop(future)
-            yield _outcome(spec, future)
-        now = time.monotonic()
-        for future, (spec, end) in list(running.items()):
-            if now > end and not future.done():
-                del running[future]
-                _abandon(client, future)
-                yield killed_after(spec)
+            yield _outcome(running.pop(future)[0], future)
+        late = [f for f, (spec, submitted, _) in running.items() if _late(started.get(f.key), submitted, spec)]
+        if late:
+            _abandon(client, late)
+            for future in late:
+                yield killed_after(running.pop(future)[0])
+    client.unsubscribe_topic(START_TOPIC)
+
+
+def _free_threads(threads: dict[str, int], placed: list[str]) -> list[str]:
+    """One worker address per thread not running one of our trials: a trial goes to one, so that none
+    waits behind another (its deadline would count the wait) and a crash takes no other trial with it."""
+    return [worker for worker, n in threads.items() for _ in range(n - placed.count(worker))]
+
+
+def _late(started: float | None, submitted: float, spec: TrialSpec) -> bool:
+    """Past its deadline since it started; or, if its start was never heard, long past it since submitted."""
+    if started is not None:
+        return time.monotonic() > started + deadline(spec)
+    return time.monotonic() > submitted + 2 * deadline(spec) + UNHEARD_START_MARGIN
 
 
 def _outcome(spec: TrialSpec, future: Any) -> TrialResult:
@@ -146,17 +176,21 @@ def _outcome(spec: TrialSpec, future: Any) -> TrialResult:
     try:
         result: TrialResult = future.result()
     except KilledWorker as exc:  # os._exit, a crash: the worker died under it
-        result = failed(spec, STATUS_CRASHED, f"the trial's worker process died before it reported ({exc})")
+        result = failed(spec, STATUS_CRASHED, "the trial's worker process died before it reported (os._exit, "
+                        f"or a crash; Dask: {type(exc).__name__})")  # fmt: skip
     except Exception as exc:  # the result could not travel back
         result = failed(spec, STATUS_ERROR, f"the Dask task failed: {type(exc).__name__}: {exc}")
     future.release()
     return result
 
 
-def _abandon(client: Any, future: Any) -> None:
-    """Forget a trial past its deadline and restart the worker running it (else close that worker)."""
-    workers = [w for w, keys in client.processing().items() if future.key in keys]
-    future.cancel()
+def _abandon(client: Any, late: list[Any]) -> None:
+    """Forget the trials past their deadline and restart the workers running them (else close those).
+    Other trials on those workers (of several threads) run again elsewhere and report a new start."""
+    keys = {future.key for future in late}
+    workers = [w for w, held in client.processing().items() if keys & set(held)]
+    for future in late:
+        future.cancel()
     if not workers:
         return
     try:
@@ -188,8 +222,10 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     # The workers' statistical profiler samples the trial thread's stack every 10 ms and holds the
     # GIL while it walks it: measured, it added ~20 % to every trial's CPU time (0.45 -> 0.55 s per
     # 60-second trial), and nobody looks at the dashboard of a cluster started and closed here.
-    # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more.
-    settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0}
+    # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more;
+    # and no worker holds a second trial while one runs (saturation 1.0), which that crash would take.
+    settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0,
+                "distributed.scheduler.worker-saturation": 1.0}  # fmt: skip
     # Dask's own logs stay quiet: a worker restarted under a hung trial, or closed by Ctrl-C, logs
     # tracebacks about lost connections, while what happened to each trial is in its row.
     with dask.config.set(settings):
