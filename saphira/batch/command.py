@@ -93,9 +93,18 @@ def run_batch(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.advance(result.status != STATUS_OK)
 
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        """SIGINT and SIGTERM end the batch at once: the trials running then write no row."""
+        received.append(signum)
+        raise Interrupted(signum)
+
     try:
-        with stop_signals(_interrupt):
+        with stop_signals(interrupt):
             run_trials(trials, results, options, arrived)
+        if received:  # its exception was swallowed where Python ignores them (a finaliser, a callback)
+            raise Interrupted(received[0])
     except KeyboardInterrupt as exc:
         if progress is not None:
             progress.close()
@@ -111,11 +120,6 @@ def run_batch(args: argparse.Namespace) -> int:
     current = results.current(trials)  # in the experiment's order, each trial's row from its inputs of now
     rows = [current[t.trial_id] for t in trials if t.trial_id in current]
     return _report(args, exp, out, results, rows)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGINT and SIGTERM end the batch at once: the trials running then write no row."""
-    raise Interrupted(signum)
 
 
 def _report(

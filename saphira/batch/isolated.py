@@ -24,6 +24,7 @@ GRACE_SECONDS = 2.0
 """Beyond its time limit (plus 10 %) a trial has this long to report before it is killed."""
 POLL_SECONDS = 0.5
 PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def deadline(spec: TrialSpec) -> float:
@@ -49,7 +50,13 @@ def run_in_child(spec: TrialSpec) -> TrialResult:
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(spec, sender), name=f"saphira-trial-{spec.trial_id}", daemon=True)
-    child.start()
+    # A stop signal's handler must not run inside fork's own callbacks, where its exception would be
+    # swallowed ("Exception ignored in ..."): held back until the child is started, then delivered here.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        child.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     sender.close()
     end = time.monotonic() + deadline(spec)
     try:
@@ -72,8 +79,9 @@ def run_in_child(spec: TrialSpec) -> TrialResult:
 
 def _child(spec: TrialSpec, sender: Connection) -> None:
     _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for signum in STOP_SIGNALS:  # born with them blocked: one pending now is discarded
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     sender.send(run_trial(spec))
     sender.close()
 
