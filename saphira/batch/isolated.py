@@ -65,9 +65,9 @@ def run_in_child(spec: TrialSpec) -> TrialResult:
                 try:
                     result: TrialResult = receiver.recv()
                 except EOFError:  # it ended without a result
-                    child.join()
+                    child.join(GRACE_SECONDS)
                     return failed(spec, STATUS_CRASHED, _how_it_ended(child.exitcode))
-                child.join()
+                child.join(GRACE_SECONDS)  # a thread a plugin left running may keep it: then it is killed
                 return result
         return killed_after(spec)
     finally:
@@ -93,6 +93,8 @@ def _die_with_parent() -> None:
 
 
 def _how_it_ended(code: int | None) -> str:
-    if code is not None and code < 0:
+    if code is None:
+        return "the trial's process closed its pipe without reporting and did not end"
+    if code < 0:
         return f"the trial's process was killed by {signal.Signals(-code).name} before it reported"
     return f"the trial's process exited with status {code} before it reported (os._exit, or a crash)"
