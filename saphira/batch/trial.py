@@ -142,6 +142,8 @@ def run_trial(spec: TrialSpec) -> TrialResult:
         logger.removeHandler(errors)
         if session is not None and session.recorder is not None:
             session.recorder.close()
+    if spec.hook is not None:  # imported once per process: listed for every trial, wherever it ran
+        inputs.add(spec.hook.rpartition(":")[0])
     result.row[INPUTS_COLUMN] = describe_inputs(inputs, Path(spec.activity).parent)
     if session is not None:
         result.path = [(round(x), round(y)) for x, y, _ in session.trace.true_path[::PATH_EVERY]]
