@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from distributed import WorkerPlugin, get_worker
+from dask.distributed import WorkerPlugin, get_worker
 
 from saphira.batch.experiment import TrialSpec
 from saphira.batch.trial import TrialResult, run_trial
