@@ -146,7 +146,7 @@ def test_a_killed_batch_resumes_without_rerunning_finished_trials(tmp_path: Path
     log = tmp_path / "calls.log"
     env = {**os.environ, "BATCH_TEST_LOG": str(log), "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "saphira", "batch", str(exp), "--out", str(out), "--serial", "--no-plots"]
-    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, start_new_session=True)
     assert first.returncode == -9  # the hook killed the batch in its third trial
     before = _rows(out)
     assert len(before) == 2

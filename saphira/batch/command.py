@@ -2,19 +2,23 @@
 
 Prints what will run, a progress bar with ETA (stderr), then the summary table per configuration and
 the winning setting (stdout); writes ``DIR/trials.csv``, ``DIR/summary.csv`` and the plots. Exit status
-0 when every trial succeeded, 1 when any failed or hung (they are rows like the others), 2 for a bad
-experiment file or option, 130 when interrupted (run the same command again to resume).
+0 when every trial succeeded, 1 when any failed, hung or crashed (they are rows like the others), 2 for
+a bad experiment file or option, 130 after SIGINT and 143 after SIGTERM (the trials running then write
+no row; run the same command again to resume).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from saphira.argtypes import positive_int
 from saphira.errors import SaphiraError
+from saphira.interrupts import Interrupted, stop_signals
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.batch.experiment import Experiment
@@ -31,15 +35,20 @@ def add_batch_parser(sub: Any) -> None:
         description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
         "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
         "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
-        "trials already there. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
+        "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
+        "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
+        "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
         "writes DIR/summary.csv and plots (with matplotlib).",
-        epilog="exit status: 0 when every trial succeeded, 1 when any failed or hung, 2 for a bad experiment "
-        "file or option, 130 when interrupted.",
+        epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
+        "experiment file or option, 130 when interrupted by Ctrl-C, 143 by SIGTERM (the trials running then "
+        "write no row; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
     engine = parser.add_mutually_exclusive_group()
-    engine.add_argument("--serial", action="store_true", help="run the trials one by one in this process")
+    engine.add_argument(
+        "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"
+    )
     engine.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -74,7 +83,7 @@ def run_batch(args: argparse.Namespace) -> int:
     trials = exp.trials()
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
                                        *exp.parameter_names, "seed"])  # fmt: skip
-    todo = len(trials) - len(results.finished & {t.trial_id for t in trials})
+    todo = len(trials) - len(results.current(trials))
     resumed = f"; {len(trials) - todo} already in {out / TRIALS_FILE}" if todo < len(trials) else ""
     print(f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} "
           f"{options.describe()}", flush=True)  # fmt: skip
@@ -84,19 +93,32 @@ def run_batch(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.advance(result.status != STATUS_OK)
 
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        """SIGINT and SIGTERM end the batch at once: the trials running then write no row."""
+        received.append(signum)
+        raise Interrupted(signum)
+
     try:
-        run_trials(trials, results, options, arrived)
-    except KeyboardInterrupt:
+        with stop_signals(interrupt):
+            run_trials(trials, results, options, arrived)
+        if received:  # its exception was swallowed where Python ignores them (a finaliser, a callback)
+            raise Interrupted(received[0])
+    except KeyboardInterrupt as exc:
         if progress is not None:
             progress.close()
-        print(f"interrupted: {len(results.rows)} trials are in {out / TRIALS_FILE}; run the same command to resume")
-        return 130
+        signum = getattr(exc, "signum", signal.SIGINT)
+        done = len(results.current(trials))
+        print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
+              f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
+        return 128 + signum
     finally:
         results.close()
     if progress is not None:
         progress.close()
-    ids = {t.trial_id for t in trials}
-    rows = [r for r in results.rows if r["trial"] in ids]
+    current = results.current(trials)  # in the experiment's order, each trial's row from its inputs of now
+    rows = [current[t.trial_id] for t in trials if t.trial_id in current]
     return _report(args, exp, out, results, rows)
 
 

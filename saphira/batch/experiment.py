@@ -39,6 +39,8 @@ import json
 import math
 import os
 import random
+import stat
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +56,16 @@ RECORD_CHOICES = ("none", "failed", "all")
 DEFAULT_TIME_LIMIT_MARGIN = 60.0
 """Default wall-clock limit: this many seconds plus one per simulated second (a trial at 1× real time)."""
 RANDOM_START_TRIES = 10_000
+MAX_FILE_BYTES = 1_000_000
+"""An experiment file is a page of settings; anything larger is refused before it is read."""
+MAX_TRIALS = 100_000
+"""Trials one experiment may expand into (seeds, samples and grid points included): ~100 MB of specs."""
+MAX_DURATION = 1e6
+"""Simulated seconds per trial (11.6 days): beyond it the cycle count stops being a sane integer."""
+MAX_TIME_LIMIT = 1e6
+"""Wall-clock seconds per trial, a bound the timers and deadlines can represent."""
+MAX_COORDINATE = 1e7
+"""Largest start x or y in mm (10 km): farther is a typo, not a place in a world."""
 
 _SECTIONS = {
     "run": {"activity", "world", "worlds", "params", "duration", "seeds", "start", "random_starts",
@@ -121,17 +133,28 @@ class Experiment:
         return [g | s for g in grid for s in self.samples]
 
     def trials(self) -> list[TrialSpec]:
-        """All trials, in a fixed order: world, params, parameter setting, start, seed."""
+        """All trials, in a fixed order: world, params, parameter setting, start, seed.
+
+        A trial's id hashes what decides its result and is known before it runs (see
+        :mod:`saphira.batch.inputs`): its settings, the saphira version and the named files' contents.
+        """
+        from saphira import __version__
+        from saphira.batch.inputs import static_digests
+
+        hook_file = self.hook.rpartition(":")[0] if self.hook else ""
+        # Paths relative to the experiment file, so that a moved results folder still resumes.
+        hook = [self._relative(self.hook), *static_digests([hook_file])] if self.hook else []
+        common = [__version__, self._relative(str(self.activity)), *static_digests([str(self.activity)]), *hook]
+        worlds = {w: [self._relative(w), *static_digests([w])] for w in self.worlds}
+        params = {p: [self._relative(p), *static_digests([p])] for p in self.params}
         specs = []
-        for world, params, point, start, seed in itertools.product(
+        for world, param, point, start, seed in itertools.product(
             self.worlds, self.params, self.points(), self.starts, self.seeds
         ):
             values = tuple(point.items())
-            # Paths relative to the experiment file, so that a moved results folder still resumes.
-            files = [self._relative(p) for p in (str(self.activity), world, params)]
-            key = json.dumps([*files, self.duration, seed, start, values])
+            key = json.dumps([*common, *worlds[world], *params[param], self.duration, seed, start, values])
             trial_id = hashlib.sha1(key.encode()).hexdigest()[:12]
-            specs.append(TrialSpec(trial_id, str(self.activity), world, params, self.duration, seed, start,
+            specs.append(TrialSpec(trial_id, str(self.activity), world, param, self.duration, seed, start,
                                    values, self.time_limit, self.hook, self.record))  # fmt: skip
         return specs
 
@@ -144,14 +167,33 @@ def load_experiment(path: str | Path) -> Experiment:
     """Read and check an experiment file; raises :class:`ExperimentError` naming the key at fault."""
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        data = tomllib.loads(_read_text(file))
     except OSError as exc:
         raise ExperimentError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ExperimentError(f"{file}: not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{file}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise ExperimentError(f"{file}: not valid TOML: arrays or tables nested too deeply") from exc
+    except ValueError as exc:  # tomllib's int() of a number of more than 4300 digits
+        raise ExperimentError(f"{file}: not valid TOML: {exc}") from exc
     return _Reader(file, data).experiment()
+
+
+def _read_text(file: Path) -> str:
+    """The file's text, if it is a regular file of at most :data:`MAX_FILE_BYTES` (checked before opening,
+    so a FIFO does not block and ``/dev/zero`` is not read)."""
+    info = file.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise ExperimentError(f"{file}: not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise ExperimentError(f"{file}: {info.st_size} bytes; an experiment file has at most {MAX_FILE_BYTES}")
+    with file.open("rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:  # it grew since the check
+        raise ExperimentError(f"{file}: more than {MAX_FILE_BYTES} bytes")
+    return data.decode("utf-8")
 
 
 class _Reader:
@@ -161,6 +203,14 @@ class _Reader:
         self.file = file
         self.base = file.resolve().parent
         self.data = data
+        self.count = 1  # trials so far: the product of the lengths read
+
+    def multiply(self, where: str, n: int) -> None:
+        """Count ``n`` more alternatives at ``where``; a sweep past :data:`MAX_TRIALS` is refused here,
+        before anything is expanded."""
+        self.count *= n
+        if self.count > MAX_TRIALS:
+            raise self.fail(where, f"the experiment would hold more than {MAX_TRIALS} trials; split it")
 
     def fail(self, where: str, reason: str) -> ExperimentError:
         return ExperimentError(f"{self.file}: {where}: {reason}")
@@ -185,7 +235,9 @@ class _Reader:
         activity = self._activity(run)
         worlds = self._names(run, "world", "worlds", "simple", self._world)
         params = self._names(run, "params", "params", "p3dx", self._params)
-        duration = self._number(run, "duration", positive=True)
+        self.multiply("[run] worlds", len(worlds))
+        self.multiply("[run] params", len(params))
+        duration = self._number(run, "duration", positive=True, most=MAX_DURATION)
         if duration is None:
             raise self.fail("[run] duration", "missing: simulated seconds per trial")
         seeds = self._seeds(run)
@@ -194,7 +246,7 @@ class _Reader:
         metrics = self.section("metrics")
         exp = Experiment(self.file, activity, worlds, params, duration, seeds, [None], grid, samples)
         exp.starts = self._starts(run, worlds, params)
-        limit = self._number(run, "time_limit", positive=True)
+        limit = self._number(run, "time_limit", positive=True, most=MAX_TIME_LIMIT)
         exp.time_limit = limit if limit is not None else DEFAULT_TIME_LIMIT_MARGIN + duration
         exp.record = self._choice(run, "record", RECORD_CHOICES, "none")
         exp.hook = self._hook(metrics)
@@ -256,14 +308,16 @@ class _Reader:
             raise self.fail(f"[run] {key}", f"{name!r}: {exc}") from exc
         return resolved
 
-    def _number(self, table: dict[str, Any], key: str, *, positive: bool = False) -> float | None:
+    def _number(self, table: dict[str, Any], key: str, *, positive: bool = False, most: float) -> float | None:
         value = table.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise self.fail(f"[run] {key}", f"expected a number, not {value!r}")
+        if not _finite(value):
+            raise self.fail(f"[run] {key}", f"expected a finite number, not {_shown(value)}")
         if positive and value <= 0:
             raise self.fail(f"[run] {key}", f"must be positive, not {value}")
+        if value > most:
+            raise self.fail(f"[run] {key}", f"at most {most:g}, not {value:g}")
         return float(value)
 
     def _seeds(self, run: dict[str, Any]) -> list[int]:
@@ -271,6 +325,7 @@ class _Reader:
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 1:
                 raise self.fail("[run] seeds", f"a count must be at least 1, not {value}")
+            self.multiply("[run] seeds", value)
             return list(range(value))
         if (
             not isinstance(value, list)
@@ -280,6 +335,7 @@ class _Reader:
             raise self.fail("[run] seeds", "expected a non-empty list of integers ≥ 0, or a count")
         if len(set(value)) != len(value):
             raise self.fail("[run] seeds", "a seed appears twice")
+        self.multiply("[run] seeds", len(value))
         return list(value)
 
     def _choice(self, run: dict[str, Any], key: str, choices: Sequence[str], default: str) -> str:
@@ -294,7 +350,10 @@ class _Reader:
             or len(value) != 3
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
         ):
-            raise self.fail(f"[run] {key}", f"expected a pose [x_mm, y_mm, th_deg], not {value!r}")
+            raise self.fail(f"[run] {key}", f"expected a pose [x_mm, y_mm, th_deg], not {_shown(value)}")
+        if not all(_finite(v) for v in value) or max(abs(value[0]), abs(value[1])) > MAX_COORDINATE:
+            raise self.fail(f"[run] {key}", f"{_shown(value)}: x and y must be finite and within "
+                            f"±{MAX_COORDINATE:g} mm, th finite")  # fmt: skip
         return float(value[0]), float(value[1]), float(value[2])
 
     def _starts(self, run: dict[str, Any], worlds: list[str], params: list[str]) -> list[Pose | None]:
@@ -308,12 +367,14 @@ class _Reader:
             if count is None:
                 count = 1
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                raise self.fail("[run] random_starts", f"expected a count ≥ 1, not {count!r}")
+                raise self.fail("[run] random_starts", f"expected a count ≥ 1, not {_shown(count)}")
+            self.multiply("[run] random_starts", count)
             seed = run.get("start_seed", 0)
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise self.fail("[run] start_seed", f"expected an integer, not {seed!r}")
             return list(self._random_starts(worlds, params, count, seed))
         if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+            self.multiply("[run] start", len(value))
             return [self._pose("start", v) for v in value]
         return [self._pose("start", value)]
 
@@ -345,10 +406,11 @@ class _Reader:
             if not isinstance(values, list) or not values:
                 raise self.fail(f"[grid] {key}", "expected a non-empty list of values")
             for v in values:
-                if not isinstance(v, int | float | str | bool):
-                    raise self.fail(f"[grid] {key}", f"values must be numbers or strings, not {v!r}")
+                if not isinstance(v, str | bool) and not _finite(v):
+                    raise self.fail(f"[grid] {key}", f"values must be finite numbers or strings, not {_shown(v)}")
             if len({json.dumps(v) for v in values}) != len(values):
                 raise self.fail(f"[grid] {key}", "a value appears twice")
+            self.multiply(f"[grid] {key}", len(values))
             out[key] = list(values)
         return out
 
@@ -358,7 +420,8 @@ class _Reader:
             return [{}]
         count = table.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise self.fail("[sample] count", f"expected the number of draws (≥ 1), not {count!r}")
+            raise self.fail("[sample] count", f"expected the number of draws (≥ 1), not {_shown(count)}")
+        self.multiply("[sample] count", count)
         seed = table.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise self.fail("[sample] seed", f"expected an integer, not {seed!r}")
@@ -374,14 +437,14 @@ class _Reader:
 
     def _check_range(self, key: str, spec: Any) -> None:
         if isinstance(spec, list):
-            if not spec or not all(isinstance(v, int | float | str) for v in spec):
-                raise self.fail(f"[sample] {key}", "a list to choose from must hold numbers or strings")
+            if not spec or not all(isinstance(v, str) or _finite(v) for v in spec):
+                raise self.fail(f"[sample] {key}", "a list to choose from must hold finite numbers or strings")
             return
         if not isinstance(spec, dict) or set(spec) != {"min", "max"}:
             raise self.fail(f"[sample] {key}", "expected { min = A, max = B } or a list to choose from")
         lo, hi = spec["min"], spec["max"]
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (lo, hi)) or lo > hi:
-            raise self.fail(f"[sample] {key}", f"min and max must be numbers with min ≤ max, not {lo!r}, {hi!r}")
+        if not all(_finite(v) and abs(v) <= sys.float_info.max / 2 for v in (lo, hi)) or lo > hi:
+            raise self.fail(f"[sample] {key}", f"min and max must be finite numbers with min ≤ max, not {lo!r}, {hi!r}")
 
     @staticmethod
     def _draw(rng: random.Random, spec: list[GridValue] | Mapping[str, float]) -> GridValue:
@@ -412,6 +475,23 @@ class _Reader:
         if not isinstance(table, dict):
             raise self.fail("[metrics] at_most", "expected a table of metric = largest allowed value")
         for key, value in table.items():
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
                 raise self.fail(f"[metrics] at_most.{key}", f"expected a number, not {value!r}")
         return {k: float(v) for k, v in table.items()}
+
+
+def _finite(value: Any) -> bool:
+    """A TOML number (not a boolean) that is neither infinite nor NaN."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value) <= sys.float_info.max if isinstance(value, int) else math.isfinite(value)
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, cut short (a 4000-digit number or a long list would swamp the line)."""
+    text = (
+        repr(value)
+        if not isinstance(value, int) or abs(value) < 10**30
+        else f"an integer of ~{value.bit_length() * 3 // 10} digits"
+    )
+    return text if len(text) <= 60 else text[:57] + "..."

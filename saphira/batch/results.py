@@ -20,10 +20,12 @@ import csv
 import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from saphira.batch.experiment import TrialSpec
+from saphira.batch.inputs import INPUTS_COLUMN, inputs_unchanged
 from saphira.batch.metrics import MetricValue
 from saphira.batch.trial import TrialResult
 
@@ -53,6 +55,22 @@ class ResultsDir:
     def finished(self) -> set[str]:
         """Ids of the trials already in ``trials.csv`` (failed ones too: a rerun would fail the same way)."""
         return {row["trial"] for row in self.rows}
+
+    def current(self, trials: Sequence[TrialSpec]) -> dict[str, Row]:
+        """The row of each of ``trials`` that is still valid: the last one with its id whose loaded files
+        (the ``inputs`` column) are unchanged. Rows of other ids, or stale ones, stay in the file only."""
+        bases = {t.trial_id: Path(t.activity).parent for t in trials}
+        digests: dict[str, str] = {}
+        out: dict[str, Row] = {}
+        for row in reversed(self.rows):
+            trial = row["trial"]
+            if (
+                trial in bases
+                and trial not in out
+                and inputs_unchanged(row.get(INPUTS_COLUMN, ""), bases[trial], digests)
+            ):
+                out[trial] = row
+        return out
 
     def add(self, result: TrialResult) -> None:
         """Append one trial's row (widening the file's columns if it brings new ones), path and recording."""

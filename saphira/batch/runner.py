@@ -1,11 +1,13 @@
-"""Running a batch's trials: serially in this process, on a local Dask cluster, or on an existing one.
+"""Running a batch's trials: serially (each in a child process), on a local Dask cluster, or on an existing one.
 
 The engine is Dask's distributed scheduler, not a home-made one. By default a
 :class:`distributed.LocalCluster` is started with one single-threaded worker process per core (a trial
 is pure Python and holds the GIL, so threads would not run two at once); ``workers`` overrides the
 count; ``scheduler`` (``tcp://HOST:8786``) submits to a running cluster instead, whose workers must
 have saphira installed and see the experiment's files at the same paths. ``serial`` runs the trials
-one after another in this process, for debugging (a breakpoint in a plugin stops there).
+one after another, each in a forked child (:mod:`saphira.batch.isolated`), without a cluster.
+Wherever it runs, a trial that outlives its deadline is a ``timeout`` row and one whose process dies
+a ``crashed`` row; the batch goes on.
 
 Trials already in ``DIR/trials.csv`` are skipped, and each result is written as it arrives, so an
 interrupted batch resumes where it stopped. Each trial is deterministic for its seed, and a worker
@@ -14,20 +16,34 @@ runs it exactly as ``--serial`` does, so the rows (but for the timing columns) a
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import time
+import uuid
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from saphira.batch.experiment import TrialSpec
+from saphira.batch.isolated import deadline, failed, killed_after, run_in_child
 from saphira.batch.results import ResultsDir
-from saphira.batch.trial import STATUS_ERROR, STATUS_OK, TrialResult, base_row, run_trial
+from saphira.batch.trial import STATUS_CRASHED, STATUS_ERROR, STATUS_OK, TrialResult
 from saphira.errors import SaphiraError
+from saphira.jit import warm_up
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 20
 """Seconds to wait for ``--scheduler`` to answer."""
+POLL_SECONDS = 0.5
+"""How often the deadlines of the trials running on Dask are checked."""
+RESTART_TIMEOUT = 60
+"""Seconds a Dask worker of a hung trial has to restart."""
+UNHEARD_START_MARGIN = 60
+"""A trial whose start no worker reported is abandoned at twice its deadline plus this, from its submission."""
 
 
 class EngineError(SaphiraError):
@@ -44,7 +60,7 @@ class EngineOptions:
 
     def describe(self) -> str:
         if self.serial:
-            return "serially in this process"
+            return "serially, each in a child process"
         if self.scheduler:
             return f"on the Dask cluster at {self.scheduler}"
         return f"on a local Dask cluster of {self.local_workers()} worker processes"
@@ -72,7 +88,7 @@ def run_trials(
     on_result: Callable[[TrialResult], None] | None = None,
 ) -> BatchReport:
     """Run the trials not yet in ``results``, writing each result as it arrives."""
-    done = results.finished
+    done = results.current(trials)
     todo = [t for t in trials if t.trial_id not in done]
     report = BatchReport(skipped=len(trials) - len(todo))
     for result in _execute(todo, options):
@@ -88,27 +104,102 @@ def _execute(todo: Sequence[TrialSpec], options: EngineOptions) -> Iterator[Tria
     if not todo:
         return
     if options.serial:
+        warm_up()  # once here, not in every forked child
         for spec in todo:
-            yield run_trial(spec)
+            yield run_in_child(spec)
         return
-    from dask.distributed import as_completed
-
     with _client(options) as client:
-        futures = client.map(run_trial, todo, key=[f"saphira-trial-{t.trial_id}" for t in todo], pure=False)
-        specs = {future.key: spec for future, spec in zip(futures, todo, strict=True)}
-        for future in as_completed(futures):
-            try:
-                result = future.result()
-            except Exception as exc:  # the worker died (KilledWorker) or the result could not travel back
-                result = _lost(specs[future.key], exc)
-            future.release()
-            yield result
+        yield from _on_dask(client, todo)
 
 
-def _lost(spec: TrialSpec, exc: BaseException) -> TrialResult:
-    row = base_row(spec)
-    row["status"], row["error"] = STATUS_ERROR, f"the Dask task failed: {type(exc).__name__}: {exc}"
-    return TrialResult(row)
+def _on_dask(client: Any, todo: Sequence[TrialSpec]) -> Iterator[TrialResult]:
+    """Submit as many trials as the cluster has threads. A worker reports each trial's start (an event
+    the client hears), from which its :func:`~saphira.batch.isolated.deadline` counts; a trial past it
+    is a ``timeout`` row and its worker is restarted (its thread may be blocked for good)."""
+    from dask.distributed import wait
+
+    from saphira.batch.dask_plugin import START_TOPIC, WarmUp, run_reported
+
+    client.register_plugin(WarmUp())
+    batch = uuid.uuid4().hex[:8]  # keys and start events of this batch only, on a shared scheduler
+    started: dict[str, float] = {}  # key -> when its (latest) start was heard
+    client.subscribe_topic(START_TOPIC, lambda event: started.__setitem__(event[1], time.monotonic()))
+    pending = deque(todo)
+    attempts = itertools.count()  # a trial resubmitted gets a new key: the cancelled one may linger
+    running: dict[Any, tuple[TrialSpec, float, str]] = {}  # future -> its trial, when submitted, where
+    while pending or running:
+        threads = client.nthreads()
+        for future, (spec, _, worker) in list(running.items()):
+            if worker and worker not in threads and future.key not in started:  # its worker went away
+                future.cancel()
+                del running[future]
+                pending.appendleft(spec)
+        free = _free_threads(threads, [worker for _, _, worker in running.values()])
+        if not free and not running:
+            free = [""]  # no worker yet: one trial waits for the first
+        while pending and free:
+            spec, worker = pending.popleft(), free.pop()
+            key = f"saphira-trial-{spec.trial_id}-{batch}-{next(attempts)}"
+            where = {"workers": [worker], "allow_other_workers": False} if worker else {}
+            future = client.submit(run_reported, spec, key, key=key, pure=False, **where)
+            running[future] = (spec, time.monotonic(), worker)
+        try:
+            done = wait(list(running), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+        except TimeoutError:  # none ended in that time
+            done = set()
+        for future in done:
+            yield _outcome(running.pop(future)[0], future)
+        late = [f for f, (spec, submitted, _) in running.items() if _late(started.get(f.key), submitted, spec)]
+        if late:
+            _abandon(client, late)
+            for future in late:
+                yield killed_after(running.pop(future)[0])
+    client.unsubscribe_topic(START_TOPIC)
+
+
+def _free_threads(threads: dict[str, int], placed: list[str]) -> list[str]:
+    """One worker address per thread not running one of our trials: a trial goes to one, so that none
+    waits behind another (its deadline would count the wait) and a crash takes no other trial with it."""
+    return [worker for worker, n in threads.items() for _ in range(n - placed.count(worker))]
+
+
+def _late(started: float | None, submitted: float, spec: TrialSpec) -> bool:
+    """Past its deadline since it started; or, if its start was never heard, long past it since submitted."""
+    if started is not None:
+        return time.monotonic() > started + deadline(spec)
+    return time.monotonic() > submitted + 2 * deadline(spec) + UNHEARD_START_MARGIN
+
+
+def _outcome(spec: TrialSpec, future: Any) -> TrialResult:
+    from dask.distributed import KilledWorker
+
+    try:
+        result: TrialResult = future.result()
+    except KilledWorker as exc:  # os._exit, a crash: the worker died under it
+        result = failed(spec, STATUS_CRASHED, "the trial's worker process died before it reported (os._exit, "
+                        f"or a crash; Dask: {type(exc).__name__})")  # fmt: skip
+    except Exception as exc:  # the result could not travel back
+        result = failed(spec, STATUS_ERROR, f"the Dask task failed: {type(exc).__name__}: {exc}")
+    future.release()
+    return result
+
+
+def _abandon(client: Any, late: list[Any]) -> None:
+    """Forget the trials past their deadline and restart the workers running them (else close those).
+    Other trials on those workers (of several threads) run again elsewhere and report a new start."""
+    keys = {future.key for future in late}
+    workers = [w for w, held in client.processing().items() if keys & set(held)]
+    for future in late:
+        future.cancel()
+    if not workers:
+        return
+    try:
+        client.restart_workers(workers, timeout=RESTART_TIMEOUT)
+    except Exception:  # no nanny to restart it (dask worker --no-nanny)
+        try:
+            client.retire_workers(workers, close_workers=True)
+        except Exception as exc:
+            log.warning("could not restart or close Dask worker %s of a hung trial: %s", workers[0], exc)
 
 
 @contextmanager
@@ -131,10 +222,16 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     # The workers' statistical profiler samples the trial thread's stack every 10 ms and holds the
     # GIL while it walks it: measured, it added ~20 % to every trial's CPU time (0.45 -> 0.55 s per
     # 60-second trial), and nobody looks at the dashboard of a cluster started and closed here.
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
+    # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more;
+    # and no worker holds a second trial while one runs (saturation 1.0), which that crash would take.
+    settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0,
+                "distributed.scheduler.worker-saturation": 1.0}  # fmt: skip
+    # Dask's own logs stay quiet: a worker restarted under a hung trial, or closed by Ctrl-C, logs
+    # tracebacks about lost connections, while what happened to each trial is in its row.
+    with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=options.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR,
+            dashboard_address=None, silence_logs=logging.CRITICAL,
         )  # fmt: skip
     try:
         with Client(cluster) as client:

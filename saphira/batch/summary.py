@@ -20,7 +20,7 @@ from saphira.batch.metrics import ACT_PREFIX, BUILTIN_METRICS, TIMING_COLUMNS
 from saphira.batch.trial import STATUS_OK
 
 SUMMARY_FILE = "summary.csv"
-IDENTITY_COLUMNS = ("trial", "status", "error", "world", "params", "start", "seed")
+IDENTITY_COLUMNS = ("trial", "status", "error", "world", "params", "start", "seed", "inputs")
 SHOWN_BUILTINS = ("wall_contacts", "distance", "mean_speed")
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from saphira.app import Session
 from saphira.batch.experiment import GridValue, TrialSpec
+from saphira.batch.inputs import INPUTS_COLUMN, describe_inputs, recording_inputs
 from saphira.batch.metrics import (
     MetricsObserver,
     MetricValue,
@@ -46,6 +47,8 @@ PATH_EVERY = 5
 """Keep every 5th pose of the true path (2 per simulated second) for the trajectory plots."""
 
 STATUS_OK, STATUS_ERROR, STATUS_TIMEOUT = "ok", "error", "timeout"
+STATUS_CRASHED = "crashed"
+"""The trial's process ended without reporting (``os._exit``, a crash): :mod:`saphira.batch.isolated`."""
 
 
 class TrialError(SaphiraError):
@@ -111,7 +114,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     record_path = _temp_recording() if spec.record != "none" else None
     session: Session | None = None
     try:
-        with wall_clock_limit(spec.time_limit):
+        with recording_inputs() as inputs, wall_clock_limit(spec.time_limit):
             session = _session(spec, console, record_path)
             _run(spec, session, console, result)
     except TrialTimeout:
@@ -121,6 +124,9 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     finally:
         if session is not None and session.recorder is not None:
             session.recorder.close()
+    if spec.hook is not None:  # imported once per process: listed for every trial, wherever it ran
+        inputs.add(spec.hook.rpartition(":")[0])
+    result.row[INPUTS_COLUMN] = describe_inputs(inputs, Path(spec.activity).parent)
     if session is not None:
         result.path = [(round(x), round(y)) for x, y, _ in session.trace.true_path[::PATH_EVERY]]
     if record_path is not None:

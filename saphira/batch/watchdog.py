@@ -1,11 +1,12 @@
 """A wall-clock limit for code that may never return, such as an act stuck in ``while (1) {}``.
 
-A trial runs in-process (in a Dask worker's thread, or the main thread with ``--serial``), so it cannot
-be killed from outside without killing the worker. Instead a timer thread raises :class:`TrialTimeout`
+A trial runs in a Dask worker's thread or a forked child's main thread (``--serial``), which only a
+kill of the whole process ends from outside. First, a timer thread raises :class:`TrialTimeout`
 *in the trial's thread* (CPython's ``PyThreadState_SetAsyncExc``) once the limit has passed. The
 exception arrives at the next Python bytecode the thread runs, so it ends any loop of Python code: a
 Colbert loop, a behavior or plugin that spins. It cannot interrupt one long call into C (a blocking
-``time.sleep``, a read) before that call returns; nothing in a lock-step simulated run blocks so.
+``time.sleep``, a read) before that call returns, nor a loop that catches ``BaseException``: the
+batch kills such a trial at its deadline from outside (:mod:`saphira.batch.isolated`, the Dask runner).
 
 :class:`TrialTimeout` derives from ``BaseException`` so that the ``except Exception`` with which the
 scheduler and the Colbert runtime trap task errors does not swallow it.

@@ -25,7 +25,8 @@ def load_init(env: Any) -> None:
 
 
 def count_and_maybe_die(trial: Any) -> dict[str, float]:
-    """Metrics hook: logs each call; kills this process at the 3rd trial unless KILL_MARKER exists."""
+    """Metrics hook: logs each call; kills the batch (its process group: a serial trial runs in a child
+    of the batch) at the 3rd trial unless KILL_MARKER exists."""
     log = Path(os.environ["BATCH_TEST_LOG"])
     with log.open("a") as out:
         out.write(trial.spec.trial_id + "\n")
@@ -33,5 +34,5 @@ def count_and_maybe_die(trial: Any) -> dict[str, float]:
     marker = log.with_suffix(".killed")
     if calls == 3 and not marker.exists():
         marker.write_text("killed once\n")
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.killpg(os.getpgid(0), signal.SIGKILL)
     return {"pid": os.getpid()}
