@@ -95,11 +95,30 @@ class Session:
         self.brains: list[BrainTask] = []
 
     # ------------------------------------------------------------------ connection
-    def connect(self) -> None:
+    def _files_exist(self) -> None:
         for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
             resolved = self.evaluator.resolve(path)
             if not resolved.is_file():
                 raise SaphiraError(f"{resolved}: {'a folder, not a file' if resolved.is_dir() else 'no such file'}")
+
+    def compile(self) -> bool:
+        """Compile every file together before any robot is reached: print every error; False if any.
+
+        The check ``saphira check`` makes (:mod:`saphira.colbert.check`): syntax, names and types, and
+        the acts and behaviors ``start`` names, against what all the files (and plugins) define.
+        """
+        from saphira.colbert.check import compile_files, error_count
+
+        self._files_exist()
+        errors = compile_files(self.args.files, self.console.message, load_directory=self.evaluator.load_directory)
+        for error in errors:
+            self.console.message(error.pretty())
+        if errors:
+            self.console.message(f"{error_count(errors, self.args.files)}: nothing was run")
+        return not errors
+
+    def connect(self) -> None:
+        self._files_exist()
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params
@@ -285,6 +304,8 @@ def run_files(args: argparse.Namespace) -> int:
     session = Session(args)
     with session.signals:
         try:
+            if not session.compile():
+                return EXIT_LOAD_ERROR
             session.connect()
             if not session.load():
                 session.robot.disconnect()

@@ -20,7 +20,7 @@ commands:
   sim             run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal), or
                   serve it to Flat4 controllers (--flat PORT) or Gamebots clients (--gamebots PORT)
   shell           the interactive Colbert evaluator, with or without a robot
-  check FILE...   parse and compile .act/.beh files; report every error; exit 1 if any
+  check FILE...   parse and compile .act/.beh files, resolve names; report every error; exit 1 if any
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
@@ -143,8 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="check .act/.beh files",
-        description="Parse and compile each file and report every error found, as file:line:col with the "
-        "offending line and a caret. Exit status 1 if any error was found.",
+        description="Parse and compile the files together, in order, as 'saphira run' loads them (what a "
+        "file or plugin defines is known to the files after it), and report every error found, as "
+        "file:line:col with the offending line and a caret: syntax, types, unknown names (with the closest "
+        "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
+        "check before it connects. Exit status 1 if any error was found.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 
