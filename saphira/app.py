@@ -27,6 +27,7 @@ from saphira.errors import SaphiraError
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.params import check_params_file
+from saphira.progress import RunProgress
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -205,6 +206,8 @@ class Session:
         warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
+        progress.start()
         interrupted = ""
         try:
             while self._cycles_left(end):
@@ -215,6 +218,7 @@ class Session:
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
+                progress.cycle(self._running_names)
                 if end is None and self.live is None and not self._anything_running():  # watched: run on
                     break
                 if self.evaluator.exit_requested:

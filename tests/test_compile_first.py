@@ -6,12 +6,9 @@ a real listening socket, which is asked afterwards whether anyone knocked.
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
+from tests.silent_robot import knocked, silent_robot, url
 from tests.test_cli import saphira
 
 PLUGIN = '''"""Registers a behavior, as a Python behavior file does, and starts one on the robot at load."""
@@ -37,22 +34,6 @@ start tour();
 """
 
 
-@pytest.fixture
-def robot_port() -> Iterator[socket.socket]:
-    """A robot's TCP port that accepts nothing: connections can only wait in its backlog, to be counted."""
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        listener.setblocking(False)
-        yield listener
-
-
-def knocked(listener: socket.socket) -> bool:
-    try:
-        listener.accept()[0].close()
-    except BlockingIOError:
-        return False
-    return True
-
-
 def files(tmp_path: Path, **texts: str) -> list[str]:
     paths = []
     for name, text in texts.items():
@@ -65,15 +46,16 @@ def files(tmp_path: Path, **texts: str) -> list[str]:
 GO_TO = str(Path(__file__).resolve().parent.parent / "behaviors" / "go_to.beh")
 
 
-def test_run_reports_every_error_of_every_file_and_reaches_no_robot(tmp_path: Path, robot_port: socket.socket) -> None:
+def test_run_reports_every_error_of_every_file_and_reaches_no_robot(tmp_path: Path) -> None:
     good, broken, typo = files(
         tmp_path,
         good_act="act fine() { move(100); }\nstart fine();\n",
         broken_act="act f\n{\n  move(100\n}\n",
         typo_act="act go()\n{\n  start sfAvoidColision(1.0, 1.0, 8.0, 300.0) priority 0;\n  sfSetVelocit(100);\n}\n",
     )
-    port = robot_port.getsockname()[1]
-    result = saphira("run", good, broken, typo, "--robot", f"tcp://127.0.0.1:{port}", timeout=60)
+    with silent_robot() as robot:
+        result = saphira("run", good, broken, typo, "--robot", url(robot), timeout=60)
+        assert not knocked(robot)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{broken}:4:1: " in result.stdout
     assert (
@@ -83,7 +65,6 @@ def test_run_reports_every_error_of_every_file_and_reaches_no_robot(tmp_path: Pa
     assert f"{typo}:4:3: unknown function 'sfSetVelocit'; did you mean 'sfSetVelocity'" in result.stdout
     assert "3 errors in 3 files: nothing was run" in result.stdout
     assert "connecting" not in result.stdout and "connected" not in result.stdout
-    assert not knocked(robot_port)
 
 
 def test_run_on_the_embedded_simulator_attaches_it_only_once_everything_compiles(tmp_path: Path) -> None:
