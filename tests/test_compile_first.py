@@ -114,3 +114,20 @@ def test_a_name_a_file_loaded_while_running_may_define_is_a_warning(tmp_path: Pa
         f"warning: {main}:4:3: cannot start 'fromMore': there is no act or behavior of that name, unless a file "
         f"loaded while running defines it ({main}:3)"
     ) in result.stdout
+
+
+def test_a_broken_brain_or_plugin_fails_the_run_before_the_robot_is_reached(tmp_path: Path) -> None:
+    brain, plugin = files(
+        tmp_path,
+        brain_py="import saphira.no_such_module\n\n\ndef INIT(engine):\n    return None\n",
+        plugin_py="def load_init(env):\n    env.add_constant('HALF', 'int', 1)\n    return 1 / 0\n",
+    )
+    with silent_robot() as robot:
+        result = saphira("run", brain, plugin, "--robot", url(robot), timeout=60)
+        assert not knocked(robot)
+    assert result.returncode == 2
+    assert f"{brain}:1: brain failed to load: ModuleNotFoundError: No module named 'saphira.no_such_module'" in (
+        result.stdout
+    )
+    assert f"{plugin}:3: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
+    assert "2 errors in 2 files: nothing was run" in result.stdout

@@ -123,3 +123,16 @@ def test_a_busy_ui_port_is_one_line_and_exit_2_before_the_robot_is_reached(comma
     assert (
         result.stderr == f"saphira {command}: cannot serve the live view on 127.0.0.1:{port}: Address already in use\n"
     )
+
+
+def test_a_port_taken_between_the_check_and_the_serving_is_still_one_line() -> None:
+    from saphira.colbert.evaluator import Evaluator
+    from saphira.errors import SaphiraError
+    from saphira.robot import Robot
+    from saphira.ui.liveview import serve
+
+    robot = Robot()
+    with silent_robot() as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(SaphiraError, match=f"^cannot serve the live view on 127.0.0.1:{port}: "):
+            serve(robot, Evaluator(robot, read_init=False), ("127.0.0.1", port), say=lambda line: None)
