@@ -109,7 +109,7 @@ class Checker:
             where = at.position if at is not None else SourcePosition(str(path), 0)
             return [SourceError(f"load: files nested more than {MAX_DEPTH} deep (does {p.name} load itself?)", where)]
         if p.suffix == ".py":
-            self.files.append(str(path))
+            self.files.append(str(p))  # a plugin's errors name its resolved path (its traceback's)
             return self.check_brain(p) if is_brain_file(p) else self.check_plugin(p)
         try:
             text = p.read_text(encoding="utf-8")
