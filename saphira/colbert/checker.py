@@ -26,19 +26,19 @@ from typing import TYPE_CHECKING
 from saphira.brain import is_brain_file
 from saphira.colbert import ast
 from saphira.colbert.behavior_compiler import check_behavior_text
-from saphira.colbert.compiler import (
+from saphira.colbert.compiler import Compiler
+from saphira.colbert.parser import parse, parse_all_errors
+from saphira.colbert.statements import PendingStart
+from saphira.colbert.symbols import (
     BEHAVIOR,
     ActSchema,
     ColbertCompileError,
     ColbertRuntimeError,
-    Compiler,
     Constant,
     GlobalVariable,
     LinkedVariable,
     SymbolTable,
 )
-from saphira.colbert.parser import parse, parse_all_errors
-from saphira.colbert.statements import PendingStart
 from saphira.errors import SourceError, SourcePosition
 from saphira.modules import fresh_module
 from saphira.suggest import did_you_mean
