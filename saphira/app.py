@@ -34,6 +34,7 @@ from saphira.link import LinkOptions
 from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.parts import PartFailures
+from saphira.progress import RunProgress
 from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -112,12 +113,31 @@ class Session:
         self.brains: list[BrainTask] = []
 
     # ------------------------------------------------------------------ connection
-    def connect(self) -> None:
-        check_link_options(self.args)
+    def _files_exist(self) -> None:
         for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
             resolved = self.evaluator.resolve(path)
             if not resolved.is_file():
                 raise SaphiraError(f"{resolved}: {'a folder, not a file' if resolved.is_dir() else 'no such file'}")
+
+    def compile(self) -> bool:
+        """Compile every file together before any robot is reached: print every error; False if any.
+
+        The check ``saphira check`` makes (:mod:`saphira.colbert.check`): syntax, names and types, and
+        the acts and behaviors ``start`` names, against what all the files (and plugins) define.
+        """
+        from saphira.colbert.check import compile_files, error_count
+
+        self._files_exist()
+        errors = compile_files(self.args.files, self.console.message, load_directory=self.evaluator.load_directory)
+        for error in errors:
+            self.console.message(error.pretty())
+        if errors:
+            self.console.message(f"{error_count(errors, self.args.files)}: nothing was run")
+        return not errors
+
+    def connect(self) -> None:
+        check_link_options(self.args)
+        self._files_exist()
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params
@@ -206,6 +226,8 @@ class Session:
         warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
+        progress.start()
         interrupted = ""
         signum: int | None = None  # the signal that stopped the run early, if one did
         try:
@@ -219,6 +241,7 @@ class Session:
                 self._watch_activities()
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
+                progress.cycle(self._running_names)
                 if end is None and self.live is None and not self._anything_running():  # watched: run on
                     break
                 if self.evaluator.exit_requested:
@@ -334,6 +357,8 @@ def run_files(args: argparse.Namespace) -> int:
     session = Session(args)
     with session.signals:
         try:
+            if not session.compile():
+                return EXIT_LOAD_ERROR
             session.connect()
             if not session.load():
                 session.robot.disconnect()

@@ -11,7 +11,8 @@ from typing import NoReturn
 
 from saphira import __version__
 from saphira.argtypes import plot_file, positive_seconds, seed
-from saphira.ui.options import add_ui_options, check_speed
+from saphira.robot_options import Given, robot_misuse
+from saphira.ui.options import add_ui_options, check_speed, ui_port_problem
 
 COMMANDS_HELP = """\
 commands:
@@ -20,7 +21,7 @@ commands:
   sim             run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal), or
                   serve it to Flat4 controllers (--flat PORT) or Gamebots clients (--gamebots PORT)
   shell           the interactive Colbert evaluator, with or without a robot
-  check FILE...   parse and compile .act/.beh files; report every error; exit 1 if any
+  check FILE...   parse and compile .act/.beh files, resolve names; report every error; exit 1 if any
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
   replay FILE     replay a --record'ed session through the link and reflector, comparing states
@@ -57,7 +58,9 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
         "--world",
         metavar="W",
         default="simple",
-        help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path (default: simple)",
+        action=Given,
+        help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path (default: simple; "
+        "not with --robot)",
     )
     parser.add_argument(
         "--params",
@@ -65,7 +68,9 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
         help="robot parameter file, a bundled name (see 'saphira params') or a .p path, laid over "
         "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)",
     )
-    parser.add_argument("--seed", type=seed, default=0, help="simulator random seed (default 0)")
+    parser.add_argument(
+        "--seed", type=seed, default=0, action=Given, help="simulator random seed (default 0; not with --robot)"
+    )
     _add_link_options(parser)
 
 
@@ -108,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run activity files",
         description="Load the files into one Colbert environment and run the scheduler. Top-level "
         "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
-        "(either stops the robot at the end of the cycle, closes the recording and prints the summary). "
+        "(either stops the robot at the end of the cycle, closes the recording and prints the summary); "
+        "without --duration the run says so at the start and, off a terminal, prints a progress line every "
+        "10 minutes of robot time. Every file is compiled before the robot is reached (as 'saphira check'). "
         "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
         "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
@@ -173,8 +180,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="check .act/.beh files",
-        description="Parse and compile each file and report every error found, as file:line:col with the "
-        "offending line and a caret. Exit status 1 if any error was found.",
+        description="Parse and compile the files together, in order, as 'saphira run' loads them (what a "
+        "file or plugin defines is known to the files after it), and report every error found, as "
+        "file:line:col with the offending line and a caret: syntax, types, unknown names (with the closest "
+        "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
+        "check before it connects. Exit status 1 if any error was found.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 
@@ -310,7 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    misuse = check_speed(args)
+    misuse = check_speed(args) or robot_misuse(args)
+    if misuse is None and args.command in ("run", "shell"):  # before the robot is reached ('sim' says it itself)
+        misuse = ui_port_problem(args.ui)
     if misuse is not None:
         parser.exit(2, f"saphira {args.command}: {misuse}\n")
     configure_logging(getattr(args, "verbose", 0), getattr(args, "quiet", False))

@@ -210,13 +210,32 @@ def compile_behavior_text(text: str, filename: str, evaluator: Evaluator) -> lis
     return compile_behaviors(tree, evaluator.symbols, evaluator.runtime, text)
 
 
-def check_behavior_text(text: str, filename: str, evaluator: Evaluator) -> list[SourceError]:
-    """Every syntax error of ``.beh`` text or, when it parses, every compile error (``saphira check``)."""
-    syntax: list[SourceError] = list(parse_all_behavior_errors(text, filename, evaluator.symbols.struct_names()))
+def check_behavior_text(
+    text: str, filename: str, evaluator: Evaluator, *, symbols: SymbolTable | None = None, define: bool = False
+) -> list[SourceError]:
+    """Every syntax error of ``.beh`` text or, when it parses, every compile error (``saphira check``).
+
+    ``symbols``: the table to compile against (default: the evaluator's). ``define``: the behaviors
+    that compile become startable names of that table, as loading the file makes them, so the files
+    checked after this one may start them.
+    """
+    table = symbols if symbols is not None else evaluator.symbols
+    syntax: list[SourceError] = list(parse_all_behavior_errors(text, filename, table.struct_names()))
     if syntax:
         return syntax
-    tree = parse_behaviors(text, filename, evaluator.symbols.struct_names())
-    return check_behaviors(tree, evaluator.symbols, text)
+    tree = parse_behaviors(text, filename, table.struct_names())
+    if not define:
+        return check_behaviors(tree, table, text)
+    built, errors = _compile_all(tree, table, None, text)
+    found: list[SourceError] = list(errors)
+    lines = text.split("\n")
+    for node, defn in zip(tree.behaviors, built, strict=False):
+        conflict = _name_conflict(table, defn.name, node, tree, lines)
+        if conflict is not None:
+            found.append(conflict)
+        else:
+            table.symbols[defn.name] = Constant(BEHAVIOR, defn, defn.doc)
+    return sorted(found, key=lambda e: (e.line, e.column))
 
 
 def define_behaviors(evaluator: Evaluator, path: str | Path) -> list[CompiledBehavior]:
@@ -237,15 +256,25 @@ def define_behaviors(evaluator: Evaluator, path: str | Path) -> list[CompiledBeh
     defined: list[CompiledBehavior] = []
     with evaluator.scheduler.lock:
         for node, defn in zip(tree.behaviors, built, strict=False):  # ``built`` stops before the first failure
-            existing = evaluator.symbols.lookup(defn.name)
-            if existing is not None and not (isinstance(existing, Constant) and existing.type == BEHAVIOR):
-                what = evaluator.symbols.describe(defn.name)
-                raise _error(f"cannot define behavior '{defn.name}': the name is already {what}", node.pos, tree, lines)
+            conflict = _name_conflict(evaluator.symbols, defn.name, node, tree, lines)
+            if conflict is not None:
+                raise conflict
             evaluator.add_behavior(defn.name, defn, help=defn.doc)
             defined.append(defn)
     if errors:
         raise errors[0]
     return defined
+
+
+def _name_conflict(
+    symbols: SymbolTable, name: str, node: ast.BehaviorDef, tree: ast.BehaviorFile, lines: Sequence[str]
+) -> ColbertCompileError | None:
+    """The error of defining behavior ``name`` where the name is already something else (redefining one is fine)."""
+    existing = symbols.lookup(name)
+    if existing is None or (isinstance(existing, Constant) and existing.type == BEHAVIOR):
+        return None
+    message = f"cannot define behavior '{name}': the name is already {symbols.describe(name)}"
+    return _error(message, node.pos, tree, lines)
 
 
 # ------------------------------------------------------------------------------------------------ compiling

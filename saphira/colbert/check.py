@@ -1,9 +1,13 @@
-"""``saphira check``: parse and compile Colbert (``.act``) and behavior (``.beh``) files, report every error.
+"""``saphira check``, and the same check ``saphira run`` makes before it opens the robot link.
 
-Nothing is run and no robot is needed. Each error prints as ``file:line:col: message`` with the
-offending line and a caret under the column. A Python plugin (``.py``, also when an ``.act`` file
-loads one) is imported and its ``load_init(env)`` run against the checking environment, which records
-what it registers: the names are listed, and later files may use them.
+Nothing is run and no robot is needed. The files are compiled in order, as ``run`` loads them, by a
+:class:`~saphira.colbert.checker.Checker`: every syntax, name and type error of every file, then
+every ``start`` of a name that no file defines (with the closest known names). Each error prints as
+``file:line:col: message`` with the offending line and a caret under the column. A Python plugin
+(``.py``, also when an ``.act`` file loads one) is imported and its ``load_init(env)`` run against
+the checking environment, which records what it registers: the names are listed, and later files may
+use them. That environment has a robot of its own, never connected, so a plugin that starts a
+behavior on ``env.robot`` checks as it loads.
 """
 
 from __future__ import annotations
@@ -11,51 +15,52 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from saphira.colbert.behavior_compiler import check_behavior_text
-from saphira.colbert.evaluator import Evaluator, plugin_error
-from saphira.errors import SourceError, SourcePosition
+from saphira.colbert.checker import Checker
+from saphira.colbert.evaluator import Evaluator
+from saphira.errors import SourceError
+
+
+def compile_files(
+    files: Sequence[str | Path],
+    output: Callable[[str], None],
+    *,
+    listing: Callable[[str], None] | None = None,
+    load_directory: Path | None = None,
+) -> list[SourceError]:
+    """Every error of ``files`` checked together, in a throwaway environment; warnings go to ``output``.
+
+    ``listing`` receives what each plugin registers (``saphira check`` shows it); ``load_directory``
+    is where relative paths are found (default: as the evaluator's, ``$SAPHIRA_LOAD`` or here).
+    """
+    from saphira.robot import Robot
+
+    evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=load_directory)
+    checker = Checker(evaluator, listing=listing)
+    errors: list[SourceError] = []
+    for path in files:
+        errors.extend(checker.check_path(path))
+    errors.extend(checker.resolve_starts())
+    errors.extend(checker.close())
+    for warning in checker.warnings:
+        output(warning)
+    return checker.in_order(errors)
 
 
 def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
-    """Every error in one file (syntax, names, types); an unreadable file is one error at line 0."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [SourceError(f"cannot read file: {exc}", SourcePosition(str(p), 0))]
-    if p.suffix == ".beh":
-        return check_behavior_text(text, str(p), evaluator)
-    return evaluator.check_text(text, str(p))
+    """Every error in one file, against (a copy of) ``evaluator``'s environment; ``start`` is not resolved."""
+    return Checker.scratch(evaluator).check_path(path)
 
 
-def check_plugin(path: Path, evaluator: Evaluator, output: Callable[[str], None]) -> list[SourceError]:
-    """Import a plugin and run its ``load_init`` against ``evaluator``; list what it registered."""
-    try:
-        names = evaluator.load_plugin(path)
-    except Exception as exc:
-        return [plugin_error(path, exc)]
-    if not names:
-        output(f"{path}: plugin registers nothing (it has no load_init(env), or that adds no names)")
-    else:
-        output(f"{path}: plugin registers {len(names)} name{'s' if len(names) != 1 else ''}:")
-        for name in sorted(names):
-            what = f"struct {name}" if name in evaluator.symbols.structs else evaluator.symbols.describe(name)
-            output(f"    {name}: {what}")
-    return []
+def error_count(errors: Sequence[SourceError], files: Sequence[str | Path]) -> str:
+    """``2 errors in 3 files``."""
+    noun = "error" if len(errors) == 1 else "errors"
+    return f"{len(errors)} {noun} in {len(files)} file{'s' if len(files) != 1 else ''}"
 
 
 def check_files(files: Sequence[str | Path], output: Callable[[str], None] = print) -> int:
-    """Check each file; print every error and a summary. Returns 1 if any error was found, else 0."""
-    evaluator = Evaluator(output=output, read_init=False)
-    total = 0
-    for path in files:
-        if Path(path).suffix == ".py" and Path(path).is_file():
-            errors = check_plugin(Path(path), evaluator, output)
-        else:
-            errors = check_file(path, evaluator)
-        total += len(errors)
-        for error in errors:
-            output(error.pretty())
-    noun = "error" if total == 1 else "errors"
-    output(f"{total} {noun} in {len(files)} file{'s' if len(files) != 1 else ''}")
-    return 1 if total else 0
+    """Check the files together; print every error and a summary. Returns 1 if any error was found, else 0."""
+    errors = compile_files(files, output, listing=output)
+    for error in errors:
+        output(error.pretty())
+    output(error_count(errors, files))
+    return 1 if errors else 0

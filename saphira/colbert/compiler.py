@@ -201,6 +201,8 @@ class Compiler(StatementCompiler):
                 succ = Label()
                 self._stmt(item, succ)
                 self._place(succ)
+        if self.collected:
+            raise self.collected[0]
         self._nodes.append(Node(ast.Pos(act.end_line, 1), ["f[0].end()", "return @B{end}@"], traced=False))
         self._render(unit)
         ns = unit.build()

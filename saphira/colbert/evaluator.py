@@ -56,7 +56,7 @@ from saphira.colbert.compiler import (
 )
 from saphira.colbert.errors import ColbertSyntaxError
 from saphira.colbert.manual_names import install_manual_names, not_in_colbert
-from saphira.colbert.parser import parse, parse_all_errors, parse_interactive
+from saphira.colbert.parser import parse, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.errors import SaphiraError, SourceError, SourcePosition
@@ -246,47 +246,15 @@ class Evaluator:
         return p if p.is_absolute() else self.load_directory / p
 
     def check_text(self, text: str, filename: str = "<input>") -> list[SourceError]:
-        """Every syntax, name and type error of a file, without running anything (``saphira check``)."""
-        errors: list[SourceError] = list(parse_all_errors(text, filename, self.symbols.struct_names()))
-        if errors:
-            return errors
-        program = parse(text, filename, self.symbols.struct_names())
-        scratch = SymbolTable()
-        scratch.symbols = dict(self.symbols.symbols)
-        scratch.structs = dict(self.symbols.structs)
-        scratch.values = list(self.symbols.values)
-        compiler = Compiler(scratch, self.runtime)
-        lines = text.split("\n")
-        for item in program.items:
-            try:
-                if isinstance(item, ast.Load) and item.path is not None and item.path.endswith(".py"):
-                    errors.extend(self._check_plugin_load(item, filename, lines, scratch))
-                elif isinstance(item, ast.VarDecl):
-                    compiler.declare(item, filename, lines)
-                elif isinstance(item, ast.ActDef):
-                    scratch.symbols[item.name] = ActSchema(compiler.compile_act(item, lines))
-                elif not isinstance(item, ast.UTILITY_COMMANDS):
-                    compiler.compile_statement(item, filename, lines)
-            except ColbertCompileError as exc:
-                errors.append(exc)
-        return errors
+        """Every syntax, name and type error of a file, without running anything or changing this environment.
 
-    def _check_plugin_load(
-        self, item: ast.Load, filename: str, lines: list[str], scratch: SymbolTable
-    ) -> list[SourceError]:
-        """``load x.py`` while checking: load the plugin, so the names it registers are known further on."""
-        assert item.path is not None
-        path = self.resolve(item.path)
-        source = lines[item.pos.line - 1] if 0 < item.pos.line <= len(lines) else None
-        if not path.is_file():
-            return [SourceError(f"load: no such file: {path}", item.pos.at(filename), source)]
-        try:
-            self.load_plugin(path)
-        except Exception as exc:
-            return [plugin_error(path, exc)]
-        scratch.symbols.update(self.symbols.symbols)
-        scratch.structs.update(self.symbols.structs)
-        return []
+        The text is compiled against a copy of the symbols (a plugin it loads is loaded here, though);
+        ``start`` of a name defined nowhere yet is left to run time, as loading leaves it. For a whole
+        run's files, resolved together, see :mod:`saphira.colbert.checker`.
+        """
+        from saphira.colbert.checker import Checker
+
+        return Checker.scratch(self).check_text(text, filename)
 
     def _run_items(self, items: Iterable[ast.TopLevel], filename: str, lines: list[str], interactive: bool) -> bool:
         for item in items:
@@ -702,13 +670,16 @@ class _Abort(ColbertRuntimeError):
     """A nested ``load`` failed: its error is already reported; stop the enclosing load too."""
 
 
-def plugin_error(path: Path, exc: BaseException) -> SourceError:
-    """A plugin's import or ``load_init`` error at the plugin's own line that raised it (or called what did)."""
-    message = f"plugin failed to load: {type(exc).__name__}: {exc}"
+def plugin_error(path: Path, exc: BaseException, what: str = "plugin failed to load") -> SourceError:
+    """A plugin's import or ``load_init`` error at the plugin's own line that raised it (or called what did).
+
+    ``what`` starts the message (a brain's import, a plugin's ``load_exit``).
+    """
+    message = f"{what}: {type(exc).__name__}: {exc}"
     plugin = str(path.resolve())
     if isinstance(exc, SyntaxError) and exc.filename == plugin:
         position = SourcePosition(str(path), exc.lineno or 0, exc.offset or 0)
-        return SourceError(f"plugin failed to load: SyntaxError: {exc.msg}", position, (exc.text or "").rstrip())
+        return SourceError(f"{what}: SyntaxError: {exc.msg}", position, (exc.text or "").rstrip())
     line = 0
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == plugin and frame.lineno is not None:

@@ -36,6 +36,7 @@ from saphira.colbert.symbols import (
     SymbolTable,
 )
 from saphira.errors import SourcePosition
+from saphira.suggest import did_you_mean
 
 
 @dataclass(slots=True)
@@ -92,6 +93,12 @@ class ExpressionCompiler:
         return ColbertCompileError(
             message, SourcePosition(self._filename, pos.line, pos.column), self._source_line(pos.line)
         )
+
+    def _unknown_name(self, name: str, pos: ast.Pos) -> ColbertCompileError:
+        """``unknown name 'x'``, with the closest variables and constants in scope as suggestions."""
+        values = (n for n, s in self.symbols.symbols.items() if not isinstance(s, Function | ActSchema))
+        known = [*self._scope.locals, *values]
+        return self._error(f"unknown name '{name}'{did_you_mean(name, known)}", pos)
 
     def _ctype(self, ref: ast.TypeRef) -> CType:
         if ref.name not in BASIC_TYPES and ref.name not in self.symbols.structs:
@@ -191,7 +198,8 @@ class ExpressionCompiler:
             raise self._error(f"'{e.name}' is a function; call it with ({', '.join(map(str, sym.arg_types))})", e.pos)
         if isinstance(sym, ActSchema):
             raise self._error(f"'{e.name}' is an act; run it with 'start {e.name}'", e.pos)
-        raise self._error(not_in_colbert(e.name) or f"unknown name '{e.name}'", e.pos)
+        absent = not_in_colbert(e.name)
+        raise self._error(absent, e.pos) if absent else self._unknown_name(e.name, e.pos)
 
     def _lvalue(self, e: ast.Expr) -> _Lvalue:
         if isinstance(e, ast.Name):
@@ -213,7 +221,7 @@ class ExpressionCompiler:
                 getter = self.unit.bind(sym.getter, "_get")
                 return _Lvalue(sym.type, f"{getter}()", lambda v: f"{setter}({v})", e.name)
             if sym is None:
-                raise self._error(f"unknown name '{e.name}'", e.pos)
+                raise self._unknown_name(e.name, e.pos)
             raise self._error(f"cannot assign to '{e.name}': it is {self.symbols.describe(e.name)}", e.pos)
         if isinstance(e, ast.FieldAccess):
             target, slot = self._field(e)
@@ -338,7 +346,7 @@ class ExpressionCompiler:
                 ref = Ref(sym.getter, set_linked, ("linked", operand.name))
                 return _Ex(self.unit.bind(ref, "_ref"), sym.type.pointer())
             if sym is None:
-                raise self._error(f"unknown name '{operand.name}'", operand.pos)
+                raise self._unknown_name(operand.name, operand.pos)
             raise self._error(
                 f"cannot take the address of '{operand.name}': it is {self.symbols.describe(operand.name)}",
                 e.pos,
@@ -425,11 +433,9 @@ class ExpressionCompiler:
             if isinstance(sym, ActSchema):
                 raise self._error(f"'{e.function}' is an act, not a function; run it with 'start {e.function}'", e.pos)
             if sym is None and e.function not in self._scope.locals:
-                raise self._error(
-                    not_in_colbert(e.function)
-                    or f"unknown function '{e.function}' (functions must be exported to Colbert; see 'help')",
-                    e.pos,
-                )
+                functions = [n for n, s in self.symbols.symbols.items() if isinstance(s, Function)]
+                hint = did_you_mean(e.function, functions) or " (functions must be exported to Colbert; see 'help')"
+                raise self._error(not_in_colbert(e.function) or f"unknown function '{e.function}'{hint}", e.pos)
             raise self._error(f"'{e.function}' is not a function", e.pos)
         n_fixed = len(sym.arg_types)
         n = len(e.args)

@@ -20,11 +20,13 @@ from saphira.colbert.symbols import (
     BEHAVIOR,
     INT,
     ActSchema,
+    ColbertCompileError,
     ColbertRuntimeError,
     CType,
     Function,
     SymbolTable,
 )
+from saphira.errors import SourcePosition
 
 
 class Label:
@@ -53,6 +55,21 @@ class Node:
     backedge: bool = False
 
 
+@dataclass(frozen=True)
+class PendingStart:
+    """A ``start`` of a name nothing defined yet where it was compiled (an act or behavior defined later).
+
+    The runtime looks the name up when the statement runs; a whole-run check (``saphira check``,
+    ``saphira run`` before it connects) resolves it once every file is compiled.
+    """
+
+    spec: StartSpec
+    position: SourcePosition
+    source: str | None
+    priority: bool
+    """Whether the statement gives a priority (only behaviors take one)."""
+
+
 _TARGET_RE = re.compile(r"@([JB])(\d+)@")
 
 _SIMPLE_TYPES = (ast.ExprStatement, ast.Assign, ast.Halt, *ast.UTILITY_COMMANDS)
@@ -68,6 +85,11 @@ class StatementCompiler(ExpressionCompiler):
         self._labels: dict[str, Label] = {}
         self._placed: dict[int, Label] = {}
         self._mode = "top"  # "top", "update" or "act"
+        self.pending_starts: list[PendingStart] | None = None
+        """When a list, ``start`` of a name not yet defined is recorded there (a whole-run check resolves it)."""
+        self.collected: list[ColbertCompileError] | None = None
+        """When a list, an error in an act-body statement is added to it and compiling goes on with the next
+        statement, so a check reports every error of an act; :meth:`compile_act` then raises the first."""
 
     @staticmethod
     def _text(s: ast.Statement) -> str:
@@ -103,6 +125,15 @@ class StatementCompiler(ExpressionCompiler):
         self._add(Node(pos, [f"return @J{target.ident}@"], traced=False, jump=target))
 
     def _stmt(self, s: ast.Statement, succ: Label) -> None:
+        if self.collected is None or isinstance(s, ast.Block):
+            self._stmt_nodes(s, succ)
+            return
+        try:
+            self._stmt_nodes(s, succ)
+        except ColbertCompileError as exc:  # the act is not built: its partial nodes never render
+            self.collected.append(exc)
+
+    def _stmt_nodes(self, s: ast.Statement, succ: Label) -> None:
         J = f"@J{succ.ident}@"
         B = f"@B{succ.ident}@"
         pos = s.pos
@@ -329,6 +360,9 @@ class StatementCompiler(ExpressionCompiler):
                 raise self._error(f"cannot pass a value of type {ex.type} to '{s.schema}'", a.pos)
         spec = StartSpec(s.schema, tuple(e.type for e in exs), s.iname, s.noblock, s.suspend, s.pos.line)
         sym = self.symbols.lookup(s.schema)
+        if sym is None and self.pending_starts is not None:
+            where = SourcePosition(self._filename, s.pos.line, s.pos.column)
+            self.pending_starts.append(PendingStart(spec, where, self._source_line(s.pos.line), s.priority is not None))
         if isinstance(sym, ActSchema):
             if s.priority is not None:
                 raise self._error(f"'priority' applies only to behaviors; '{s.schema}' is an act", s.priority.pos)

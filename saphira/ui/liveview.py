@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.clock import DEFAULT_PERIOD, RealTimeClock
+from saphira.errors import SaphiraError
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
@@ -345,11 +346,19 @@ def serve(
     sim: EmbeddedSim | None = None,
     say: Callable[[str], None] = print,
 ) -> LiveView:
-    """Start the live view of a session on ``address`` and ``say`` its URL (with the token)."""
+    """Start the live view of a session on ``address`` and ``say`` its URL (with the token).
+
+    Raises :class:`SaphiraError` (one line, exit status 2) when the address cannot be served: ``run``
+    and ``shell`` try it before connecting (:func:`saphira.ui.options.ui_port_problem`), but another
+    program may take the port in between.
+    """
     view = LiveView(robot, evaluator, sim=sim)
     if isinstance(robot.clock, SteppedClock):
         robot.clock.display = view.display
         robot.clock.on_boundary = view.flush
         view.deferred = True
-    view.start(*address, say=say)
+    try:
+        view.start(*address, say=say)
+    except OSError as exc:
+        raise SaphiraError(str(exc)) from exc
     return view

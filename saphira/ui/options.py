@@ -6,10 +6,11 @@ Kept apart from :mod:`saphira.ui.server` so that parsing the command line never 
 from __future__ import annotations
 
 import argparse
+import socket
 
 from saphira.argtypes import positive_factor
 
-__all__ = ["DEFAULT_HOST", "add_ui_options", "check_speed", "ui_address"]
+__all__ = ["DEFAULT_HOST", "add_ui_options", "check_speed", "ui_address", "ui_port_problem"]
 
 DEFAULT_HOST = "127.0.0.1"
 """The live view listens on loopback unless told otherwise: the page runs code."""
@@ -54,4 +55,32 @@ def check_speed(args: argparse.Namespace) -> str | None:
         return "--realtime is --speed 1: give one of them"
     if getattr(args, "no_sim", False):
         return "--speed paces the embedded simulator, and --no-sim starts without it"
+    return None
+
+
+def ui_port_problem(address: tuple[str, int] | None) -> str | None:
+    """Why the live view cannot listen on ``address`` (a port another program holds), or None when it can.
+
+    Tried by binding, as the server will, every address the host resolves to, so that ``run`` and
+    ``shell`` say so in one line before they reach the robot. Port 0 (any free port) always can.
+    """
+    if address is None or address[1] == 0:
+        return None
+    host, port = address
+    where = f"cannot serve the live view on {host}:{port}"
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"{where}: {exc.strerror or exc}"
+    for family, kind, proto, _, sockaddr in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(
+                socket.SOL_SOCKET, socket.SO_REUSEADDR, 1
+            )  # as the server binds (a port in TIME_WAIT is free)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as exc:
+                return f"{where}: {exc.strerror or exc}"
     return None
