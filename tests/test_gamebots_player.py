@@ -182,3 +182,19 @@ def test_a_set_before_init_and_an_unknown_class_are_answered_with_err(server: Ga
     assert len(errors) == 2 and "SET_before_INIT" in errors[0] and "USARBot.P3AT" in errors[1]
     assert server.simulation.robots == []
     client.close()
+
+
+def test_init_at_a_named_start_pose_as_usarsim_allows(server: GamebotsServer) -> None:
+    client = PlayerStyleClient(server.port)
+    client.send("INIT {ClassName USARBot.P3DX} {Name S} {Start Start1}\r\nINIT {ClassName P3DX} {Start Start1}\r\n")
+    server.cycle()
+    body = server.simulation.robots[0]
+    assert body.name == "S" and (body.x, body.y, body.th) == pytest.approx((2000.0, 3000.0, 90.0), abs=0.01)
+    errors = [line for line in client.drain() if line.startswith("ERR")]
+    assert len(errors) == 1 and "one_robot_per_socket" in errors[0]
+    other = PlayerStyleClient(server.port)
+    other.send("INIT {ClassName P3DX} {Start Dock}\r\n")
+    server.receive()
+    assert "no_start_pose_'Dock'_in_this_world_(it_has_Start1)" in other.wait_for("ERR")
+    other.close()
+    client.close()

@@ -2,15 +2,15 @@
 
 A client connects and is greeted, as USARSim greets it, with ``NFO {Gametype …} {Level …} {TimeLimit …}``;
 ``GETSTARTPOSES`` is answered with the world's start poses (``NFO {StartPoses n} {name x,y,z r,p,y} …``).
-It sends ``INIT {ClassName USARBot.P2AT} {Location x,y,z}`` and gets a robot of that class at that
-place in the shared :class:`~saphira.sim.simulation.Simulation` (so robots of different sockets see and
-block each other). From then on each world step sends it ``STA`` and one ``SEN {Type Sonar}`` with the
-whole ring, each sonar's latest reading, as USARSim 3.x does and Player's driver assumes (and one SEN
-for the laser when the server has one); ``GETGEO`` and ``GETCONF`` are answered at once; ``DRIVE`` sets
-the wheel spin speeds, which go to the robot model as wheel speeds (its acceleration limits and stall on
-contact apply); ``SET {Type Odometry} {Opcode RESET}`` zeroes the odometry. ``CAMERA`` is accepted
-(there is no camera to move), as is the joint form of DRIVE (a Pioneer has no other joints: logged,
-ignored), and so is any other SET (logged).
+It sends ``INIT {ClassName USARBot.P2AT} {Location x,y,z}`` (or ``{Start name}``, a start pose) and
+gets a robot of that class at that place in the shared :class:`~saphira.sim.simulation.Simulation` (so
+robots of different sockets see and block each other). From then on each world step sends it ``STA``
+and one ``SEN {Type Sonar}`` with the whole ring, each sonar's latest reading, as USARSim 3.x does and
+Player's driver assumes (and one SEN for the laser when the server has one); ``GETGEO`` and ``GETCONF``
+are answered at once; ``DRIVE`` sets the wheel spin speeds, which go to the robot model as wheel speeds
+(its acceleration limits and stall on contact apply); ``SET {Type Odometry} {Opcode RESET}`` zeroes the
+odometry. ``CAMERA`` is accepted (there is no camera to move), as is the joint form of DRIVE (a Pioneer
+has no other joints: logged, ignored), and so is any other SET (logged).
 A bad line is logged with the client's address and the offending text and answered with an
 ``ERR {Message …}`` line; the session goes on. INIT is refused when the server already has
 ``max_robots`` robots, or for a place outside the world's bounds (or not a finite number of mm).
@@ -155,7 +155,7 @@ class GamebotsSession:
         elif kind == "SET":
             self._set(message)
         elif kind == "INIT":
-            self._init(Init.read(message))
+            self._init(self._at_start(message) or Init.read(message))
         elif kind == "DRIVE":
             self._drive(read_drive(message))
         elif kind == "GETGEO":
@@ -168,6 +168,17 @@ class GamebotsSession:
             log.debug("gamebots %s: CAMERA accepted (no camera on this robot)", self.url)
         else:
             raise GamebotsError(f"unknown command {kind}")
+
+    def _at_start(self, message: Message) -> Init | None:
+        """``INIT {ClassName …} {Start Start1}``: USARSim's spawn at a named start pose (GETSTARTPOSES)."""
+        start = message.get("Start")
+        if start is None or message.get("Location") is not None:
+            return None
+        for name, location, rotation in self.start_poses().poses:
+            if name == start:
+                return Init(message.require("ClassName"), location, message.get("Name"), rotation)
+        known = ", ".join(name for name, _, _ in self.start_poses().poses) or "none"
+        raise GamebotsError(f"INIT: no start pose {start!r} in this world (it has {known})")
 
     def _set(self, message: Message) -> None:
         """``SET {Type Odometry} {Name Odometry} {Opcode RESET}`` (Player sends it); other SETs move joints."""
