@@ -2,7 +2,10 @@
 
 A line is an upper-case data type followed by *segments*. A segment is a brace group holding one or
 more name–value pairs separated by blanks: ``{Location 4.5,1.2,0.0}``, ``{Name F1 Range 4.5}``.
-Values never contain blanks; vectors are ``x,y,z`` with commas only. The USARSim tutorial's slides
+A name starts with a letter, so words after a value that cannot be a name continue it, as USARSim's
+parser reads them: ``{Location 4.5 1.2 0.0}`` (Player's INIT) and ``{Location 4.5, 1.2, 0.0}`` are
+the vector ``4.5,1.2,0.0``, and a start pose ``{P1 1,2,0 0,0,1.57}`` is one value of two vectors.
+A command may have no segments at all (``GETSTARTPOSES``). The USARSim tutorial's slides
 (the seed) lost the braces; :func:`parse` reads that brace-less form too (each pair is then its own
 segment), and :func:`format_message` always writes the braces, as Gamebots sends them. Lines end with
 ``\\r\\n`` on the wire (:func:`encode`); a reader accepts ``\\n`` alone.
@@ -20,6 +23,7 @@ Errors (:class:`GamebotsError`) name the offending text and its 1-based column i
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -116,7 +120,8 @@ def parse_float(text: str, name: str = "value") -> float:
 
 
 def parse_vector(text: str, name: str = "value") -> Vector:
-    parts = text.split(",")
+    """``x,y,z``; blanks around or instead of the commas are accepted, as USARSim accepts them."""
+    parts = re.split(r"\s*,\s*|\s+", text.strip())
     if len(parts) != 3:
         raise GamebotsError(f"{name} must be a vector x,y,z, not {text!r}")
     x, y, z = (parse_float(p, name) for p in parts)
@@ -152,6 +157,8 @@ def parse(line: str) -> Message:
     if not kind.isalpha() or not kind.isupper():
         raise GamebotsError(f"a Gamebots line starts with its type in capitals, not {kind!r}", text, offset + 1)
     start = offset + len(kind) + 1
+    if not rest.strip():
+        return Message(kind)
     segments = _braced(rest, text, start) if "{" in rest or "}" in rest else _bare(rest, text, start)
     return Message(kind, tuple(segments))
 
@@ -188,13 +195,22 @@ def _pairs(body: str, line: str, start: int) -> Segment:
         i += len(word)
     if not tokens:
         raise GamebotsError("empty segment '{}'", line, start)
-    if len(tokens) % 2:
-        word, column = tokens[-1]
-        raise GamebotsError(f"{word!r} has no value (segments are name-value pairs)", line, column)
-    for word, column in tokens[::2]:
+    pairs: list[Pair] = []
+    k = 0
+    while k < len(tokens):
+        word, column = tokens[k]
         if not word[:1].isalpha():
             raise GamebotsError(f"a name must start with a letter, not {word!r}", line, column)
-    return tuple((tokens[k][0], tokens[k + 1][0]) for k in range(0, len(tokens), 2))
+        if k + 1 == len(tokens):
+            raise GamebotsError(f"{word!r} has no value (segments are name-value pairs)", line, column)
+        value = tokens[k + 1][0]
+        k += 2
+        while k < len(tokens) and not tokens[k][0][:1].isalpha():  # no name: the value goes on
+            more = tokens[k][0]
+            value += more if value.endswith(",") or more.startswith(",") else " " + more
+            k += 1
+        pairs.append((word, value))
+    return tuple(pairs)
 
 
 def format_message(message: Message) -> str:
@@ -350,10 +366,14 @@ def query(kind: str, sensor_type: str) -> Message:
 # ---------------------------------------------------------------------------------------------- messages
 @dataclass(frozen=True)
 class Sta:
-    """``STA``: the robot's state. Location (m), Velocity (m/s), Attitude pitch,yaw,roll (rad)."""
+    """``STA``: the robot's state. Location (m), Velocity (m/s), Attitude pitch,yaw,roll (rad).
+
+    USARSim 3.x's STA carries the Location; USARSim-UDK's has none (``STA {Time t} {Battery b}``:
+    the pose comes from the Odometry and GroundTruth sensors), so ``location`` may be None.
+    """
 
     time: float
-    location: Vector
+    location: Vector | None
     attitude: Vector
     velocity: Vector
     battery: float
@@ -361,10 +381,11 @@ class Sta:
     stalled: bool = False
 
     def message(self) -> Message:
+        where: tuple[Pair, ...] = () if self.location is None else (("Location", format_vector(self.location)),)
         return Message.of(
             "STA",
             ("Time", format_number(self.time)),
-            ("Location", format_vector(self.location)),
+            *where,
             ("Velocity", format_vector(self.velocity)),
             ("Attitude", format_vector(self.attitude)),
             ("LightToggle", format_bool(self.light)),
@@ -375,12 +396,9 @@ class Sta:
 
     @classmethod
     def read(cls, message: Message) -> Sta:
-        location = message.vector("Location")
-        if location is None:
-            raise GamebotsError("STA without Location", format_message(message))
         return cls(
             message.number("Time", 0.0),
-            location,
+            message.vector("Location"),
             message.vector("Attitude") or (0.0, 0.0, 0.0),
             message.vector("Velocity") or (0.0, 0.0, 0.0),
             message.number("Battery", 0.0),
@@ -395,7 +413,13 @@ SONAR_TYPES = ("Sonar", "Range")
 
 @dataclass(frozen=True)
 class SonarScan:
-    """``SEN {Time t} {Type Sonar} {Name F1 Range r} …``: ranges (m) by sonar name."""
+    """``SEN {Time t} {Type Sonar} {Name F1 Range r} …``: ranges (m) by sonar name.
+
+    USARSim 3.x sends the whole ring in one message, each sonar a ``{Name F1 Range r}`` group;
+    USARSim-UDK sends one message per sonar, ``{Name F1} {Range r}``; the brace-less tutorial form
+    has every pair on its own. :meth:`read` takes them all: each ``Range`` belongs to the ``Name``
+    before it.
+    """
 
     time: float
     ranges: tuple[tuple[str, float], ...]
@@ -411,12 +435,18 @@ class SonarScan:
 
     @classmethod
     def read(cls, message: Message) -> SonarScan:
-        ranges = []
-        for segment in message.named():
-            values = dict(segment)
-            if "Range" not in values:
-                raise GamebotsError(f"sonar {values['Name']} has no Range", format_message(message))
-            ranges.append((values["Name"], parse_float(values["Range"], "Range")))
+        ranges: list[tuple[str, float]] = []
+        name: str | None = None
+        for key, value in message.pairs():
+            if key == "Name":
+                if name is not None:
+                    raise GamebotsError(f"sonar {name} has no Range", format_message(message))
+                name = value
+            elif key == "Range" and name is not None:
+                ranges.append((name, parse_float(value, "Range")))
+                name = None
+        if name is not None:
+            raise GamebotsError(f"sonar {name} has no Range", format_message(message))
         return cls(message.number("Time", 0.0), tuple(ranges), message.get("Type") or "Sonar")
 
 
@@ -448,7 +478,8 @@ class LaserScan:
     @classmethod
     def read(cls, message: Message) -> LaserScan:
         ranges = parse_floats(message.get("Range") or "", "Range")
-        fov = message.number("FOV", math.pi)  # the 2003 form has no FOV nor Resolution: a 180° scan
+        # USARSim writes FOV in SEN and Fov in CONF; the 2003 form has neither (nor Resolution): 180°
+        fov = message.number("FOV", message.number("Fov", math.pi))
         resolution = message.number("Resolution", fov / max(1, len(ranges) - 1))
         return cls(message.number("Time", 0.0), message.get("Name") or "", resolution, fov, ranges)
 
@@ -520,3 +551,31 @@ class Configuration:
     def number(self, name: str, default: float) -> float:
         value = dict(self.values).get(name)
         return default if value is None else parse_float(value, name)
+
+
+@dataclass(frozen=True)
+class StartPoses:
+    """``NFO {StartPoses n} {P1 x,y,z r,p,y} …``: the world's named start poses (m, rad), GETSTARTPOSES' answer.
+
+    USARSim's manual writes a group per pose; USARSim-UDK writes them all in one group; both read.
+    """
+
+    poses: tuple[tuple[str, Vector, Vector], ...]
+
+    def message(self) -> Message:
+        groups = [
+            ((name, f"{format_vector(where)} {format_vector(rotation)}"),) for name, where, rotation in self.poses
+        ]
+        return Message.of("NFO", ("StartPoses", str(len(self.poses))), *groups)
+
+    @classmethod
+    def read(cls, message: Message) -> StartPoses:
+        poses = []
+        for name, value in message.pairs():
+            if name == "StartPoses":
+                continue
+            numbers = [parse_float(p, name) for p in re.split(r"[,\s]+", value.strip())]
+            if len(numbers) != 6:
+                raise GamebotsError(f"start pose {name} must be x,y,z r,p,y, not {value!r}", format_message(message))
+            poses.append((name, (numbers[0], numbers[1], numbers[2]), (numbers[3], numbers[4], numbers[5])))
+        return cls(tuple(poses))

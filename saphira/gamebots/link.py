@@ -9,8 +9,13 @@ Colbert and the behaviors run on it unchanged:
 * ``STA`` gives the pose (Location and the Attitude's yaw): it is the global pose and the odometric
   pose at once (USARSim reports where the robot is), and its change moves the sonar buffers. The
   turn rate is the yaw's change over STA's Time; the stall flag is STA's ``Stall`` when the server
-  sends one, else inferred (a commanded speed that moves nothing for a few steps).
-* ``SEN {Type Sonar}`` readings go into the sonar buckets; the sonar geometry is the one ``GEO``
+  sends one, else inferred (a commanded speed that moves nothing for a few steps). USARSim-UDK's STA
+  has no Location: the pose is then the latest ``SEN {Type GroundTruth}`` (Location, Orientation's
+  yaw), else the latest ``SEN {Type Odometry}`` (``{Pose x,y,yaw}``, from the spawn point, so laid
+  over INIT's location), else where the robot was.
+* ``SEN {Type Sonar}`` readings go into the sonar buckets, from a whole-ring message (USARSim 3.x)
+  or one message per sonar (UDK); a sonar whose range has not changed since its last message is not
+  taken again (a whole ring repeats the sonars that did not fire). The sonar geometry is the one ``GEO``
   reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` scans go to the reflector's
   laser (:meth:`~saphira.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
   as Flat's and the Pioneer protocol's do, so the ``sfLaser*`` bindings, avoidance and the perception
@@ -51,6 +56,7 @@ from saphira.gamebots.codec import (
     SonarScan,
     Sta,
     encode,
+    format_message,
     from_unreal,
     parse,
     parse_vector,
@@ -141,6 +147,10 @@ class GamebotsLink(VelocityLink):
         self._scans: list[LaserScan] = []
         self.last_sta: Sta | None = None
         self.sonar_names: dict[str, int] = {}
+        self._last_ranges: dict[int, float] = {}
+        self._truth: Sta | None = None
+        """The latest GroundTruth (else Odometry) pose as a STA: the pose when STA has no Location."""
+        self._truth_rank = 0
         self._reader = LineReader()
         self._stas: list[Sta] = []
         self._drive_sent: tuple[float, float] | None = None
@@ -160,6 +170,8 @@ class GamebotsLink(VelocityLink):
         self._reader = LineReader()
         self._stas.clear()
         self._scans.clear()
+        self._last_ranges.clear()
+        self._truth, self._truth_rank = None, 0
         self.last_sta = None
         self.laser_mount, self.laser_range = (0.0, 0.0), DEFAULT_LASER_RANGE
         self._drive_sent = None
@@ -222,7 +234,7 @@ class GamebotsLink(VelocityLink):
             return
         now = self.clock.now()
         for sta in self._stas:
-            self._apply_sta(sta, now)
+            self._apply_sta(self._posed(sta), now)
         self._stas.clear()
         if self.last_sta is not None:  # before the first STA there is no pose to see from
             for scan in self._scans:
@@ -238,6 +250,8 @@ class GamebotsLink(VelocityLink):
             self._stas.append(Sta.read(message))
         elif kind == "SEN" and sensor in SONAR_TYPES:
             self._apply_sonar(SonarScan.read(message))
+        elif kind == "SEN" and sensor in ("GroundTruth", "Odometry"):
+            self._take_sensor_pose(message, sensor)
         elif kind == "SEN" and sensor == "RangeScanner":
             self._scans.append(LaserScan.read(message))
         elif kind == "GEO" and sensor in SONAR_TYPES:
@@ -261,6 +275,36 @@ class GamebotsLink(VelocityLink):
         else:
             raise GamebotsError(f"unexpected message {kind}")
 
+    def _take_sensor_pose(self, message: Message, sensor: str) -> None:
+        """Keep a GroundTruth or Odometry pose for a STA without Location (GroundTruth wins)."""
+        rank = 2 if sensor == "GroundTruth" else 1
+        if rank < self._truth_rank:
+            return
+        if sensor == "GroundTruth":
+            location = message.vector("Location")
+            orientation = message.vector("Orientation") or (0.0, 0.0, 0.0)
+            if location is None:
+                raise GamebotsError("GroundTruth without Location", format_message(message))
+            yaw = orientation[2]
+        else:
+            pose = message.vector("Pose")
+            if pose is None:
+                raise GamebotsError("Odometry without Pose", format_message(message))
+            start = self.target.location if self.target is not None else (0.0, 0.0, 0.0)
+            location, yaw = (start[0] + pose[0], start[1] + pose[1], start[2]), pose[2]
+        self._truth = Sta(message.number("Time", 0.0), location, (0.0, yaw, 0.0), (0.0, 0.0, 0.0), 0.0)
+        self._truth_rank = rank
+
+    def _posed(self, sta: Sta) -> Sta:
+        """``sta`` with a Location: its own, else the sensors' pose, else the last pose (or INIT's place)."""
+        if sta.location is not None:
+            return sta
+        source = self._truth or self.last_sta
+        if source is not None and source.location is not None:
+            return dataclasses.replace(sta, location=source.location, attitude=source.attitude)
+        start = self.target.location if self.target is not None else (0.0, 0.0, 0.0)
+        return dataclasses.replace(sta, location=start)
+
     def _apply_sonar_geometry(self, geometry: Geometry) -> None:
         """The sonar ring as GEO describes it replaces the parameter file's (names keep their order)."""
         units = []
@@ -282,6 +326,9 @@ class GamebotsLink(VelocityLink):
             number = self.sonar_names.get(name, sonar_number(name))
             if number is None or number >= len(self.reflector.params.sonar_units):
                 continue
+            if self._last_ranges.get(number) == metres:
+                continue
+            self._last_ranges[number] = metres
             self.reflector.sonar.add_reading(number, round(metres * 1000.0), odo, state.global_pose)
             self._sonar_times.add(self.clock.now())
         state.sonar_enabled = True
@@ -296,9 +343,14 @@ class GamebotsLink(VelocityLink):
     def _apply_sta(self, sta: Sta, now: float) -> None:
         reflector = self.reflector
         state = reflector.state
+        assert sta.location is not None, "posed before it is applied"
         x, y, th = from_unreal(sta.location, sta.attitude[1])
         previous = self.last_sta
-        before = None if previous is None else from_unreal(previous.location, previous.attitude[1])
+        before = (
+            None
+            if previous is None or previous.location is None
+            else from_unreal(previous.location, previous.attitude[1])
+        )
         dt = 0.0 if previous is None else sta.time - previous.time
         self._take_pose((x, y, norm2_angle(th)), before, dt, sta.stalled)
         self.last_sta = sta

@@ -1,8 +1,9 @@
 """USARSim's robot classes as Saphira robots: parameter file, wheel geometry and sensor names.
 
-``USARBot.P2DX`` and ``USARBot.P2AT`` are the two Pioneers of the USARSim tutorial. Each is simulated
-with the bundled parameter file of the same model (``p2dx``, ``p2at``): body, speeds, accelerations and
-sonar poses are the Pioneer's. What USARSim adds is the wheel: DRIVE takes *spin speeds* (rad/s), so
+``USARBot.P2DX`` and ``USARBot.P2AT`` are the two Pioneers of the USARSim tutorial; ``USARBot.P3DX``
+and ``USARBot.P3AT`` are USARSim's later ones (P3AT is the default of NIST's Iridium). Each is simulated
+with the parameters of the same model (``p2dx``, ``p2at``, ``p3dx``, ``p3at``): body, speeds,
+accelerations and sonar poses are the Pioneer's. What USARSim adds is the wheel: DRIVE takes *spin speeds* (rad/s), so
 a wheel radius turns them into the mm/s the robot model takes. The track (wheel separation) is the one
 the parameter file's ``DiffConvFactor`` implies, ``2 / DiffConvFactor`` mm, so a DRIVE turns the robot
 exactly as a VEL2 of the same wheel speeds does.
@@ -42,8 +43,16 @@ class UsarModel:
 MODELS = {
     "P2DX": UsarModel("USARBot.P2DX", "p2dx", 0.0825, 9.0),
     "P2AT": UsarModel("USARBot.P2AT", "p2at", 0.1100, 14.0),
+    "P3DX": UsarModel("USARBot.P3DX", "p3dx", 0.0975, 9.0),
+    "P3AT": UsarModel("USARBot.P3AT", "p3at", 0.1075, 12.0),
 }
-"""Wheel radii: the P2DX's 16.5 cm and the P2AT's 22 cm wheels (Pioneer 2 operations manual)."""
+"""Wheel radii: the P2DX's 16.5 cm and the P2AT's 22 cm wheels (Pioneer 2 operations manual), the
+P3DX's 19.5 cm and the P3AT's 21.5 cm wheels (Pioneer 3 operations manual)."""
+
+
+def known_classes() -> str:
+    """The classes INIT spawns, for messages: ``USARBot.P2DX, USARBot.P2AT, …``."""
+    return ", ".join(m.class_name for m in MODELS.values())
 
 
 def model_for(class_name: str) -> UsarModel:
@@ -51,8 +60,7 @@ def model_for(class_name: str) -> UsarModel:
     key = class_name.removeprefix(CLASS_PREFIX).upper()
     model = MODELS.get(key)
     if model is None:
-        known = ", ".join(m.class_name for m in MODELS.values())
-        raise GamebotsError(f"unknown robot class {class_name!r} (this simulator has {known})")
+        raise GamebotsError(f"unknown robot class {class_name!r} (this simulator has {known_classes()})")
     return model
 
 

@@ -32,6 +32,7 @@ from functools import partial
 from saphira.clock import RealTimeClock
 from saphira.gamebots.codec import GamebotsError
 from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.models import known_classes
 from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.simulation import Simulation
 from saphira.transport import SocketTransport
@@ -104,6 +105,7 @@ class GamebotsServer:
             self.sessions.append(session)
             self._sockets[session] = sock
             log.info("gamebots: client %s connected", url)
+            session.greet()
 
     def receive(self) -> None:
         self.accept()
@@ -213,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     stop: list[int] = []
     with stop_signals(lambda signum, frame: stop.append(signum)):
-        print(f"gamebots listening on {server.address} (world {world.name}; INIT USARBot.P2DX or USARBot.P2AT)",
+        print(f"gamebots listening on {server.address} (world {world.name}; INIT {known_classes()})",
               flush=True)  # fmt: skip
         try:
             server.serve(lambda: bool(stop))

@@ -1,12 +1,16 @@
 """One Gamebots client socket on the server side: its robot, its commands and its messages.
 
-A client connects, sends ``INIT {ClassName USARBot.P2AT} {Location x,y,z}`` and gets a robot of that
-class at that place in the shared :class:`~saphira.sim.simulation.Simulation` (so robots of different
-sockets see and block each other). From then on each world step sends it ``STA`` and a ``SEN`` for
-the sonars fired in that step (and one for the laser when the server has one); ``GETGEO`` and
-``GETCONF`` are answered at once; ``DRIVE`` sets the wheel spin speeds, which go to the robot model as
-wheel speeds (its acceleration limits and stall on contact apply). ``CAMERA`` is accepted (there is no
-camera to move), as is the joint form of DRIVE (a Pioneer has no other joints: logged, ignored).
+A client connects and is greeted, as USARSim greets it, with ``NFO {Gametype …} {Level …} {TimeLimit …}``;
+``GETSTARTPOSES`` is answered with the world's start poses (``NFO {StartPoses n} {name x,y,z r,p,y} …``).
+It sends ``INIT {ClassName USARBot.P2AT} {Location x,y,z}`` (or ``{Start name}``, a start pose) and
+gets a robot of that class at that place in the shared :class:`~saphira.sim.simulation.Simulation` (so
+robots of different sockets see and block each other). From then on each world step sends it ``STA``
+and one ``SEN {Type Sonar}`` with the whole ring, each sonar's latest reading, as USARSim 3.x does and
+Player's driver assumes (and one SEN for the laser when the server has one); ``GETGEO`` and ``GETCONF``
+are answered at once; ``DRIVE`` sets the wheel spin speeds, which go to the robot model as wheel speeds
+(its acceleration limits and stall on contact apply); ``SET {Type Odometry} {Opcode RESET}`` zeroes the
+odometry. ``CAMERA`` is accepted (there is no camera to move), as is the joint form of DRIVE (a Pioneer
+has no other joints: logged, ignored), and so is any other SET (logged).
 A bad line is logged with the client's address and the offending text and answered with an
 ``ERR {Message …}`` line; the session goes on. INIT is refused when the server already has
 ``max_robots`` robots, or for a place outside the world's bounds (or not a finite number of mm).
@@ -31,6 +35,7 @@ from saphira.gamebots.codec import (
     SensorGeometry,
     SonarScan,
     Sta,
+    StartPoses,
     encode,
     format_number,
     format_vector,
@@ -53,6 +58,8 @@ MAX_ROBOTS = 32
 """Robots one server spawns at most (``saphira sim --max-robots``): each costs every robot's cycle."""
 OPEN_WORLD_LIMIT = 1e7
 """mm from the origin a robot may spawn in a world without walls (whose bounds say nothing)."""
+GAMETYPE = "USARBotAPI.BotDeathMatch"
+"""The game type the NFO greeting names: USARSim's, so clients that check it go on."""
 SONAR_MIN_RANGE = 0.1
 SONAR_BEAM = math.radians(30.0)
 
@@ -125,10 +132,30 @@ class GamebotsSession:
         text = "".join(c if "!" <= c <= "~" and c not in "{}" else "_" if c == " " else "?" for c in str(error)[:200])
         self.send(Message.of("ERR", ("Message", text)))
 
+    def greet(self) -> None:
+        """USARSim's first line to a new socket; clients wait for it before they send INIT."""
+        level = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.simulation.world.name) or "world"
+        self.send(Message.of("NFO", ("Gametype", GAMETYPE), ("Level", level), ("TimeLimit", "0")))
+
+    def start_poses(self) -> StartPoses:
+        """The world's start (``position`` or the first home) and its other homes, in Unreal's units."""
+        world = self.simulation.world
+        places = [world.start_pose] if world.start_pose is not None else []
+        places += [home for home in world.homes if home not in places]
+        poses = []
+        for k, pose in enumerate(places, 1):
+            location, yaw = to_unreal(pose[0], pose[1], pose[2])
+            poses.append((f"Start{k}", location, (0.0, 0.0, yaw)))
+        return StartPoses(tuple(poses))
+
     def handle(self, message: Message) -> None:
         kind = message.kind
-        if kind == "INIT":
-            self._init(Init.read(message))
+        if kind == "GETSTARTPOSES":
+            self.send(self.start_poses().message())
+        elif kind == "SET":
+            self._set(message)
+        elif kind == "INIT":
+            self._init(self._at_start(message) or Init.read(message))
         elif kind == "DRIVE":
             self._drive(read_drive(message))
         elif kind == "GETGEO":
@@ -141,6 +168,26 @@ class GamebotsSession:
             log.debug("gamebots %s: CAMERA accepted (no camera on this robot)", self.url)
         else:
             raise GamebotsError(f"unknown command {kind}")
+
+    def _at_start(self, message: Message) -> Init | None:
+        """``INIT {ClassName …} {Start Start1}``: USARSim's spawn at a named start pose (GETSTARTPOSES)."""
+        start = message.get("Start")
+        if start is None or message.get("Location") is not None:
+            return None
+        for name, location, rotation in self.start_poses().poses:
+            if name == start:
+                return Init(message.require("ClassName"), location, message.get("Name"), rotation)
+        known = ", ".join(name for name, _, _ in self.start_poses().poses) or "none"
+        raise GamebotsError(f"INIT: no start pose {start!r} in this world (it has {known})")
+
+    def _set(self, message: Message) -> None:
+        """``SET {Type Odometry} {Name Odometry} {Opcode RESET}`` (Player sends it); other SETs move joints."""
+        robot, _, _ = self._require_robot("SET")
+        if message.get("Type") == "Odometry" and (message.get("Opcode") or "").upper() == "RESET":
+            robot.cmd_seto()
+            log.info("gamebots %s: %s's odometry reset", self.url, self.name)
+        else:
+            log.info("gamebots %s: a Pioneer has no joint to SET; ignored", self.url)
 
     def _require_robot(self, kind: str) -> tuple[SimRobot, UsarModel, WheelGeometry]:
         if self.robot is None or self.model is None or self.wheels is None:
@@ -247,7 +294,7 @@ class GamebotsSession:
             laser = self.laser
             values = (("Name", laser.name), ("MaxRange", format_number(laser.max_range)),
                       ("MinRange", format_number(0.1)), ("Resolution", format_number(laser.resolution)),
-                      ("FOV", format_number(laser.fov)))  # fmt: skip
+                      ("Fov", format_number(laser.fov)))  # fmt: skip  # USARSim's CONF: Fov (FOV in SEN)
             return Configuration(sensor_type, values).message()
         return Configuration(sensor_type, ()).message()
 
@@ -271,9 +318,9 @@ class GamebotsSession:
         velocity = (robot.vel * math.cos(th) / 1000.0, -robot.vel * math.sin(th) / 1000.0, 0.0)
         sta = Sta(time, location, (0.0, yaw, 0.0), velocity, max(0.0, BATTERY_LIFE - time), self.light, robot.stalled)
         messages = [sta.message()]
-        readings = robot.take_new_readings()
-        if readings:
-            ranges = tuple((sonar_name(k), mm / 1000.0) for k, mm in readings)
+        robot.take_new_readings()  # the ring keeps every sonar's latest: USARSim sends them all each step
+        ranges = tuple((sonar_name(k), float(mm) / 1000.0) for k, mm in enumerate(robot.sonar.ranges))
+        if ranges:
             messages.append(SonarScan(time, ranges).message())
         if self.laser is not None:
             messages.append(self.laser.scan(robot, self.simulation, time).message())
