@@ -2,6 +2,6 @@
 
 import sys
 
-from saphira.cli import main
+from saphira.cli import program
 
-sys.exit(main())
+sys.exit(program())
