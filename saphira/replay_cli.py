@@ -1,0 +1,78 @@
+"""``saphira replay REC --plot PNG | --ui [ADDR]`` and ``saphira export REC -o RUN.mcap``.
+
+Kept apart from :mod:`saphira.cli` so that the command line's parser stays small and imports neither
+matplotlib, aiohttp nor foxglove-sdk until one of these is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from saphira.argtypes import plot_file
+
+if TYPE_CHECKING:
+    from saphira.params import RobotParams
+
+__all__ = ["add_export_parser", "add_replay_options", "run_export", "view_replay"]
+
+
+def add_replay_options(parser: argparse.ArgumentParser) -> None:
+    """``--plot``, ``--ui`` and ``--world`` on ``saphira replay``."""
+    parser.add_argument(
+        "--plot", metavar="PNG", type=plot_file,
+        help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world",
+    )  # fmt: skip
+    parser.add_argument(
+        "--world", metavar="W",
+        help="the world to draw under the run (default: the one the recording names, if the run was simulated)",
+    )  # fmt: skip
+
+
+def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    export = sub.add_parser(
+        "export",
+        help="write a recording as MCAP (Foxglove, ROS 2)",
+        description="Replay a recording (made with 'saphira run --record') through the link and the reflector "
+        "and write what the run saw as MCAP, with Foxglove's well-known schemas: /pose, /odom, /tf, /sonar, "
+        "/laser, /world, /artifacts, /behaviors and /log (docs/replay.md). Needs foxglove-sdk: pip install "
+        "'saphira[foxglove]'. Exit status 2 if the recording cannot be read.",
+    )
+    export.add_argument("file", metavar="REC")
+    export.add_argument("-o", "--output", metavar="RUN.mcap", required=True, help="the MCAP file to write")
+    export.add_argument("--world", metavar="W", help="the world whose walls to write (default: the recording's)")
+    export.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+
+
+def _params(args: argparse.Namespace) -> RobotParams | None:
+    from saphira.params import find_params_file, load_params
+
+    return load_params(find_params_file(args.params)) if args.params else None
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from saphira.export_mcap import export
+
+    cycles = export(args.file, args.output, world=args.world, params=_params(args))
+    print(f"exported {cycles} cycles to {args.output}")
+    return 0
+
+
+def view_replay(args: argparse.Namespace) -> int:
+    """``--plot`` and/or ``--ui``: the recording drawn, or played in the live view."""
+    from saphira.playback import Playback, recorded_world
+
+    playback = Playback.open(args.file, _params(args))
+    world = recorded_world(playback.recording, args.world)
+    if args.plot:
+        from saphira.plot import plot_run
+        from saphira.trace import PLOT_SCANS, RunTrace
+
+        trace = RunTrace(playback.robot, hits=True, scans=PLOT_SCANS)
+        playback.robot.scheduler.add(trace)
+        while not playback.done:
+            playback.step()
+        out = plot_run(args.plot, trace.path, trace.hits, world, title=f"replay of {args.file}",
+                       radius=playback.robot.params.robot_radius, scans=trace.scans)  # fmt: skip
+        print(f"replayed {playback.cycles} cycles; plot written to {out}")
+    return 0
