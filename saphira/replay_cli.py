@@ -10,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from saphira.argtypes import plot_file
+from saphira.ui.options import DEFAULT_HOST, ui_address
 
 if TYPE_CHECKING:
     from saphira.params import RobotParams
@@ -22,6 +23,11 @@ def add_replay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plot", metavar="PNG", type=plot_file,
         help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ui", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, 0),
+        help="play the recording in the live view (play/pause, step, speed, a time slider), on HOST:PORT "
+        "(default 127.0.0.1 and a free port); the URL with its secret token is printed on start",
     )  # fmt: skip
     parser.add_argument(
         "--world", metavar="W",
@@ -75,4 +81,8 @@ def view_replay(args: argparse.Namespace) -> int:
         out = plot_run(args.plot, trace.path, trace.hits, world, title=f"replay of {args.file}",
                        radius=playback.robot.params.robot_radius, scans=trace.scans)  # fmt: skip
         print(f"replayed {playback.cycles} cycles; plot written to {out}")
+    if args.ui is not None:
+        from saphira.replay_view import serve_replay
+
+        return serve_replay(playback.restart(), world, args.ui)
     return 0

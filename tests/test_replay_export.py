@@ -1,15 +1,22 @@
-"""A recording to look at: version 3's behaviors, poses, artifacts and messages; MCAP export; replay --plot."""
+"""A recording to look at: version 3's behaviors, poses, artifacts and messages; MCAP export; replay --plot
+and --ui."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from mcap.reader import make_reader
 from mcap_protobuf.decoder import DecoderFactory
@@ -21,6 +28,7 @@ from saphira.recording import read_recording, replay
 from saphira.sim.world import load_world
 from saphira.trace import RunTrace
 from tests.sim_process import PROJECT
+from tests.ui_support import start_command
 
 ACTIVITY = """\
 sfInitControlProcs();
@@ -219,3 +227,74 @@ def test_without_foxglove_sdk_export_and_record_say_what_to_install(
         done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr
         assert "pip install 'saphira[foxglove]'" in done.stderr
+
+
+def _latest(by_cycle: dict[int, Any], cycle: int, default: Any) -> Any:
+    """What a version 3 line said last at or before ``cycle`` (lines come only when something changed)."""
+    cycles = [c for c in by_cycle if c <= cycle]
+    return by_cycle[max(cycles)] if cycles else default
+
+
+async def _player(url: str, rec: Any) -> dict[str, Any]:
+    """Drive the replay page's player over its WebSocket, as app.js does; what it showed, for the test."""
+    base, token = url.split("?token=")
+    seen: dict[str, Any] = {"errors": [], "lines": []}
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
+        ws = await client.ws_connect(f"{base}ws?token={token}", headers={"Origin": base.rstrip("/")})
+        async with ws:
+
+            async def until(test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+                while True:
+                    msg = await ws.receive_json(timeout=30)
+                    if msg["type"] == "error":
+                        seen["errors"].append(msg["text"])
+                    elif msg["type"] == "messages":
+                        seen["lines"] += msg["lines"]
+                    if test(msg):
+                        return msg
+
+            seen["hello"] = await until(lambda m: m["type"] == "hello")
+            for request, cycle in ((("seek", {"cycle": 30}), 30), (("step", {}), 31), (("seek", {"cycle": 4}), 4),
+                                   (("step", {}), 5), (("step", {}), 6)):  # fmt: skip
+                action, fields = request
+                await ws.send_json({"type": "replay", "action": action, **fields})
+                seen[cycle] = await until(lambda m, c=cycle: m["type"] == "frame" and m["replay"]["cycle"] == c)
+            await ws.send_json({"type": "replay", "action": "speed", "speed": 16})
+            await ws.send_json({"type": "replay", "action": "play"})
+            seen["end"] = await until(lambda m: m["type"] == "frame" and m["replay"]["cycle"] == rec.last_cycle + 1)
+            await ws.send_json({"type": "key", "key": "ArrowUp"})
+            await ws.send_json({"type": "replay", "action": "seek", "cycle": 10**6})
+            await until(lambda m: len(seen["errors"]) == 2)
+    return seen
+
+
+def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tuple[float, float, float]]) -> None:
+    path, final = recorded
+    rec = read_recording(path)
+    proc, url = start_command("replay", str(path), "--ui", "127.0.0.1:0")
+    try:
+        assert url.startswith("http://127.0.0.1:") and "token=" in url
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the live view's token guards it too
+            urllib.request.urlopen(url.split("?")[0], timeout=10)
+        assert refused.value.code == 403
+        seen = asyncio.run(_player(url, rec))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output = proc.communicate(timeout=30)[0].decode()
+    assert proc.returncode == 0, output
+    hello = seen["hello"]
+    assert hello["replay"]["cycles"] == rec.last_cycle + 1 and hello["replay"]["behaviors"]
+    assert len(hello["walls"]) == len(load_world("room").segments)
+    for cycle in (30, 31, 4, 5, 6):
+        frame = seen[cycle]
+        x, y, th = _latest(rec.poses, cycle - 1, (0.0, 0.0, 0.0))  # the pose the last cycle played left
+        assert frame["pose"] == [round(x), round(y), round(th, 1)], cycle
+        recorded_behaviors = _latest(rec.behaviors, cycle - 1, {})
+        assert frame["behaviors"] == recorded_behaviors.get("rows", []), cycle
+        assert frame["summation"] == [recorded_behaviors.get("turn"), recorded_behaviors.get("speed")]
+    assert {b["name"] for b in seen[30]["behaviors"]} >= {"sfAvoidCollision", "sfConstantVelocity"}
+    assert "started with 2 behaviors" in seen["lines"]  # played in cycle 5, where it was recorded
+    end = seen["end"]
+    assert end["pose"][:2] == [round(final[0]), round(final[1])] and end["replay"]["speed"] == 16
+    assert "a replay plays what was recorded" in seen["errors"][0]
+    assert "cycle 1000000 is out of range" in seen["errors"][1]
