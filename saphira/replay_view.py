@@ -11,6 +11,7 @@ that one.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -33,6 +34,16 @@ MAX_SPEED = 64.0
 ACTIONS = ("play", "pause", "step", "speed", "seek")
 
 
+class _Frame:
+    """A frame built once, in the player thread, for the pages and for the next page's hello."""
+
+    def __init__(self, frame: dict[str, Any]) -> None:
+        self.frame = frame
+
+    def to_json(self) -> str:
+        return json.dumps(self.frame, separators=(",", ":"))
+
+
 class ReplayView(ServedView):
     """Serves a page that plays one recording (see the module docstring)."""
 
@@ -51,6 +62,8 @@ class ReplayView(ServedView):
         self._stopped = False
         self._thread: threading.Thread | None = None
         self.frames = 0
+        self._last: dict[str, Any] | None = None
+        """The last frame sent, which a new page's hello carries (the player may be paused)."""
 
     # ------------------------------------------------------------------ what a page gets
     def hello(self) -> dict[str, Any]:
@@ -67,6 +80,7 @@ class ReplayView(ServedView):
             "history": [],
             "period": self.playback.robot.clock.period,
             "replay": self._status(),
+            **({"frame": self._last} if self._last is not None else {}),  # a page shows where the player is
         }  # fmt: skip
 
     def _status(self) -> dict[str, Any]:
@@ -88,7 +102,8 @@ class ReplayView(ServedView):
             "replay": self._status(),
         })  # fmt: skip
         self.frames += 1
-        server.publish(snapshot)
+        self._last = snapshot.to_dict()
+        server.publish(_Frame(self._last))
 
     # ------------------------------------------------------------------ what a page asks for
     def handle(self, message: dict[str, Any]) -> None:
@@ -140,8 +155,6 @@ class ReplayView(ServedView):
                 self._steps = max(0, self._steps - 1)
                 playing = self.playing and not self.playback.done
                 if seek is None and not stepping and not playing:
-                    if self.playback.done:
-                        self.playing = False
                     self._wake_up.wait(timeout=1.0)
                     continue
                 pause = self.playback.robot.clock.period / self.speed
@@ -149,6 +162,9 @@ class ReplayView(ServedView):
                 self._go_to(seek)
             else:
                 self._advance()
+            if self.playback.done:
+                with self._wake_up:
+                    self.playing = False  # the end: the page's button says Play again
             self._publish()
             if playing and seek is None and not stepping:
                 with self._wake_up:  # the pace of the recording, times the speed; a request cuts it short
