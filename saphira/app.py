@@ -24,7 +24,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.console import Console
 from saphira.errors import SaphiraError
-from saphira.export_mcap import open_recorder
+from saphira.export_mcap import FoxgloveServer, open_recorder
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.params import check_params_file
@@ -83,6 +83,7 @@ class Session:
 
             clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
+        self.foxglove: FoxgloveServer | None = None
         self.robot = Robot(clock)
         self.sim: EmbeddedSim | None = None
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
@@ -118,6 +119,10 @@ class Session:
             self.trace.truth = lambda: sim.true_pose
             if self.recorder is not None:  # a replay's plot and export draw the world's walls
                 self.recorder.note("world", str(self.args.world))
+        if getattr(self.args, "foxglove", None) is not None:
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
+            self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
+            self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
         if self.ui_address is not None:
             from saphira.ui.liveview import serve
 
@@ -303,3 +308,5 @@ def run_files(args: argparse.Namespace) -> int:
                 session.recorder.close()
             if session.live is not None:
                 session.live.stop()
+            if session.foxglove is not None:
+                session.foxglove.stop()

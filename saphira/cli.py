@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export)",
     )
     add_ui_options(run)
+    from saphira.replay_cli import add_foxglove_option
+
+    add_foxglove_option(run)
     _add_logging(run)
 
     from saphira.sim import standalone

@@ -1,4 +1,5 @@
-"""A run as Foxglove channels: written to MCAP (``export``, ``run --record X.mcap``) or served live.
+"""A run as Foxglove channels: written to MCAP (``export``, ``run --record X.mcap``) or served live
+(``run --foxglove [HOST:]PORT``, the SDK's WebSocket server, on 127.0.0.1 unless told otherwise).
 
 The channels use Foxglove's well-known schemas (protobuf, through the ``foxglove-sdk`` library, an
 optional extra: ``pip install 'saphira[foxglove]'``), in metres and radians, the global frame
@@ -16,7 +17,8 @@ optional extra: ``pip install 'saphira[foxglove]'``), in metres and radians, the
 ``/log``            Log                 the log records and the activities' ``sfMessage`` lines
 ==================  ==================  =====================================================
 
-Time is robot time (the cycle times the period) from the start of the run.
+Time is robot time (the cycle times the period) from the start of the run. Served live, ``/world`` and
+``/artifacts`` are sent again every :data:`REPEAT_CYCLES`, so a viewer that connects later gets them.
 """
 
 from __future__ import annotations
@@ -40,7 +42,16 @@ if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.world import World
 
-__all__ = ["BEHAVIOR_SCHEMA", "TOPICS", "FoxgloveLog", "McapRecorder", "export", "foxglove_sdk", "open_recorder"]
+__all__ = [
+    "BEHAVIOR_SCHEMA",
+    "TOPICS",
+    "FoxgloveLog",
+    "FoxgloveServer",
+    "McapRecorder",
+    "export",
+    "foxglove_sdk",
+    "open_recorder",
+]
 
 TOPICS = ("/pose", "/odom", "/tf", "/sonar", "/laser", "/world", "/artifacts", "/behaviors", "/log")
 BEHAVIOR_SCHEMA: dict[str, Any] = {
@@ -53,6 +64,8 @@ BEHAVIOR_SCHEMA: dict[str, Any] = {
                  "speed, goal, progress, params and rules [name, truth, direction, value]"},
     },
 }  # fmt: skip
+REPEAT_CYCLES = 50
+"""Cycles between two copies of ``/world`` and ``/artifacts`` on a live server (5 s at 100 ms)."""
 _LEVELS = {"DEBUG": "Debug", "INFO": "Info", "WARNING": "Warning", "ERROR": "Error", "CRITICAL": "Fatal"}
 """Python's logging levels by Foxglove's names."""
 
@@ -96,6 +109,7 @@ class FoxgloveLog(Task):
         behaviors: Callable[[], dict[str, Any]] | None = None,
         artifacts: Callable[[], list[list[float]]] | None = None,
         messages: Callable[[], list[list[str]]] = list,
+        repeat: int = 0,
     ) -> None:
         super().__init__("foxglove", phase=Phase.OBSERVE)
         fg = foxglove_sdk()
@@ -105,6 +119,8 @@ class FoxgloveLog(Task):
         self.behaviors = behaviors if behaviors is not None else (lambda: behavior_state(robot))
         self.artifact_rows = artifacts if artifacts is not None else (lambda: artifact_rows(robot))
         self.messages = messages
+        self.repeat = repeat
+        """Cycles between two copies of the world and the artifacts (0: once, and on a change)."""
         self.pose = fc.PoseInFrameChannel("/pose", context=context)
         self.odom = fc.OdometryChannel("/odom", context=context)
         self.tf = fc.FrameTransformChannel("/tf", context=context)
@@ -144,6 +160,10 @@ class FoxgloveLog(Task):
                                       translation=where, rotation=_quaternion(fm, st.ath)), log_time=ns)  # fmt: skip
         self._log_sonar(stamp, ns)
         self._log_laser(stamp, ns)
+        again = self.repeat > 0 and self.robot.scheduler.cycle % self.repeat == 0
+        if again:
+            self._world_sent = False
+            self._artifact_rows = [[-1.0]]  # differs from any list of rows: sent again
         if not self._world_sent and self.world is not None:
             self._world_sent = True
             self.scene.log(fm.SceneUpdate(entities=self._world_entities(stamp)), log_time=ns)
@@ -253,6 +273,41 @@ class McapRecorder:
             self.tap.detach()
             self._writer.close()
             self._writer = None
+            if self.channels.scheduler is not None:
+                self.robot.scheduler.remove(self.channels)
+
+
+class FoxgloveServer:
+    """``saphira run --foxglove [HOST:]PORT``: the run's channels served live to Foxglove's viewers."""
+
+    def __init__(self, robot: Robot, address: tuple[str, int], *, say: Callable[[str], None] = print) -> None:
+        from saphira.ui.access import exposure_warning
+
+        fg = foxglove_sdk()
+        self.robot = robot
+        self._context = fg.Context()
+        host, port = address
+        try:
+            self._server = fg.start_server(name="saphira", host=host, port=port, context=self._context)
+        except RuntimeError as exc:
+            raise SaphiraError(f"cannot serve Foxglove on {host}:{port}: {exc}") from exc
+        self.port: int = self._server.port
+        self.channels = FoxgloveLog(robot, self._context, repeat=REPEAT_CYCLES)
+        robot.scheduler.add(self.channels, robot.scheduler.unique_name("foxglove"))
+        self.tap = MessageTap(self.channels.message)
+        shown = f"[{host}]" if ":" in host else host
+        say(f"foxglove: ws://{shown}:{self.port} (open it in Foxglove: Open connection, Foxglove WebSocket)")
+        if exposure_warning(host) is not None:  # the live view's test: a wildcard or non-loopback address
+            say(f"warning: the Foxglove server listens on {host or 'every interface'}, not only on loopback, with no "
+                "token: anyone who reaches it sees the run (read only); prefer the default 127.0.0.1 and an SSH "
+                "tunnel (ssh -L PORT:127.0.0.1:PORT host)")  # fmt: skip
+
+    def stop(self) -> None:
+        """Stop serving (idempotent)."""
+        if self._server is not None:
+            self.tap.detach()
+            self._server.stop()
+            self._server = None
             if self.channels.scheduler is not None:
                 self.robot.scheduler.remove(self.channels)
 

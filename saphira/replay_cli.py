@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, Any
 from saphira.argtypes import plot_file
 from saphira.ui.options import DEFAULT_HOST, ui_address
 
+FOXGLOVE_PORT = 8765
+"""The port Foxglove's viewers try first."""
+
 if TYPE_CHECKING:
     from saphira.params import RobotParams
 
-__all__ = ["add_export_parser", "add_replay_options", "run_export", "view_replay"]
+__all__ = ["add_export_parser", "add_foxglove_option", "add_replay_options", "run_export", "view_replay"]
 
 
 def add_replay_options(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +35,16 @@ def add_replay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--world", metavar="W",
         help="the world to draw under the run (default: the one the recording names, if the run was simulated)",
+    )  # fmt: skip
+
+
+def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
+    """``saphira run --foxglove [HOST:]PORT``: serve the run's channels live (:mod:`saphira.export_mcap`)."""
+    parser.add_argument(
+        "--foxglove", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, FOXGLOVE_PORT),
+        help=f"serve the run to Foxglove (its WebSocket protocol) on HOST:PORT (default 127.0.0.1:{FOXGLOVE_PORT}; "
+        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. Needs "
+        "foxglove-sdk: pip install 'saphira[foxglove]'",
     )  # fmt: skip
 
 

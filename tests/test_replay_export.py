@@ -4,11 +4,16 @@ and --ui."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
 import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections import Counter, defaultdict
@@ -19,6 +24,7 @@ from typing import Any
 import aiohttp
 import pytest
 from mcap.reader import make_reader
+from mcap.records import Schema
 from mcap_protobuf.decoder import DecoderFactory
 
 from saphira.cli import main
@@ -298,3 +304,68 @@ def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tu
     assert end["pose"][:2] == [round(final[0]), round(final[1])] and end["replay"]["speed"] == 16
     assert "a replay plays what was recorded" in seen["errors"][0]
     assert "cycle 1000000 is out of range" in seen["errors"][1]
+
+
+def _start_foxglove_run(*args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``saphira run ARGS`` with its output read until it says where its Foxglove server listens."""
+    proc = subprocess.Popen([sys.executable, "-m", "saphira", "run", *args], cwd=PROJECT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
+    assert proc.stdout is not None
+    output = b""
+    deadline = time.monotonic() + 60.0
+    while (match := re.search(rb"foxglove: (ws://\S+)", output)) is None:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0 and proc.poll() is None, output.decode(errors="replace")
+        ready, _, _ = select.select([proc.stdout], [], [], remaining)
+        if ready:
+            output += os.read(proc.stdout.fileno(), 4096)
+    return proc, match[1].decode()
+
+
+async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[Any]]:
+    """Speak Foxglove's WebSocket protocol: the advertised channels, and three decoded /pose messages."""
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
+        ws = await client.ws_connect(url, protocols=["foxglove.sdk.v1"])
+        async with ws:
+            channels: dict[str, dict[str, Any]] = {}
+            while set(channels) != set(TOPICS):
+                msg = await ws.receive(timeout=30)
+                if msg.type == aiohttp.WSMsgType.TEXT and json.loads(msg.data)["op"] == "advertise":
+                    channels.update({c["topic"]: c for c in json.loads(msg.data)["channels"]})
+            pose = channels["/pose"]
+            await ws.send_json({"op": "subscribe", "subscriptions": [{"id": 7, "channelId": pose["id"]}]})
+            schema = Schema(id=1, name=pose["schemaName"], encoding="protobuf", data=base64.b64decode(pose["schema"]))
+            decode = DecoderFactory().decoder_for("protobuf", schema)
+            assert decode is not None
+            poses: list[Any] = []
+            while len(poses) < 3:
+                msg = await ws.receive(timeout=30)
+                if msg.type == aiohttp.WSMsgType.BINARY:
+                    opcode, subscription = struct.unpack_from("<BI", msg.data)
+                    assert (opcode, subscription) == (1, 7)
+                    poses.append(decode(msg.data[13:]))
+    return channels, poses
+
+
+def test_run_foxglove_serves_the_channels_live_on_loopback() -> None:
+    proc, url = _start_foxglove_run("colbert/demo.act", "--world", "room", "--realtime", "--duration", "60",
+                                    "--foxglove", "127.0.0.1:0")  # fmt: skip
+    try:
+        assert url.startswith("ws://127.0.0.1:")
+        channels, poses = asyncio.run(_foxglove_client(url))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output = proc.communicate(timeout=30)[0].decode()
+    assert proc.returncode == 0, output
+    assert {topic: c["schemaName"] for topic, c in channels.items()} == SCHEMAS
+    assert all(p.frame_id == "world" for p in poses)
+    assert (poses[0].pose.position.x, poses[0].pose.position.y) == pytest.approx((1.5, 4.0), abs=0.5)  # the room
+    assert "warning" not in output
+
+
+def test_foxglove_listens_on_loopback_by_default() -> None:
+    from saphira.cli import build_parser
+
+    args = build_parser().parse_args(["run", "colbert/demo.act", "--foxglove"])
+    assert args.foxglove == ("127.0.0.1", 8765)
+    assert build_parser().parse_args(["replay", "x.rec", "--ui"]).ui == ("127.0.0.1", 0)
