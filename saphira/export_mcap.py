@@ -83,6 +83,14 @@ def foxglove_sdk() -> Any:
     return foxglove
 
 
+def _open_mcap(fg: Any, path: str | Path, context: Any) -> Any:
+    """The SDK's MCAP writer for ``path``; a :class:`SaphiraError` naming the file when it cannot be written."""
+    try:
+        return fg.open_mcap(str(path), allow_overwrite=True, context=context)
+    except OSError as exc:
+        raise SaphiraError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def _quaternion(fm: Any, degrees: float) -> Any:
     half = math.radians(degrees) / 2
     return fm.Quaternion(x=0.0, y=0.0, z=math.sin(half), w=math.cos(half))
@@ -255,7 +263,7 @@ class McapRecorder:
         self.robot = robot
         self.path = Path(path)
         self._context = fg.Context()
-        self._writer = fg.open_mcap(str(self.path), allow_overwrite=True, context=self._context)
+        self._writer = _open_mcap(fg, self.path, self._context)
         self.channels = FoxgloveLog(robot, self._context)
         robot.scheduler.add(self.channels, robot.scheduler.unique_name("recorder"))
         self.tap = MessageTap(self.channels.message)
@@ -326,7 +334,7 @@ def export(
     fg = foxglove_sdk()
     playback = Playback.open(source, params)
     context = fg.Context()
-    with fg.open_mcap(str(target), allow_overwrite=True, context=context):
+    with _open_mcap(fg, target, context):
         channels = FoxgloveLog(playback.robot, context, world=recorded_world(playback.recording, world),
                                behaviors=lambda: playback.behaviors, artifacts=lambda: playback.artifacts,
                                messages=lambda: playback.messages)  # fmt: skip

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,7 @@ class Recorder:
         self._task = robot.scheduler.add(self._observe, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
         self.packets = 0
         self.events = 0
+        self._lock = threading.Lock()
         self._behaviors = ""
         self._pose = ""
         self._artifacts = ""
@@ -86,9 +88,10 @@ class Recorder:
             self._file.write(f"# {key} {value}\n")
 
     def _write(self, text: str) -> None:
-        if self._file is not None:
-            self._file.write(f"{self.robot.scheduler.cycle} {text}\n")
-            self.events += 1
+        with self._lock:  # a log record may come from another thread (the live view's server)
+            if self._file is not None:
+                self._file.write(f"{self.robot.scheduler.cycle} {text}\n")
+                self.events += 1
 
     def _received(self, payload: bytes) -> None:
         self.packets += 1
@@ -121,10 +124,11 @@ class Recorder:
     def close(self) -> None:
         """Write the end line and close the file (idempotent)."""
         if self._file is not None:
-            self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
-            self._file.close()
-            self._file = None
             self.tap.detach()
+            with self._lock:
+                self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
+                self._file.close()
+                self._file = None
             self.robot.link.on_packet_in.disconnect(self._received)
             self.robot.link.on_packet_out.disconnect(self._sent)
             if self._task.scheduler is not None:

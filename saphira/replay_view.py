@@ -108,8 +108,11 @@ class ReplayView(ServedView):
     # ------------------------------------------------------------------ what a page asks for
     def handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
-        if kind in ("view", "display"):
-            return  # the page reports its view and menus: nothing here depends on them
+        if kind == "view":
+            return  # the page reports its view: nothing here depends on it
+        if kind == "display":  # the Display menu: wake, local view, update period, as in the live view
+            self.display.set(integer(message, "menu", 0, 100), integer(message, "state", 0, 1000))
+            return
         if kind != "replay":
             raise RequestError(f"{kind}: a replay plays what was recorded; it takes only its player's requests")
         action = text(message, "action", 10)
@@ -174,7 +177,8 @@ class ReplayView(ServedView):
         playback = self.playback
         playback.step()
         state = playback.robot.state
-        self.wake.add(playback.robot.clock.now(), state.ax, state.ay)
+        if self.display.wake:
+            self.wake.add(playback.robot.clock.now(), state.ax, state.ay)
         for _level, name, line in playback.messages:
             if self.server is not None:
                 self.server.message(line if name == "sfMessage" else f"{name}: {line}")

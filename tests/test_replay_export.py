@@ -223,6 +223,14 @@ def test_export_of_a_broken_line_names_it(
     assert f"{broken}:{number + 1}" in capsys.readouterr().err
 
 
+def test_export_to_a_place_it_cannot_write_names_it(
+    recorded: tuple[Path, tuple[float, float, float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = recorded
+    assert main(["export", str(path), "-o", str(tmp_path)]) == 2  # a folder
+    assert f"saphira export: cannot write {tmp_path}: Is a directory" in capsys.readouterr().err
+
+
 def test_without_foxglove_sdk_export_and_record_say_what_to_install(
     recorded: tuple[Path, tuple[float, float, float]], tmp_path: Path
 ) -> None:
@@ -268,6 +276,9 @@ async def _player(url: str, rec: Any) -> dict[str, Any]:
             await ws.send_json({"type": "replay", "action": "speed", "speed": 16})
             await ws.send_json({"type": "replay", "action": "play"})
             seen["end"] = await until(lambda m: m["type"] == "frame" and m["replay"]["cycle"] == rec.last_cycle + 1)
+            await ws.send_json({"type": "display", "menu": 2, "state": 0})  # the Display menu's Wake, off
+            await ws.send_json({"type": "replay", "action": "step"})  # at the end: the same cycle, shown again
+            seen["no wake"] = await until(lambda m: m["type"] == "frame" and not m["display"]["wake"])
             await ws.send_json({"type": "key", "key": "ArrowUp"})
             await ws.send_json({"type": "replay", "action": "seek", "cycle": 10**6})
             await until(lambda m: len(seen["errors"]) == 2)
@@ -302,6 +313,7 @@ def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tu
     assert "started with 2 behaviors" in seen["lines"]  # played in cycle 5, where it was recorded
     end = seen["end"]
     assert end["pose"][:2] == [round(final[0]), round(final[1])] and end["replay"]["speed"] == 16
+    assert seen["no wake"]["replay"]["cycle"] == rec.last_cycle + 1
     assert "a replay plays what was recorded" in seen["errors"][0]
     assert "cycle 1000000 is out of range" in seen["errors"][1]
 
