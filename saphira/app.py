@@ -28,6 +28,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.console import Console
 from saphira.errors import SaphiraError
+from saphira.export_mcap import FoxgloveServer, open_recorder
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.link import LinkOptions
@@ -35,7 +36,6 @@ from saphira.link_watch import LinkWatch, check_link_options
 from saphira.params import check_params_file
 from saphira.parts import PartFailures
 from saphira.progress import RunProgress
-from saphira.recording import Recorder
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.tasks import TaskState, state_name
@@ -95,6 +95,7 @@ class Session:
 
             clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
+        self.foxglove: FoxgloveServer | None = None
         link_timeout: float | None = getattr(args, "link_timeout", None)
         self.robot = Robot(clock, link_options=LinkOptions(loss_timeout=link_timeout) if link_timeout else None)
         self.watch: LinkWatch | None = None
@@ -102,8 +103,10 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder = Recorder(self.robot, args.record) if getattr(args, "record", None) else None
+        self.recorder = open_recorder(self.robot, args.record) if getattr(args, "record", None) else None
         self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
+        if self.recorder is not None:  # the activities' messages go into the recording too
+            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -141,6 +144,8 @@ class Session:
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
             self.robot.link.user_params = params
+            if self.recorder is not None:
+                self.recorder.note("params", str(params))
         if self.args.robot:
             self.console.note(f"connecting to {self.args.robot} ...")
             self.robot.connect(self.args.robot)
@@ -151,6 +156,12 @@ class Session:
             self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
             sim = self.sim
             self.trace.truth = lambda: sim.true_pose
+            if self.recorder is not None:  # a replay's plot and export draw the world's walls
+                self.recorder.note("world", str(self.args.world))
+        if getattr(self.args, "foxglove", None) is not None:
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
+            self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
+            self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
         if self.ui_address is not None:
             from saphira.ui.liveview import serve
 
@@ -369,3 +380,5 @@ def run_files(args: argparse.Namespace) -> int:
                 session.recorder.close()
             if session.live is not None:
                 session.live.stop()
+            if session.foxglove is not None:
+                session.foxglove.stop()

@@ -25,7 +25,9 @@ commands:
   check FILE...   parse and compile .act/.beh files, resolve names; report every error; exit 1 if any
   params [FILE]   list the bundled robot parameter files, or show what FILE resolves to
   worlds          list the bundled simulator worlds and maps
-  replay FILE     replay a --record'ed session through the link and reflector, comparing states
+  replay FILE     replay a --record'ed session through the link and reflector, comparing states; or
+                  draw it (--plot PNG) or play it in the live view (--ui)
+  export FILE     write a recording as MCAP (-o RUN.mcap) for Foxglove and ROS 2 tools
   map WORLD       convert a simulator world into a Saphira map file of WALL artifacts
   batch EXP.toml  run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them
 
@@ -146,8 +148,16 @@ def build_parser() -> argparse.ArgumentParser:
         "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
         "'saphira[plot]')",
     )
-    run.add_argument("--record", metavar="FILE", help="record every packet, both ways, with cycle stamps")
+    run.add_argument(
+        "--record",
+        metavar="FILE",
+        help="record every packet, both ways, with cycle stamps, the "
+        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export)",
+    )
     add_ui_options(run)
+    from saphira.replay_cli import add_foxglove_option
+
+    add_foxglove_option(run)
     _add_logging(run)
 
     from saphira.sim import standalone
@@ -209,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+    from saphira.replay_cli import add_export_parser, add_replay_options
+
+    add_replay_options(replay)
+    add_export_parser(sub)
 
     from saphira.perception.worldmap import add_map_parser
 
@@ -258,6 +272,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from saphira.params import find_params_file, load_params
     from saphira.recording import replay
 
+    if args.plot or getattr(args, "ui", None) is not None:
+        from saphira.replay_cli import view_replay
+
+        return view_replay(args)
     params = load_params(find_params_file(args.params)) if args.params else None
     report = replay(args.file, params)
     print(
@@ -268,6 +286,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if report.problem:
         print(f"recording ended early: {report.problem}")
     return 0 if report.matches and not report.problem else 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from saphira.replay_cli import run_export
+
+    return run_export(args)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -309,7 +333,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
     "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay, "batch": cmd_batch,
-    "map": cmd_map,
+    "map": cmd_map, "export": cmd_export,
 }  # fmt: skip
 
 

@@ -7,6 +7,10 @@ A recording is a text file, one line per event, stamped with the scheduler cycle
     12 < FAFB0603...       packet received from the robot (framed bytes, hex)
     12 > FAFB060B...       packet sent to the robot
     12 = 1000.0 -2.5 90.0 300.0 0.0 13.0 0     reflector state at the end of cycle 12
+    12 p 5230.5 1410.0 90.0                      global pose, when it changed (version 3)
+    12 b {"turn":-4.0,"speed":300.0,"rows":[...]}   behaviors, when they changed (version 3)
+    12 m ["INFO","sfMessage","at the door"]     a message or log record (version 3)
+    12 a [[5,3,2000.0,1500.0,90.0,0.0,3000.0]]   the map's artifacts, when they changed (version 3)
     # end 5321 events, cycle 602
 
 State lines hold ``odo_x odo_y odo_th vel rvel battery stall_word`` rounded to 0.1. On replay the
@@ -18,30 +22,39 @@ a recording without it (the process was killed, the disk filled) or with fewer e
 ended early, and a last line without its newline was cut in the middle. Such a recording replays up
 to its last complete line, and :attr:`Recording.problem` says where it ends. The file is flushed at
 the end of every cycle, so a killed run loses at most the cycle it was in. Version 1 recordings (no
-end line) are read too, without the check.
+end line) are read too, without the check. Version 3 adds the behaviors and the messages
+(:mod:`saphira.record_extras`) and ``# world NAME`` and ``# params FILE`` lines naming the embedded
+simulator's world and the run's parameter file;
+versions 1 and 2 replay the same, without them. It also keeps the global pose, which the packets do
+not carry (the simulator's start pose, registration, ``sfMoveRobot``), so a replay draws the run where
+it was.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from saphira.clock import LockStepClock
 from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.params import RobotParams
 from saphira.protocol.framing import encode_packet
+from saphira.record_extras import MessageTap, artifact_rows, behavior_state, encode, message_body
 from saphira.reflector import RobotState
 from saphira.robot import Robot
 from saphira.tasks import Phase, TaskState
 from saphira.transport import Transport, TransportClosed
 
-VERSION = 2
+VERSION = 3
 HEADER = f"# saphira recording {VERSION}"
 _HEADER_RE = re.compile(r"# saphira recording (\d+)$")
 _END_RE = re.compile(r"# end (\d+) events, cycle (\d+)$")
+_NOTE_RE = re.compile(r"# (world|params) (.+)$")
 
 
 def state_line(state: RobotState) -> str:
@@ -62,11 +75,23 @@ class Recorder:
         self._task = robot.scheduler.add(self._observe, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
         self.packets = 0
         self.events = 0
+        self._lock = threading.Lock()
+        self._behaviors = ""
+        self._pose = ""
+        self._artifacts = ""
+        self.tap = MessageTap(lambda level, name, text: self._write("m " + message_body(level, name, text)))
+        """Log records and, through ``tap.tee``, a session's messages go into the recording."""
+
+    def note(self, key: str, value: str) -> None:
+        """A ``# key value`` line: ``world`` (the simulator's, for a replay's plot), ``params`` (for its laser)."""
+        if self._file is not None:
+            self._file.write(f"# {key} {value}\n")
 
     def _write(self, text: str) -> None:
-        if self._file is not None:
-            self._file.write(f"{self.robot.scheduler.cycle} {text}\n")
-            self.events += 1
+        with self._lock:  # a log record may come from another thread (the live view's server)
+            if self._file is not None:
+                self._file.write(f"{self.robot.scheduler.cycle} {text}\n")
+                self.events += 1
 
     def _received(self, payload: bytes) -> None:
         self.packets += 1
@@ -79,6 +104,19 @@ class Recorder:
     def _observe(self, state: int) -> int:
         if self.robot.link.connected:
             self._write("= " + state_line(self.robot.state))
+            st = self.robot.state
+            pose = f"{st.ax:.1f} {st.ay:.1f} {st.ath:.1f}"
+            if pose != self._pose:
+                self._pose = pose
+                self._write("p " + pose)
+            behaviors = encode(behavior_state(self.robot))
+            if behaviors != self._behaviors:
+                self._behaviors = behaviors
+                self._write("b " + behaviors)
+            artifacts = encode(artifact_rows(self.robot))
+            if artifacts != self._artifacts:
+                self._artifacts = artifacts
+                self._write("a " + artifacts)
         if self._file is not None:
             self._file.flush()
         return TaskState.RESUME if state == TaskState.INIT else state
@@ -86,9 +124,11 @@ class Recorder:
     def close(self) -> None:
         """Write the end line and close the file (idempotent)."""
         if self._file is not None:
-            self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
-            self._file.close()
-            self._file = None
+            self.tap.detach()
+            with self._lock:
+                self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
+                self._file.close()
+                self._file = None
             self.robot.link.on_packet_in.disconnect(self._received)
             self.robot.link.on_packet_out.disconnect(self._sent)
             if self._task.scheduler is not None:
@@ -107,6 +147,16 @@ class Recording:
     received: dict[int, bytes] = field(default_factory=lambda: defaultdict(bytes))
     sent: dict[int, list[bytes]] = field(default_factory=lambda: defaultdict(list))
     states: dict[int, str] = field(default_factory=dict)
+    behaviors: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Version 3: the behaviors' state, in the cycles it changed in (:mod:`saphira.record_extras`)."""
+    messages: dict[int, list[list[str]]] = field(default_factory=lambda: defaultdict(list))
+    """Version 3: ``[level, name, text]`` of every message and log record, by cycle."""
+    poses: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    """Version 3: the global pose (x, y mm, th deg) at the end of the cycles it changed in."""
+    artifacts: dict[int, list[list[float]]] = field(default_factory=dict)
+    """Version 3: the map's artifacts ``[type, id, x, y, th, width, length]``, in the cycles they changed in."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """Version 3: ``world`` (the embedded simulator's) and ``params`` (the run's ``--params``), if any."""
     events: int = 0
     problem: str = ""
 
@@ -153,6 +203,8 @@ def read_recording(path: str | Path) -> Recording:
             raise SourceError("a line after the recording's end line", position, line)
         if line.startswith("# robot "):
             rec.url = line[len("# robot ") :]
+        if (note := _NOTE_RE.match(line)) is not None:
+            rec.notes[note[1]] = note[2]
         if (marker := _END_RE.match(line)) is not None:
             end = int(marker[1]), int(marker[2])
         if not line.strip() or line.startswith("#"):
@@ -167,6 +219,15 @@ def read_recording(path: str | Path) -> Recording:
                 rec.sent[cycle].append(bytes.fromhex(body))
             elif kind == "=":
                 rec.states[cycle] = body
+            elif kind == "p" and version >= 3:
+                x, y, th = (float(v) for v in body.split())
+                rec.poses[cycle] = (x, y, th)
+            elif kind == "b" and version >= 3:
+                rec.behaviors[cycle] = _json_of(body, dict)
+            elif kind == "a" and version >= 3:
+                rec.artifacts[cycle] = _json_of(body, list)
+            elif kind == "m" and version >= 3:
+                rec.messages[cycle].append([str(v) for v in _json_of(body, list)][:3])
             else:
                 raise ValueError(f"unknown event kind {kind!r}")
         except (IndexError, ValueError) as exc:
@@ -181,6 +242,13 @@ def read_recording(path: str | Path) -> Recording:
     elif end is not None and end[0] != rec.events:
         rec.problem = f"{rec.events} events where its end line counts {end[0]} (cycle {end[1]})"
     return rec
+
+
+def _json_of(body: str, kind: type) -> Any:
+    value = json.loads(body)  # a JSONDecodeError is a ValueError: reported with the line
+    if not isinstance(value, kind):
+        raise ValueError(f"expected a JSON {kind.__name__}")
+    return value
 
 
 class ReplayTransport(Transport):

@@ -98,7 +98,7 @@ def test_readme_command(args: list[str], scratch: Path) -> None:
         replacement = f"serial://{address}" if robot.startswith("serial") else f"tcp://{address}"
         args = [replacement if a == robot else a for a in args]
     try:
-        if args[0] == "replay":  # replays the recording the README's previous command made
+        if args[0] in ("replay", "export"):  # replays the recording the README's run --record command makes
             assert run(["run", "colbert/demo.act", "--duration", "120", "--record", args[1]], scratch).returncode == 0
         stdin = "1 + 1\nexit\n" if args[0] == "shell" else None
         result = run(args, scratch, stdin=stdin)
@@ -114,8 +114,10 @@ def test_readme_command(args: list[str], scratch: Path) -> None:
         assert png.read_bytes()[:4] == b"\x89PNG"
     if args[0] == "shell":
         assert "2 (int)" in result.stdout
-    if args[0] == "replay":
+    if args[0] == "replay" and "--plot" not in args:
         assert " 0 differ" in result.stdout
+    if args[0] == "export":
+        assert (scratch / args[args.index("-o") + 1]).read_bytes()[:8] == b"\x89MCAP0\r\n"
 
 
 def test_readme_python_example_runs(scratch: Path) -> None:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from saphira.sim.embedded import EmbeddedSim
     from saphira.sim.world import World
 
-__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture", "world_outline"]
+__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "behavior_dicts", "capture", "world_outline"]
 
 WAKE_SECONDS = 10.0
 """The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
@@ -170,6 +170,13 @@ def _behavior_dict(b: BehaviorRow) -> dict[str, Any]:
         "params": [list(p) for p in b.params],
         "rules": [[n, round(t, 2), d, round(v, 1)] for n, t, d, v in b.rules],
     }  # fmt: skip
+
+
+def behavior_dicts(robot: Robot) -> list[dict[str, Any]]:
+    """The Behaviors window's rows as a frame carries them, now (a recording keeps them per cycle)."""
+    vel = robot.state.vel
+    rows = (_behavior_row(_raw_behavior(t), vel) for t in robot.executive.behaviors if not t.finished)
+    return [_behavior_dict(b) for b in sorted(rows, key=lambda b: b.priority)]
 
 
 def _task_kind(task: Task) -> str:

@@ -69,6 +69,8 @@ function receive(msg) {
   if (msg.type === "hello") {
     saphira.hello = msg;
     document.body.classList.toggle("sim", msg.mode === "sim");
+    document.body.classList.toggle("replay", Boolean(msg.replay));
+    if (msg.replay) renderReplay(msg.replay);
     applyDisplay(msg.display);
     $("output").textContent = "";
     appendLines(msg.history || []);
@@ -89,6 +91,7 @@ function receive(msg) {
       applyDisplay(msg.display);
     }
     if (saphira.hello.mode === "sim") renderSimInfo(msg); else renderPanels(msg);
+    if (msg.replay) renderReplay(msg.replay);
     draw();
   } else if (msg.type === "messages") {
     appendLines(msg.lines);
@@ -575,7 +578,7 @@ document.addEventListener("keydown", (e) => {
   if (e.target !== canvas && e.target !== document.body) return;
   if (e.key === "+" || e.key === "=") { zoom(1.25); return; }
   if (e.key === "-") { zoom(0.8); return; }
-  if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim") return;
+  if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim" || saphira.hello.replay) return;
   e.preventDefault();
   send({ type: "key", key: e.key });
 });
@@ -614,6 +617,32 @@ canvas.addEventListener("mouseup", (e) => {
   if (!p.moved) send({ type: "button", x: Math.round(p.x), y: Math.round(p.y), button: p.button + 1, mods: (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) });
 });
 window.addEventListener("resize", draw);
+
+/* ------------------------------------------------------------------ replay (saphira replay REC --ui) */
+/* The player's controls ask the server; what they show comes back in each frame's "replay". */
+let sliding = false;
+
+function renderReplay(r) {
+  saphira.replay = r;
+  const slider = $("replay-slider");
+  slider.max = String(r.cycles);
+  if (!sliding) slider.value = String(r.cycle);
+  $("replay-play").textContent = r.playing ? "Pause" : "Play";
+  $("replay-speed").value = String(r.speed);
+  const seconds = (r.cycle * (saphira.hello.period || 0.1)).toFixed(1);
+  $("replay-time").textContent = `cycle ${r.cycle} / ${r.cycles}  (${seconds} s)` + (r.behaviors ? "" : "  no behaviors recorded");
+}
+
+$("replay-play").addEventListener("click", () => {
+  send({ type: "replay", action: saphira.replay && saphira.replay.playing ? "pause" : "play" });
+});
+$("replay-step").addEventListener("click", () => send({ type: "replay", action: "step" }));
+$("replay-speed").addEventListener("change", (e) => send({ type: "replay", action: "speed", speed: Number(e.target.value) }));
+$("replay-slider").addEventListener("input", () => { sliding = true; });
+$("replay-slider").addEventListener("change", (e) => {
+  sliding = false;
+  send({ type: "replay", action: "seek", cycle: Number(e.target.value) });
+});
 
 setConnected(false);
 connect();
