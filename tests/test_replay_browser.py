@@ -15,8 +15,9 @@ import pytest
 from playwright import sync_api as playwright_api
 
 from saphira.recording import read_recording
+from tests.browser import chromium_path
 from tests.sim_process import PROJECT
-from tests.ui_support import chromium_path, start_command
+from tests.ui_support import start_command
 
 ACTIVITY = """\
 sfInitControlProcs();
