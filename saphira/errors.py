@@ -16,6 +16,12 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else _escape(char) for char in text)
 
 
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message (``repr``); a value longer than ``limit`` (a 5000-digit number) is
+    named by its first characters and its length."""
+    return repr(text) if len(text) <= limit else f"{text[: limit // 2]!r}... ({len(text)} characters)"
+
+
 def _escape(char: str) -> str:
     code = ord(char)
     if code <= 0xFF:

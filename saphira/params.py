@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.paths import data_dir
 
@@ -244,7 +244,7 @@ def _convert(line: _Line, token: int, kind: _Kind) -> int | float | bool | str:
         if _INT.fullmatch(text):
             value = bounded_int(text)
             if value is None:
-                raise line.error(f"{key}: {_short(text)} is out of range (more than 18 digits)", token)
+                raise line.error(f"{key}: {quoted(text)} is out of range (more than 18 digits)", token)
             return value
         if _FLOAT.fullmatch(text):
             why = "integer parameters take no decimal point"
@@ -253,14 +253,9 @@ def _convert(line: _Line, token: int, kind: _Kind) -> int | float | bool | str:
     if _FLOAT.fullmatch(text):
         number = float(text)
         if not math.isfinite(number):
-            raise line.error(f"{key}: {_short(text)} is out of range (not a finite number)", token)
+            raise line.error(f"{key}: {quoted(text)} is out of range (not a finite number)", token)
         return number
     raise line.error(f"{key}: {text!r} is not a number", token)
-
-
-def _short(text: str) -> str:
-    """A value to quote in a message: a 5000-digit number is named by its first digits and length."""
-    return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
 
 
 def _check_range(line: _Line, name: str, value: float) -> None:
@@ -270,7 +265,7 @@ def _check_range(line: _Line, name: str, value: float) -> None:
     if not (above and value <= high):
         bound = "more than" if name in _POSITIVE else "at least"
         key, text = line.tokens[0][0], line.tokens[1][0]
-        raise line.error(f"{key}: {_short(text)} is out of range ({what}: {bound} {low:g} and at most {high:g})", 1)
+        raise line.error(f"{key}: {quoted(text)} is out of range ({what}: {bound} {low:g} and at most {high:g})", 1)
 
 
 def _sonar_unit(line: _Line) -> SonarUnit:
@@ -284,7 +279,7 @@ def _sonar_unit(line: _Line) -> SonarUnit:
     x, y, th = (float(_convert(line, i, "float")) for i in (2, 3, 4))
     for token, value in ((2, x), (3, y)):
         if abs(value) > MAX_SONAR_OFFSET:
-            raise line.error(f"SonarUnit {index}: {_short(line.tokens[token][0])} is out of range "
+            raise line.error(f"SonarUnit {index}: {quoted(line.tokens[token][0])} is out of range "
                              f"(a position in mm, at most {MAX_SONAR_OFFSET:g} from the centre)", token)  # fmt: skip
     return SonarUnit(index, x, y, th, tuple(text for text, _ in line.tokens[5:]))
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TextIO
 
 from saphira.clock import LockStepClock
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.params import RobotParams
 from saphira.protocol.framing import encode_packet
@@ -130,8 +130,7 @@ def _number(text: str, what: str, position: SourcePosition, line: str) -> int:
     """``text`` as a whole number of at most 12 digits (0 or more), or a SourceError naming ``what``."""
     value = bounded_int(text, digits=12)
     if value is None or text[:1] in "+-":
-        shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
-        raise SourceError(f"{what} must be a whole number of at most 12 digits, not {shown}", position, line)
+        raise SourceError(f"{what} must be a whole number of at most 12 digits, not {quoted(text)}", position, line)
     return value
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
 from saphira.inputfile import MIB, decode_utf8, read_input
 from saphira.sim.world import World, WorldNotFoundError, find_world_file, load_world
@@ -135,7 +135,7 @@ def _numbers(words: list[str], count: int, what: str, where: SourcePosition, tex
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise WorldFileError(f"bad number {word!r} in {what}", where, text)
+            raise WorldFileError(f"bad number {quoted(word)} in {what}", where, text)
         values.append(value)
     return values
 

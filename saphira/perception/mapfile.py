@@ -54,7 +54,7 @@ from saphira.artifacts import (
     create_junction,
     create_wall,
 )
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.paths import data_dir
 
@@ -148,8 +148,7 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
         digits = match.group(1) if match else ""
         given = bounded_int(digits, digits=9) if digits[:1].isdigit() else None
         if given is None or given <= 0:
-            shown = tok.group() if len(tok.group()) <= 40 else tok.group()[:20] + "..."
-            raise error(f"an id is a positive integer in parentheses (at most 9 digits), not {shown!r}",
+            raise error(f"an id is a positive integer in parentheses (at most 9 digits), not {quoted(tok.group())}",
                         tok.start() + 1)  # fmt: skip
         ident = given
     usage = f"{kind} {'' if kind == 'WALL' else '[(id)] '}{' '.join(fields)}"
@@ -166,7 +165,7 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise error(f"bad number {tok.group()!r} for {kind}'s {name}", tok.start() + 1)
+            raise error(f"bad number {quoted(tok.group())} for {kind}'s {name}", tok.start() + 1)
         if name in ("length", "width") and value <= 0.0:
             raise error(f"{kind}'s {name} must be positive, not {tok.group()}", tok.start() + 1)
         values[name] = value

@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from saphira.errors import SourcePosition
+from saphira.errors import SourcePosition, quoted
 from saphira.geometry import Pose
 from saphira.inputfile import bounded_int
 from saphira.sim.geometry import FloatArray
@@ -118,8 +118,7 @@ class _MapReader:
             count = bounded_int(value.strip(), digits=12)
             if count is None or count < 0:
                 text = value.strip()
-                shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
-                raise self.error(f"{key} must be a whole number (at most 12 digits), not {shown}", index, column)
+                raise self.error(f"{key} must be a whole number (at most 12 digits), not {quoted(text)}", index, column)
             self.counts[key] = _Count(count, index + 1)
 
     def read_cairn(self, value: str, index: int) -> MapObject:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
 from saphira.inputfile import MIB, read_input
 from saphira.paths import data_dir
@@ -118,11 +118,9 @@ def parse_number(token: str, file: str, line: int, column: int, source_line: str
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        shown = repr(token) if len(token) <= 40 else f"{token[:20]!r}... ({len(token)} characters)"
-        raise WorldError(f"bad number {shown}", SourcePosition(file, line, column), source_line)
+        raise WorldError(f"bad number {quoted(token)}", SourcePosition(file, line, column), source_line)
     if abs(value) > MAX_COORDINATE:
-        shown = repr(token) if len(token) <= 40 else f"{token[:20]!r}... ({len(token)} characters)"
-        message = f"number {shown} out of range (at most {MAX_COORDINATE:g} in size)"
+        message = f"number {quoted(token)} out of range (at most {MAX_COORDINATE:g} in size)"
         raise WorldError(message, SourcePosition(file, line, column), source_line)
     return value
 
