@@ -18,7 +18,7 @@ An ``id`` of 0 means "no id"; ids given by the caller are kept as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -337,6 +337,7 @@ class PointList:
 
     def __init__(self, robot: Pose | None = None) -> None:
         self._items: list[Artifact] = []
+        self._members: set[int] = set()  # id() of each item: membership in O(1), so loading n is O(n)
         self.robot = robot or Pose()
         self.global_origin = Point(cat=Category.SYSTEM)
         self.robot_origin = Point(cat=Category.SYSTEM)
@@ -349,13 +350,14 @@ class PointList:
         return iter(list(self._items))
 
     def __contains__(self, artifact: object) -> bool:
-        return any(a is artifact for a in self._items)
+        return id(artifact) in self._members
 
     def add(self, artifact: Artifact) -> bool:
         """Add an artifact (its local coordinates are refreshed); False if it was already there."""
         if artifact in self:
             return False
         self._items.append(artifact)
+        self._members.add(id(artifact))
         artifact.set_local_coords(self.robot)
         return True
 
@@ -364,8 +366,16 @@ class PointList:
         for i, a in enumerate(self._items):
             if a is artifact:
                 del self._items[i]
+                self._members.discard(id(artifact))
                 return True
         return False
+
+    def remove_many(self, artifacts: Iterable[Artifact]) -> int:
+        """Remove every one of ``artifacts`` that is here, in one pass; returns how many were."""
+        doomed = {id(a) for a in artifacts} & self._members
+        self._items = [a for a in self._items if id(a) not in doomed]
+        self._members -= doomed
+        return len(doomed)
 
     def find(self, id: int) -> Artifact | None:
         """The first artifact with this id (``sfFindArtifact``), or None."""

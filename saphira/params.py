@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -30,11 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.paths import data_dir
 
 DEFAULTS_SOURCE = "<defaults>"
 PARAMS_ENV = "SAPHIRA_PARAMS"
+MAX_PARAMS_BYTES = MIB
+"""A parameter file is a few kB; anything past this is not one."""
+MAX_SONARS = 256
+"""The largest ``SonarNum`` (ARIA's robots have at most 32)."""
+MAX_SONAR_OFFSET = 100_000.0
+"""mm: how far from the robot's centre a ``SonarUnit`` may sit."""
 
 log = logging.getLogger("saphira.params")
 
@@ -179,6 +187,30 @@ _KEY_SPECS: dict[str, tuple[str, _Kind]] = {
 }
 _KEYS = {key.lower(): spec for key, spec in _KEY_SPECS.items()}
 
+_LENGTH = (0.0, 20_000.0, "a length in mm")
+_FACTOR = (0.0, 1000.0, "a conversion factor")
+_SPEED = (0.0, 100_000.0, "a speed or acceleration")
+_COMMAND = (0.0, 32_767.0, "a value the robot takes in a 16-bit command argument, 0 for the robot's own")
+# Field -> (low, high, what it is): a value outside the range (or not finite) is refused at its line,
+# since the robot's outline, conversions and simulator would otherwise fail far from the file.
+# Sizes, factors and divisors must be above ``low``; the rest may equal it.
+_RANGES: dict[str, tuple[float, float, str]] = {
+    "robot_radius": _LENGTH, "robot_diagonal": _LENGTH, "robot_width": _LENGTH, "robot_length": _LENGTH,
+    "robot_length_front": _LENGTH, "robot_length_rear": _LENGTH,
+    "angle_conv_factor": _FACTOR, "dist_conv_factor": _FACTOR, "vel_conv_factor": _FACTOR,
+    "range_conv_factor": _FACTOR, "diff_conv_factor": _FACTOR, "vel2_divisor": _FACTOR,
+    "max_velocity": _SPEED, "max_rvelocity": _SPEED, "max_acceleration": _SPEED,
+    "trans_vel_max": _COMMAND, "rot_vel_max": _COMMAND, "trans_accel": _COMMAND, "trans_decel": _COMMAND,
+    "rot_accel": _COMMAND, "rot_decel": _COMMAND,
+    "switch_to_baud_rate": (0.0, 10_000_000.0, "a baud rate, 0 for none"),
+    "front_buffer": (0.0, 20_000.0, "a distance in mm"), "side_buffer": (0.0, 20_000.0, "a distance in mm"),
+    "angle_jitter": (0.0, 10.0, "a standard deviation"), "dist_jitter": (0.0, 10.0, "a standard deviation"),
+    "angle_drift": (-10.0, 10.0, "degrees per mm"),
+}  # fmt: skip
+_POSITIVE = {"robot_radius", "robot_diagonal", "robot_width", "robot_length", "vel2_divisor"} | {
+    name for name, (_, _, what) in _RANGES.items() if what == "a conversion factor"
+}
+
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _BOOLS = {"0": False, "1": True, "false": False, "true": True}
@@ -210,14 +242,30 @@ def _convert(line: _Line, token: int, kind: _Kind) -> int | float | bool | str:
         raise line.error(f"{key}: {text!r} is not a boolean (use 0, 1, true or false)", token)
     if kind == "int":
         if _INT.fullmatch(text):
-            return int(text)
+            value = bounded_int(text)
+            if value is None:
+                raise line.error(f"{key}: {quoted(text)} is out of range (more than 18 digits)", token)
+            return value
         if _FLOAT.fullmatch(text):
             why = "integer parameters take no decimal point"
             raise line.error(f"{key}: {text!r} is not an integer ({why})", token)
         raise line.error(f"{key}: {text!r} is not an integer", token)
     if _FLOAT.fullmatch(text):
-        return float(text)
+        number = float(text)
+        if not math.isfinite(number):
+            raise line.error(f"{key}: {quoted(text)} is out of range (not a finite number)", token)
+        return number
     raise line.error(f"{key}: {text!r} is not a number", token)
+
+
+def _check_range(line: _Line, name: str, value: float) -> None:
+    """ParamsError at the value when the physical parameter ``name`` is outside its range."""
+    low, high, what = _RANGES[name]
+    above = value > low if name in _POSITIVE else value >= low
+    if not (above and value <= high):
+        bound = "more than" if name in _POSITIVE else "at least"
+        key, text = line.tokens[0][0], line.tokens[1][0]
+        raise line.error(f"{key}: {quoted(text)} is out of range ({what}: {bound} {low:g} and at most {high:g})", 1)
 
 
 def _sonar_unit(line: _Line) -> SonarUnit:
@@ -229,6 +277,10 @@ def _sonar_unit(line: _Line) -> SonarUnit:
     if index < 0:
         raise line.error(f"SonarUnit index {index} out of range (must be 0 or more)", 1)
     x, y, th = (float(_convert(line, i, "float")) for i in (2, 3, 4))
+    for token, value in ((2, x), (3, y)):
+        if abs(value) > MAX_SONAR_OFFSET:
+            raise line.error(f"SonarUnit {index}: {quoted(line.tokens[token][0])} is out of range "
+                             f"(a position in mm, at most {MAX_SONAR_OFFSET:g} from the centre)", token)  # fmt: skip
     return SonarUnit(index, x, y, th, tuple(text for text, _ in line.tokens[5:]))
 
 
@@ -329,9 +381,15 @@ def read_layer(text: str, source: str) -> ParamsLayer:
             assert isinstance(count, int)
             if count < 0:
                 raise line.error(f"{key}: {count} is negative", 1)
+            if count > MAX_SONARS:
+                raise line.error(f"{key}: {count} is out of range (at most {MAX_SONARS} sonars)", 1)
             sonar_num = (count, line)
         else:
-            layer.values[spec[0]] = _convert(line, 1, spec[1])
+            value = _convert(line, 1, spec[1])
+            if spec[0] in _RANGES:
+                assert isinstance(value, int | float)
+                _check_range(line, spec[0], value)
+            layer.values[spec[0]] = value
     if not recognised:
         head = lines[0] if lines else None
         where = SourcePosition(source, head.number if head else 1, 1 if head else 0)
@@ -363,7 +421,7 @@ def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUni
             ring.append(below.get(index, SonarUnit(index, 0.0, 0.0, 0.0)))
     warnings = []
     if kept:
-        which = ", ".join(str(i) for i in kept)
+        which = _ranges(kept)
         placed = [i for i in kept if i in below]
         below_name = base.layers[-1] if base.layers else "Saphira's defaults"
         fate = (
@@ -376,6 +434,17 @@ def _layer_sonars(base: RobotParams, layer: ParamsLayer) -> tuple[tuple[SonarUni
             f"are given (missing {which}); {'that sonar is' if len(kept) == 1 else 'those sonars are'} {fate}"
         )
     return tuple(ring), warnings
+
+
+def _ranges(indices: list[int]) -> str:
+    """Sorted indices as runs: ``0, 3-9, 12`` (a list of a million sonars would be megabytes)."""
+    runs: list[list[int]] = []
+    for index in indices:
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 _warned: set[str] = set()
@@ -427,12 +496,7 @@ def parse_params(text: str, source: str) -> RobotParams:
 
 
 def _read_text(path: str | Path) -> str:
-    source = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        message = f"cannot read parameter file: {exc.strerror or exc}"
-        raise ParamsError(message, SourcePosition(source, 0)) from None
+    data = read_input(path, what="parameter file", limit=MAX_PARAMS_BYTES, error=ParamsError)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

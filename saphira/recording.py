@@ -28,6 +28,11 @@ simulator's world and the run's parameter file;
 versions 1 and 2 replay the same, without them. It also keeps the global pose, which the packets do
 not carry (the simulator's start pose, registration, ``sfMoveRobot``), so a replay draws the run where
 it was.
+
+A recording is read only from a regular file of at most :data:`MAX_RECORDING_BYTES`, and replay runs
+every cycle up to the last one stamped: so cycles with no event (while no robot was connected) are
+limited to :data:`MAX_IDLE_CYCLES` in all, and a line stamped far beyond the rest is refused where it
+stands instead of costing hours of replay.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from saphira.clock import LockStepClock
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.params import RobotParams
 from saphira.protocol.framing import encode_packet
 from saphira.record_extras import MessageTap, artifact_rows, behavior_state, encode, message_body
@@ -52,8 +58,12 @@ from saphira.transport import Transport, TransportClosed
 
 VERSION = 3
 HEADER = f"# saphira recording {VERSION}"
-_HEADER_RE = re.compile(r"# saphira recording (\d+)$")
-_END_RE = re.compile(r"# end (\d+) events, cycle (\d+)$")
+MAX_RECORDING_BYTES = 256 * MIB
+"""The largest recording read (some hours of a robot at 10 cycles a second)."""
+MAX_IDLE_CYCLES = 100_000
+"""Cycles without any event a recording may hold in all (replay runs them too, some 30 us each)."""
+_HEADER_RE = re.compile(r"# saphira recording (\w+)$")
+_END_RE = re.compile(r"# end (\S+) events, cycle (\S+)$")
 _NOTE_RE = re.compile(r"# (world|params) (.+)$")
 
 
@@ -166,6 +176,14 @@ class Recording:
         return max(cycles) if cycles else 0
 
 
+def _number(text: str, what: str, position: SourcePosition, line: str) -> int:
+    """``text`` as a whole number of at most 12 digits (0 or more), or a SourceError naming ``what``."""
+    value = bounded_int(text, digits=12)
+    if value is None or text[:1] in "+-":
+        raise SourceError(f"{what} must be a whole number of at most 12 digits, not {quoted(text)}", position, line)
+    return value
+
+
 def read_recording(path: str | Path) -> Recording:
     """Parse a recording; a malformed line is a :class:`SourceError` naming file:line.
 
@@ -173,14 +191,16 @@ def read_recording(path: str | Path) -> Recording:
     complete line, with :attr:`Recording.problem` set.
     """
     p = Path(path)
-    data = p.read_bytes()
+    data = read_input(p, what="recording", limit=MAX_RECORDING_BYTES)
     if not data:
         raise SaphiraError(f"{p}: empty recording (0 bytes)")
     *lines, tail = data.split(b"\n")  # ``tail`` is what follows the last newline: b"" if none was cut
     rec = Recording(str(p))
+    received: defaultdict[int, list[bytes]] = defaultdict(list)  # joined once at the end: linear
     version = 0
     end: tuple[int, int] | None = None
     offset = 0
+    latest, idle = -1, 0
     for number, raw in enumerate(lines, 1):
         line = raw.decode("ascii", errors="replace").rstrip("\r")
         offset += len(raw) + 1
@@ -189,12 +209,12 @@ def read_recording(path: str | Path) -> Recording:
             header = _HEADER_RE.match(line)
             if header is None:
                 binary = re.search(r"[^\t\x20-\x7e]", line)
-                if binary:  # echoing it would write control bytes to the user's terminal
+                if binary:  # the excerpt would be mostly escapes: name the byte instead
                     position = SourcePosition(str(p), number, binary.start() + 1)
                     code = raw[binary.start()]  # the ascii decode keeps one character per byte
                     raise SourceError(f"not a saphira recording: byte 0x{code:02x} is not text", position)
                 raise SourceError(f"not a saphira recording (expected {HEADER!r})", position, line)
-            version = int(header[1])
+            version = _number(header[1], "the version", position, line)
             if version > VERSION:
                 raise SourceError(f"recording version {version} is newer than this saphira reads ({VERSION})",
                                   position, line)  # fmt: skip
@@ -206,15 +226,23 @@ def read_recording(path: str | Path) -> Recording:
         if (note := _NOTE_RE.match(line)) is not None:
             rec.notes[note[1]] = note[2]
         if (marker := _END_RE.match(line)) is not None:
-            end = int(marker[1]), int(marker[2])
+            end = _number(marker[1], "the event count", position, line), _number(marker[2], "the cycle", position, line)
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split(" ", 2)
+        cycle = _number(parts[0], "a cycle", SourcePosition(str(p), number, 1), line)
+        if cycle > latest:
+            idle += cycle - latest - 1
+            if idle > MAX_IDLE_CYCLES:
+                raise SourceError(
+                    f"cycle {cycle} leaves {idle} cycles without an event up to here (at most {MAX_IDLE_CYCLES}: "
+                    "replay runs every cycle up to the last)", SourcePosition(str(p), number, 1), line,
+                )  # fmt: skip
+            latest = cycle
         try:
-            cycle = int(parts[0])
             kind, body = parts[1], parts[2]
             if kind == "<":
-                rec.received[cycle] += bytes.fromhex(body)
+                received[cycle].append(bytes.fromhex(body))
             elif kind == ">":
                 rec.sent[cycle].append(bytes.fromhex(body))
             elif kind == "=":
@@ -233,6 +261,7 @@ def read_recording(path: str | Path) -> Recording:
         except (IndexError, ValueError) as exc:
             raise SourceError(f"malformed recording line: {exc}", position, line) from None
         rec.events += 1
+    rec.received.update((cycle, b"".join(chunks)) for cycle, chunks in received.items())
     after = f"after cycle {rec.last_cycle}" if rec.events else "before its first event"
     if tail:
         rec.problem = (f"cut mid-line at line {len(lines) + 1} (byte offset {offset}), {after}: "

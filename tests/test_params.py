@@ -278,7 +278,7 @@ def test_unreadable_file_is_a_params_error(tmp_path: Path) -> None:
     for path in (tmp_path / "missing.p", tmp_path):
         with pytest.raises(ParamsError) as info:
             load_params(path)
-        assert str(info.value).startswith(f"{path}:0: cannot read parameter file")
+        assert str(info.value).startswith(f"{path}: cannot read parameter file")
 
 
 def test_latin1_comments_are_accepted(tmp_path: Path) -> None:

@@ -267,7 +267,7 @@ MAP_ERRORS = [
         "NumLines is 1 but the LINES section (line 4) has 2",
     ),
     (MAP_HEAD + "LINES\n0 0 1 1\n", 2, "NumPoints is 2 but there is no DATA section"),
-    ("2D-Map\nNumLines: many\n", 2, "NumLines must be a whole number, not 'many'"),
+    ("2D-Map\nNumLines: many\n", 2, "NumLines must be a whole number (at most 12 digits), not 'many'"),
     ("2D-Map\n1 2\n", 2, "numbers outside a LINES or DATA section"),
     ("2D-Map\nthis is not a header\n", 2, "expected 'Key: value', LINES or DATA"),
     ('2D-Map\nCairn: Goal 1 2 0 "unclosed ICON "x"\n', 2, "bad Cairn object: No closing quotation"),

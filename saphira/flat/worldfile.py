@@ -15,9 +15,14 @@ robot is moved there after the map changes. That gives the four kinds of :attr:`
 A map here is any world file our simulator loads (Saphira ``.wld``, ARIA ``2D-Map``, Pyro-era worlds:
 :func:`saphira.sim.world.load_world`); a relative map name is taken relative to the World file's folder,
 and a bare name that is not there is looked up among the bundled worlds. Two automatic transitions at one
-place make Flat switch back and forth for ever: :func:`parse_world_file` lists each such pair in
-:attr:`FlatWorld.warnings` (and logs it); the server in :mod:`saphira.flat.server` fires an automatic
-transition only when the robot enters its circle, so it does not loop, but the warning stays.
+place make Flat switch back and forth for ever: :func:`parse_world_file` lists such pairs in
+:attr:`FlatWorld.warnings` (the first :data:`MAX_LISTED` of each kind, then a count; and logs them);
+the server in :mod:`saphira.flat.server` fires an automatic transition only when the robot enters its
+circle, so it does not loop, but the warning stays.
+
+:func:`load_world_file` reads a regular file of at most :data:`MAX_WORLD_FILE_BYTES` of UTF-8 text
+holding at most :data:`MAX_TRANSITIONS` transitions, and loads every map it names, so that a missing or
+broken map is an error at the line that names it rather than when the robot gets there.
 """
 
 from __future__ import annotations
@@ -28,11 +33,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saphira.errors import SourceError, SourcePosition
+import numpy as np
+
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
+from saphira.inputfile import MIB, decode_utf8, read_input
 from saphira.sim.world import World, WorldNotFoundError, find_world_file, load_world
 
 log = logging.getLogger("saphira.flat")
+
+MAX_WORLD_FILE_BYTES = MIB
+"""A Flat World file is a few kB; anything past this is not one."""
+MAX_TRANSITIONS = 1000
+"""Transitions in one file (the overlap check compares every pair of a map's automatic ones)."""
+MAX_MAPS = 100
+"""Distinct maps one file may name (each is loaded when the file is)."""
+MAX_LISTED = 10
+"""Warnings of one kind listed in full; the rest are counted."""
 
 
 class WorldFileError(SourceError):
@@ -76,6 +93,8 @@ class FlatWorld:
     source: str
     maps: dict[str, tuple[str, list[Transition]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    references: list[tuple[str, SourcePosition, str]] = field(default_factory=list)
+    """Every map name the file gives (WORLD's default, MAP, TRANSITION targets): name, where, the line."""
 
     @property
     def folder(self) -> Path:
@@ -116,7 +135,7 @@ def _numbers(words: list[str], count: int, what: str, where: SourcePosition, tex
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise WorldFileError(f"bad number {word!r} in {what}", where, text)
+            raise WorldFileError(f"bad number {quoted(word)} in {what}", where, text)
         values.append(value)
     return values
 
@@ -156,6 +175,7 @@ def parse_world_file(text: str, source: str = "<world>") -> FlatWorld:
     """Read a Flat World file's text (``source`` names it in errors and anchors relative map names)."""
     world: FlatWorld | None = None
     current: list[Transition] | None = None
+    transitions = 0
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip()
         stripped = line.lstrip()
@@ -173,6 +193,8 @@ def parse_world_file(text: str, source: str = "<world>") -> FlatWorld:
             if world is not None:
                 raise WorldFileError("a second WORLD line", where, raw)
             world = FlatWorld(words[0], words[1], source)
+            column = line.index(words[1], rest_offset + len(words[0])) + 1
+            world.references.append((words[1], SourcePosition(source, number, column), raw))
         elif keyword == "MAP":
             if world is None:
                 raise WorldFileError("MAP before the WORLD line", where, raw)
@@ -180,11 +202,21 @@ def parse_world_file(text: str, source: str = "<world>") -> FlatWorld:
             if len(words) != 1:
                 raise WorldFileError("MAP takes one map file name", where, raw)
             key = world.key(words[0])
+            if key not in world.maps and len(world.maps) >= MAX_MAPS:
+                raise WorldFileError(f"more than {MAX_MAPS} MAP lines", where, raw)
+            column = line.index(words[0], rest_offset) + 1
+            world.references.append((words[0], SourcePosition(source, number, column), raw))
             current = world.maps.setdefault(key, (words[0], []))[1]
         elif keyword == "TRANSITION":
-            if current is None:
+            if current is None or world is None:
                 raise WorldFileError("TRANSITION before any MAP line", where, raw)
-            current.append(_transition(rest, rest_offset, source, number, raw))
+            transitions += 1
+            if transitions > MAX_TRANSITIONS:
+                raise WorldFileError(f"more than {MAX_TRANSITIONS} TRANSITION lines", where, raw)
+            transition = _transition(rest, rest_offset, source, number, raw)
+            column = line.index(transition.target, rest_offset + rest.index(")")) + 1
+            world.references.append((transition.target, SourcePosition(source, number, column), raw))
+            current.append(transition)
         else:
             raise WorldFileError(
                 f"unknown keyword {keyword!r} (expected WORLD, MAP or TRANSITION; keywords are upper-case)", where, raw
@@ -198,34 +230,73 @@ def parse_world_file(text: str, source: str = "<world>") -> FlatWorld:
 
 
 def _loops(world: FlatWorld) -> list[str]:
-    """Pairs of automatic transitions at one place: the robot would be switched back and forth."""
-    found = []
+    """Pairs of automatic transitions at one place: the robot would be switched back and forth.
+
+    Each kind is listed up to :data:`MAX_LISTED` times and then counted: ten thousand transitions at
+    one place are fifty million pairs, which no one reads (and which took gigabytes as text).
+    """
+    overlaps: list[str] = []
+    loops: list[str] = []
+    counts = [0, 0]
+    keys: dict[str, str] = {}
     for key, (name, transitions) in world.maps.items():
         autos = [t for t in transitions if t.automatic]
-        for i, first in enumerate(autos):
-            for second in autos[i + 1 :]:
-                if math.hypot(first.x - second.x, first.y - second.y) < first.radius + second.radius:
-                    found.append(
-                        f"{world.source}:{second.line}: automatic transitions at lines {first.line} and "
-                        f"{second.line} of map {name} overlap: which one fires is a matter of order"
-                    )
+        count, pairs = _overlapping(autos, MAX_LISTED - len(overlaps))
+        counts[0] += count
+        for i, j in pairs:
+            first, second = autos[i], autos[j]
+            overlaps.append(
+                f"{world.source}:{second.line}: automatic transitions at lines {first.line} and "
+                f"{second.line} of map {name} overlap: which one fires is a matter of order"
+            )
+        for first in autos:
             landing = first.new_pose or Pose(first.x, first.y, 0.0)
-            target = world.maps.get(world.key(first.target))
+            target_key = keys.setdefault(first.target, world.key(first.target))
+            target = world.maps.get(target_key)
             for back in target[1] if target is not None else []:
-                if back.automatic and back.covers(landing.x, landing.y) and world.key(back.target) == key:
-                    found.append(
+                if not (back.automatic and back.covers(landing.x, landing.y)):
+                    continue
+                if keys.setdefault(back.target, world.key(back.target)) != key:
+                    continue
+                counts[1] += 1
+                if len(loops) < MAX_LISTED:
+                    loops.append(
                         f"{world.source}:{first.line}: automatic transitions at lines {first.line} and "
                         f"{back.line} at one place: the map would switch back and forth "
                         f"between {name} and {first.target}"
                     )
-    return found
+    for listed, count, what in ((overlaps, counts[0], "overlapping pairs"), (loops, counts[1], "back-and-forth pairs")):
+        if count > len(listed):
+            listed.append(f"{world.source}: and {count - len(listed)} more {what} of automatic transitions")
+    return overlaps + loops
+
+
+def _overlapping(autos: list[Transition], listed: int) -> tuple[int, list[tuple[int, int]]]:
+    """How many pairs of ``autos`` overlap, and the first ``listed`` pairs ``(i, j)``, ``i < j``, in file
+    order (all pairs at once in numpy: there are at most :data:`MAX_TRANSITIONS`)."""
+    if len(autos) < 2:
+        return 0, []
+    x = np.array([t.x for t in autos])
+    y = np.array([t.y for t in autos])
+    r = np.array([t.radius for t in autos])
+    close = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) < r[:, None] + r[None, :]
+    first, second = np.nonzero(np.triu(close, k=1))
+    pairs = list(zip(first[: max(listed, 0)].tolist(), second[: max(listed, 0)].tolist(), strict=True))
+    return int(first.size), pairs
 
 
 def load_world_file(path: str | Path) -> FlatWorld:
-    """Read a Flat World file from disk."""
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise WorldNotFoundError(f"cannot read Flat World file {str(source)!r}: {exc.strerror}") from exc
-    return parse_world_file(text, str(source))
+    """Read a Flat World file from disk and load every map it names; :class:`WorldFileError` if bad."""
+    source = str(path)
+    data = read_input(path, what="Flat World file", limit=MAX_WORLD_FILE_BYTES, error=WorldFileError)
+    world = parse_world_file(decode_utf8(data, source, what="Flat World file", error=WorldFileError), source)
+    checked: set[str] = set()
+    for name, where, raw in world.references:
+        if name in checked:
+            continue
+        checked.add(name)
+        try:
+            world.load_map(name)
+        except (SaphiraError, OSError) as exc:
+            raise WorldFileError(f"map {name!r} cannot be loaded: {exc}", where, raw) from None
+    return world

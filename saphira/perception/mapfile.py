@@ -54,7 +54,8 @@ from saphira.artifacts import (
     create_junction,
     create_wall,
 )
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.inputfile import MIB, bounded_int, read_input
 from saphira.paths import data_dir
 
 __all__ = [
@@ -77,6 +78,9 @@ __all__ = [
 
 MAP_SUFFIX = ".smap"
 """The extension of the Saphira map files this project ships (ARIA's ``.map`` is a world format)."""
+
+MAX_MAP_BYTES = 16 * MIB
+"""The largest map file read: some 400 000 artifacts."""
 
 MAP_TYPES = {
     "CORRIDOR": ArtifactType.CORRIDOR,
@@ -142,9 +146,11 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
         tok = rest.pop(0)
         match = _ID.fullmatch(tok.group())
         digits = match.group(1) if match else ""
-        if not (digits.isascii() and digits.isdigit()) or int(digits) <= 0:
-            raise error(f"an id is a positive integer in parentheses, not {tok.group()!r}", tok.start() + 1)
-        ident = int(digits)
+        given = bounded_int(digits, digits=9) if digits[:1].isdigit() else None
+        if given is None or given <= 0:
+            raise error(f"an id is a positive integer in parentheses (at most 9 digits), not {quoted(tok.group())}",
+                        tok.start() + 1)  # fmt: skip
+        ident = given
     usage = f"{kind} {'' if kind == 'WALL' else '[(id)] '}{' '.join(fields)}"
     if len(rest) < len(fields):
         column = rest[-1].end() + 1 if rest else tokens[-1].end() + 1
@@ -159,7 +165,7 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise error(f"bad number {tok.group()!r} for {kind}'s {name}", tok.start() + 1)
+            raise error(f"bad number {quoted(tok.group())} for {kind}'s {name}", tok.start() + 1)
         if name in ("length", "width") and value <= 0.0:
             raise error(f"{kind}'s {name} must be positive, not {tok.group()}", tok.start() + 1)
         values[name] = value
@@ -214,11 +220,8 @@ def find_map_file(name: str | Path, map_dir: str | Path | None = None) -> Path:
 def read_map_file(name: str | Path, map_dir: str | Path | None = None) -> list[MapEntry]:
     """Find (see :func:`find_map_file`) and parse a map file."""
     path = find_map_file(name, map_dir)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise MapNotFoundError(f"cannot read map file {str(path)!r}: {exc.strerror}") from exc
-    return parse_map_text(text, str(path))
+    data = read_input(path, what="map file", limit=MAX_MAP_BYTES, error=MapFileError)
+    return parse_map_text(data.decode("utf-8", errors="replace"), str(path))
 
 
 def _artifact(entry: MapEntry, pointlist: PointList) -> Artifact:
@@ -261,10 +264,7 @@ def map_artifacts(pointlist: Iterable[Artifact]) -> list[Artifact]:
 
 def delete_map_artifacts(pointlist: PointList) -> int:
     """``sfDeleteMapArtifacts``: remove every map artifact from ``pointlist``; returns how many."""
-    doomed = map_artifacts(pointlist)
-    for artifact in doomed:
-        pointlist.remove(artifact)
-    return len(doomed)
+    return pointlist.remove_many(map_artifacts(pointlist))
 
 
 def _num(value: float) -> str:

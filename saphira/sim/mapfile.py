@@ -21,10 +21,11 @@ from typing import NoReturn
 
 import numpy as np
 
-from saphira.errors import SourcePosition
+from saphira.errors import SourcePosition, quoted
 from saphira.geometry import Pose
+from saphira.inputfile import bounded_int
 from saphira.sim.geometry import FloatArray
-from saphira.sim.world import MapObject, World, WorldError, bounds_of, parse_number
+from saphira.sim.world import MAX_COORDINATE, MapObject, World, WorldError, bounds_of, parse_number
 
 _HEADER = re.compile(r"([A-Za-z_][\w.\-]*):\s*(.*)")
 _TOKEN = re.compile(r"\S+")
@@ -111,12 +112,14 @@ class _MapReader:
         if key == "Cairn":
             self.objects.append(self.read_cairn(value, index))
         elif key in ("NumLines", "NumPoints"):
-            column = line.index(":") + 2 + len(line) - len(line.lstrip())
+            column = match.start(2) + 1 + len(line) - len(line.lstrip())
             if key in self.counts:
                 raise self.error(f"{key} given twice (first on line {self.counts[key].line})", index, 1)
-            if not value.strip().isdigit():
-                raise self.error(f"{key} must be a whole number, not {value.strip()!r}", index, column)
-            self.counts[key] = _Count(int(value), index + 1)
+            count = bounded_int(value.strip(), digits=12)
+            if count is None or count < 0:
+                text = value.strip()
+                raise self.error(f"{key} must be a whole number (at most 12 digits), not {quoted(text)}", index, column)
+            self.counts[key] = _Count(count, index + 1)
 
     def read_cairn(self, value: str, index: int) -> MapObject:
         """``Cairn: Kind x y th "description" ICON "name" [x1 y1 x2 y2] ["description"]``.
@@ -178,7 +181,7 @@ class _MapReader:
                 table = np.array(rows, dtype=np.float64).reshape(-1, width)
             except ValueError:
                 table = None
-        if table is None or not np.isfinite(table).all():
+        if table is None or not (np.abs(table) <= MAX_COORDINATE).all():  # False for NaN too
             self.find_bad_row(keyword, index + 1, end)
         self.sections[keyword] = _Section(keyword, index + 1, table)
         return end

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,15 +63,16 @@ class SourceLine:
         return [parse_number(m.group(), self.file, self.number, m.start() + 1, self.text) for m in self.tokens[first:]]
 
 
-def source_lines(text: str, filename: str, comments: str = ";") -> list[SourceLine]:
-    """The lines that hold something once comments (from any character of ``comments`` on) are removed."""
+def source_lines(text: str, filename: str, comments: str = ";") -> Iterator[SourceLine]:
+    """The lines that hold something once comments (from any character of ``comments`` on) are removed.
+
+    One at a time: a file of a million walls is not held twice over as tokens.
+    """
     cut = re.compile(f"[{re.escape(comments)}]")
-    lines = []
     for number, raw in enumerate(text.splitlines(), start=1):
         tokens = list(_TOKEN.finditer(cut.split(raw, maxsplit=1)[0]))
         if tokens:
-            lines.append(SourceLine(filename, number, raw, tokens))
-    return lines
+            yield SourceLine(filename, number, raw, tokens)
 
 
 def parse_wld(text: str, filename: str, name: str = "") -> World:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from saphira.errors import SaphiraError, SourceError, SourcePosition
+from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
+from saphira.inputfile import MIB, read_input
 from saphira.paths import data_dir
 from saphira.sim.geometry import FloatArray, SegmentIndex, min_distance_point_segments
 
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from saphira.sim.objects import WorldObject
 
 WORLD_SUFFIXES = (".wld", ".map")
+MAX_WORLD_BYTES = 16 * MIB
+"""The largest world or map file read (the bundled ARIA maps are under 1 MB)."""
+MAX_COORDINATE = 1e9
+"""mm: the largest number a world may hold (1000 km); beyond, the simulator's squares overflow."""
 
 
 class WorldError(SourceError):
@@ -107,13 +112,16 @@ class World:
 
 
 def parse_number(token: str, file: str, line: int, column: int, source_line: str) -> float:
-    """``token`` as a finite float, or a :class:`WorldError` pointing at it."""
+    """``token`` as a float within ±:data:`MAX_COORDINATE`, or a :class:`WorldError` pointing at it."""
     try:
         value = float(token)
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise WorldError(f"bad number {token!r}", SourcePosition(file, line, column), source_line)
+        raise WorldError(f"bad number {quoted(token)}", SourcePosition(file, line, column), source_line)
+    if abs(value) > MAX_COORDINATE:
+        message = f"number {quoted(token)} out of range (at most {MAX_COORDINATE:g} in size)"
+        raise WorldError(message, SourcePosition(file, line, column), source_line)
     return value
 
 
@@ -176,10 +184,7 @@ def _read_world(path: Path, resolved: Path, mtime_ns: int, size: int) -> World:
     from saphira.sim.pyroworld import is_block_world, parse_pyro_world
     from saphira.sim.wldfile import parse_wld
 
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
+    raw = read_input(path, what="world file", limit=MAX_WORLD_BYTES, error=WorldError)
     text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)
