@@ -100,3 +100,71 @@ def test_trial_ids_change_with_the_world_params_and_hook_files_and_the_saphira_v
     monkeypatch.setattr(saphira, "__version__", "99.0")
     seen.append(ids())
     assert len({tuple(s) for s in seen}) == 5, "every edit gave new ids"
+
+
+CACHED_ACT = """load "plug.py";
+act Drive
+{
+  start sfConstantVelocity(plug_speed()) priority 0 noblock;
+  waitfor 0;
+}
+start Drive;
+"""
+CACHED_PLUGIN = """import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import batch_identity_helper as helper  # noqa: E402
+from saphira.sim.world import load_world  # noqa: E402
+
+EDIT = {edit}
+
+
+def load_init(env):
+    walls = len(load_world(os.path.join(os.path.dirname(__file__), "arena.wld")).segments)
+    env.add_function("plug_speed", lambda: helper.SPEED * walls / 2, "float", ())
+"""
+ARENA = "width 8000\nheight 8000\n-4000 -4000 4000 -4000\n{wall}\n"
+
+
+@pytest.mark.parametrize("where", [["--serial"], ["--workers", "1"]], ids=["serial", "one-worker"])
+def test_a_plugin_its_import_and_its_world_rerun_their_trials_when_edited_despite_bytecode_and_caches(
+    where: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Bytecode caching on, as users have it: a module run from its .pyc never opens its .py.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    (tmp_path / "main.act").write_text(CACHED_ACT)
+    (tmp_path / "plug.py").write_text(CACHED_PLUGIN.format(edit=0))
+    (tmp_path / "batch_identity_helper.py").write_text("SPEED = 200.0\n")
+    (tmp_path / "arena.wld").write_text(ARENA.format(wall="-4000 -4000 -4000 4000"))
+    exp = tmp_path / "exp.toml"
+    exp.write_text('[run]\nactivity = "main.act"\nworld = "room"\nduration = 3\nseeds = 2\n')
+    out = tmp_path / "out"
+
+    def batch() -> str:
+        assert main(["batch", str(exp), "--out", str(out), *where, "--no-plots", "-q"]) == 0
+        return capsys.readouterr().out
+
+    batch()
+    for row in _rows("trials.csv", exp):  # the second trial ran from bytecode and caches, yet lists them
+        assert {e.split("=")[0] for e in row["inputs"].split(";")} >= {
+            "plug.py", "batch_identity_helper.py", "arena.wld"
+        }  # fmt: skip
+    assert "2 already in" in batch()
+
+    edits = [
+        ("plug.py", CACHED_PLUGIN.format(edit=1)),
+        ("batch_identity_helper.py", "SPEED = 100.0\n"),
+        ("arena.wld", ARENA.format(wall="-4000 -4000 -4000 4000\n4000 -4000 4000 4000")),
+    ]
+    for number, (name, text) in enumerate(edits, start=1):
+        (tmp_path / name).write_text(text)  # same size for the helper: only the contents tell
+        printed = batch()
+        assert "already in" not in printed, (name, printed)
+        rows = _rows("trials.csv", exp)
+        assert len(rows) == 2 * (number + 1)
+        (summary,) = _rows("summary.csv", exp)
+        assert summary["trials"] == "2"
+        newest = [float(r["distance"]) for r in rows[-2:]]
+        assert float(summary["distance_mean"]) == pytest.approx(sum(newest) / 2, rel=1e-3)

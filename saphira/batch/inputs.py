@@ -3,15 +3,20 @@
 A trial's id (:meth:`saphira.batch.experiment.Experiment.trials`) hashes its settings, the saphira
 version and the contents of the files the experiment names: the activity, a world or parameter file
 given by path, the metrics hook. The files the trial loads itself (``load "x.act"``, a plugin and the
-modules it imports, ``sfLoadParamFile``, ``sfLoadMapFile``) are only known once it ran: while it runs
-an audit hook notes every file of those kinds it opens for reading, and its row keeps them with their
-digests (the ``inputs`` column). A row whose listed files changed since is stale: the trial runs again.
+modules it imports, ``sfLoadParamFile``, ``sfLoadMapFile``) are only known once it ran, and its row
+keeps them with their digests (the ``inputs`` column). A row whose listed files changed since is
+stale: the trial runs again. Caches hide loads from a watch on file opens (a module run from its
+``__pycache__`` bytecode, one imported by an earlier trial in this process, a world kept by
+:func:`saphira.sim.world.load_world`), so the loaders say what they load (:func:`note_input`), the
+source of every user module a trial in this process imported is listed, and an audit hook notes the
+rest (a nested ``load``, a parameter file) when opened for reading.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import sys
 import threading
@@ -52,6 +57,35 @@ def _bundled() -> tuple[str, ...]:
 _IGNORED = _bundled()
 _recording: dict[int, set[str]] = {}
 _hook_installed = False
+_user_modules: set[str] = set()
+"""Source files of the user modules (outside :data:`_IGNORED`) imported while a trial ran in this process:
+a module is imported once per process, so a later trial using it never loads it again."""
+
+
+def source_of(path: str | Path) -> str:
+    """The absolute source file of a module file: a ``__pycache__`` bytecode file maps back to its ``.py``."""
+    name = os.path.abspath(os.fsdecode(path))
+    if name.endswith(".pyc"):
+        with contextlib.suppress(ValueError):  # a sourceless .pyc outside __pycache__ stands for itself
+            return os.path.abspath(importlib.util.source_from_cache(name))
+    return name
+
+
+def note_input(path: str | Path) -> None:
+    """Note that the trial running in this thread (if any) loaded ``path``: a loader calls it on each load."""
+    seen = _recording.get(threading.get_ident())
+    if seen is not None:
+        seen.add(source_of(path))
+
+
+def _module_sources() -> dict[str, str]:
+    """Module name -> source file, for the loaded modules that are not part of Python or saphira."""
+    found: dict[str, str] = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and not os.path.abspath(file).startswith(_IGNORED):
+            found[name] = source_of(file)
+    return found
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -68,7 +102,11 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 @contextmanager
 def recording_inputs() -> Iterator[set[str]]:
-    """The set of input files (absolute paths) this thread opens for reading inside the block."""
+    """The input files (absolute paths) this thread loads inside the block, and the user modules trials imported.
+
+    The modules: those a trial in this process imported (this one or an earlier one, which may have
+    imported what this one uses); the modules loaded before any trial (the test runner's) are not inputs.
+    """
     global _hook_installed
     if not _hook_installed:  # an audit hook cannot be removed: one per process, idle between trials
         sys.addaudithook(_audit)
@@ -76,10 +114,14 @@ def recording_inputs() -> Iterator[set[str]]:
     seen: set[str] = set()
     thread = threading.get_ident()
     _recording[thread] = seen
+    before = _module_sources()
     try:
         yield seen
     finally:
         del _recording[thread]
+        after = _module_sources()
+        _user_modules.update(source for name, source in after.items() if before.get(name) != source)
+        seen.update(_user_modules)
 
 
 def describe_inputs(paths: set[str], base: Path) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from saphira.batch.inputs import note_input
 from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
 from saphira.inputfile import MIB, read_input
@@ -166,14 +167,17 @@ def load_world(source: str | Path) -> World:
 
     A :class:`World` is immutable, so the last few read are kept and shared while their file is
     unchanged (same size and modification time): a batch runs hundreds of trials in one world, and
-    reading a large ARIA map and indexing its walls cost each trial ~30 ms.
+    reading a large ARIA map and indexing its walls cost each trial ~30 ms. The file is noted as an
+    input of the batch trial running, if any, cached or not.
     """
     path = find_world_file(source)
     try:
         stat = path.stat()
     except OSError as err:
         raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
-    return _read_world(path, path.resolve(), stat.st_mtime_ns, stat.st_size)
+    world = _read_world(path, path.resolve(), stat.st_mtime_ns, stat.st_size)
+    note_input(path)  # a batch trial's input even when the cache spared reading it
+    return world
 
 
 @functools.lru_cache(maxsize=8)
