@@ -51,15 +51,15 @@ def run_in_child(spec: TrialSpec) -> TrialResult:
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(spec, sender), name=f"saphira-trial-{spec.trial_id}", daemon=True)
     # A stop signal's handler must not run inside fork's own callbacks, where its exception would be
-    # swallowed ("Exception ignored in ..."): held back until the child is started, then delivered here.
+    # swallowed ("Exception ignored in ..."): held back until the child is started, then delivered at
+    # the unblock, inside the try whose finally kills the child (which ignores SIGTERM: left running,
+    # the batch would wait for it at exit).
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         child.start()
-    finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-    sender.close()
-    end = time.monotonic() + deadline(spec)
-    try:
+        sender.close()
+        end = time.monotonic() + deadline(spec)
         while time.monotonic() < end:
             if receiver.poll(min(POLL_SECONDS, max(end - time.monotonic(), 0.0))):
                 try:
@@ -71,10 +71,12 @@ def run_in_child(spec: TrialSpec) -> TrialResult:
                 return result
         return killed_after(spec)
     finally:
+        sender.close()
         receiver.close()
         if child.is_alive():
             child.kill()
             child.join()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # still blocked if the start failed
 
 
 def _child(spec: TrialSpec, sender: Connection) -> None:
