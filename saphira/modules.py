@@ -4,8 +4,9 @@ Each loader gives the module its own name (so two files called ``avoid.py`` neve
 registers it in :data:`sys.modules` while it executes, because dataclasses and ``typing.get_type_hints``
 look a module up by name. If executing the file, or what the caller does with it next (calling its
 ``INIT``, its ``load_init``), raises, the registration is undone and the exception goes on unchanged,
-for the caller to report with the file's name. Each load is noted as an input of the batch trial
-running (:func:`saphira.batch.inputs.note_input`): run from cached bytecode, the source is never opened.
+for the caller to report with the file's name. Each load raises the audit event ``saphira.input`` with
+the file, which a batch trial running records as one of its inputs (:mod:`saphira.batch.inputs`): run
+from cached bytecode, the source is never opened.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-
-from saphira.batch.inputs import note_input
 
 
 class NotAModule(ImportError):
@@ -35,7 +34,7 @@ def fresh_module(path: str | Path, name: str) -> Iterator[ModuleType]:
     if spec is None or spec.loader is None:
         raise NotAModule(f"{path} is not a Python module", path=str(path))
     module = importlib.util.module_from_spec(spec)
-    note_input(spec.origin or path)
+    sys.audit("saphira.input", str(spec.origin or path))
     previous = sys.modules.get(name)
     sys.modules[name] = module
     try:

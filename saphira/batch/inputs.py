@@ -88,8 +88,19 @@ def _module_sources() -> dict[str, str]:
     return found
 
 
+INPUT_EVENT = "saphira.input"
+"""The audit event a loader raises for each file it loads (``sys.audit(INPUT_EVENT, path)``): the
+loaders (:func:`saphira.modules.fresh_module`, :func:`saphira.sim.world.load_world`) need not know
+that a batch is listening, so they import nothing from it."""
+
+
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event != "open" or not _recording:
+    if not _recording:
+        return
+    if event == INPUT_EVENT:
+        note_input(args[0])
+        return
+    if event != "open":
         return
     seen = _recording.get(threading.get_ident())
     path, flags = args[0], args[2]

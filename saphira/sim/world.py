@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from saphira.batch.inputs import note_input
 from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.geometry import Pose
 from saphira.inputfile import MIB, read_input
@@ -176,7 +176,7 @@ def load_world(source: str | Path) -> World:
     except OSError as err:
         raise WorldNotFoundError(f"cannot read world file {str(path)!r}: {err.strerror}") from err
     world = _read_world(path, path.resolve(), stat.st_mtime_ns, stat.st_size)
-    note_input(path)  # a batch trial's input even when the cache spared reading it
+    sys.audit("saphira.input", str(path))  # a batch trial's input even when the cache spared reading it
     return world
 
 
