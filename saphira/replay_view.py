@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.playback import Playback
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import COLORS, drawing_for
-from saphira.ui.requests import RequestError, integer, number, text
+from saphira.ui.requests import RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView
 from saphira.ui.snapshot import Wake, capture, world_outline
 
@@ -111,7 +111,7 @@ class ReplayView(ServedView):
         if kind == "view":
             return  # the page reports its view: nothing here depends on it
         if kind == "display":  # the Display menu: wake, local view, update period, as in the live view
-            self.display.set(integer(message, "menu", 0, 100), integer(message, "state", 0, 1000))
+            self.display.set(*display_setting(message))
             return
         if kind != "replay":
             raise RequestError(f"{kind}: a replay plays what was recorded; it takes only its player's requests")
