@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from saphira import __version__
 from saphira.argtypes import plot_file, positive_seconds, seed
+from saphira.interrupts import signalled
 from saphira.robot_options import Given, robot_misuse
 from saphira.ui.options import add_ui_options, check_speed, ui_port_problem
 
@@ -379,9 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from saphira.console import discard_output
 
         discard_output(sys.stdout)
-        return 128 + signal.SIGPIPE
+        return signalled(signal.SIGPIPE)
     except KeyboardInterrupt as exc:
-        return 128 + getattr(exc, "signum", signal.SIGINT)  # 130 for Ctrl-C, 143 for a SIGTERM (interrupts.py)
+        return signalled(getattr(exc, "signum", signal.SIGINT))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,14 @@ from typing import Any
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 
+
+def signalled(signum: int) -> int:
+    """The exit status of a program a signal ended, as a shell reports it: 130 for Ctrl-C (SIGINT),
+    143 for SIGTERM, 141 for a closed pipe (SIGPIPE). Every saphira command ends with it after a signal,
+    so a script can tell an interrupted run from a finished one."""
+    return 128 + int(signum)
+
+
 SignalHandler = Callable[[int, FrameType | None], Any]
 
 

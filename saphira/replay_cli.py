@@ -24,7 +24,7 @@ __all__ = ["add_export_parser", "add_foxglove_option", "add_replay_options", "ru
 def add_replay_options(parser: argparse.ArgumentParser) -> None:
     """``--plot``, ``--ui`` and ``--world`` on ``saphira replay``."""
     parser.epilog = ("With --plot or --ui the recording is drawn or played instead of checked; --ui serves until "
-                     "Ctrl-C or SIGTERM (exit status 0). docs/replay.md says what a recording holds.")  # fmt: skip
+                     "Ctrl-C or SIGTERM (status 130 or 143). docs/replay.md says what a recording holds.")  # fmt: skip
     parser.add_argument(
         "--plot", metavar="PNG", type=plot_file,
         help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world",

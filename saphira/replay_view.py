@@ -12,6 +12,7 @@ that one.
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.playback import Playback
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import COLORS, drawing_for
-from saphira.ui.requests import RequestError, integer, number, text
+from saphira.ui.requests import RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView
 from saphira.ui.snapshot import Wake, capture, world_outline
 
@@ -111,7 +112,7 @@ class ReplayView(ServedView):
         if kind == "view":
             return  # the page reports its view: nothing here depends on it
         if kind == "display":  # the Display menu: wake, local view, update period, as in the live view
-            self.display.set(integer(message, "menu", 0, 100), integer(message, "state", 0, 1000))
+            self.display.set(*display_setting(message))
             return
         if kind != "replay":
             raise RequestError(f"{kind}: a replay plays what was recorded; it takes only its player's requests")
@@ -195,17 +196,16 @@ class ReplayView(ServedView):
 
 def serve_replay(playback: Playback, world: World | None, address: tuple[str, int]) -> int:
     """Serve the replay on ``address`` until Ctrl-C or SIGTERM; exit status 0."""
-    from saphira.interrupts import StopSignals
+    from saphira.interrupts import StopSignals, signalled
 
     view = ReplayView(playback, world)
-    with StopSignals():  # a signal raises KeyboardInterrupt here: the page is closed, the status is 0
+    with StopSignals():  # a signal raises Interrupted here: the page is closed, the status says which
         try:
             view.start(*address, say=lambda line: print(line, flush=True))
             print(f"replaying {playback.recording.source}: {playback.cycles} cycles; Ctrl-C ends", flush=True)
             while True:
                 time.sleep(1.0)
-        except KeyboardInterrupt:
-            pass
+        except KeyboardInterrupt as stop:
+            return signalled(getattr(stop, "signum", signal.SIGINT))  # 130 for Ctrl-C, 143 for SIGTERM
         finally:
             view.stop()
-    return 0

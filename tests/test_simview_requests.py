@@ -36,7 +36,7 @@ BAD_REQUESTS = [
     ('{"type": "place", "x": [1], "y": 1000}', "x must be a number"),
     ('{"type": "display", "menu": "x", "state": 1}', "menu must be an integer"),
     ('{"type": "display", "menu": 0, "state": 1e999}', "state must be an integer"),
-    ('{"type": "display", "menu": 9, "state": 1}', "no display menu 9"),
+    ('{"type": "display", "menu": 9, "state": 1}', "menu 9 is out of range (0 to 4)"),
     ('{"type": "teleport"}', "unknown request type 'teleport'"),
     ("[1, 2]", "not an object"),
 ]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.argtypes import positive_int
 from saphira.errors import SaphiraError
-from saphira.interrupts import Interrupted, stop_signals
+from saphira.interrupts import Interrupted, signalled, stop_signals
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.batch.experiment import Experiment
@@ -112,7 +112,7 @@ def run_batch(args: argparse.Namespace) -> int:
         done = len(results.current(trials))
         print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
               f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
-        return 128 + signum
+        return signalled(signum)
     finally:
         results.close()
     if progress is not None:

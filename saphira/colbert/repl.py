@@ -197,7 +197,7 @@ def run_shell(args: argparse.Namespace) -> int:
             save_history()
     except Interrupted as exc:
         evaluator.output(f"({exc}: the robot is stopped and the shell ends)")
-        raise  # saphira's main: the exit status 128 + the signal's number
+        raise  # saphira's main: the exit status interrupts.signalled(signum)
     finally:
         robot.scheduler.stop()
         if live is not None:

@@ -22,7 +22,7 @@ from saphira.errors import SaphiraError
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.flat.worldfile import load_world_file
-from saphira.interrupts import stop_signals
+from saphira.interrupts import signalled, stop_signals
 from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.world import load_world
 
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
             server.serve()
         except _Stop as stop:
-            status = 128 + stop.signum  # 130 for Ctrl-C, 143 for SIGTERM
+            status = signalled(stop.signum)
         finally:
             server.close()
             if view is not None:

@@ -183,7 +183,7 @@ class GamebotsServer:
 def run(args: argparse.Namespace) -> int:
     """``saphira sim --gamebots PORT``: serve the world until Ctrl-C or SIGTERM; the exit status."""
     from saphira.errors import SaphiraError
-    from saphira.interrupts import stop_signals
+    from saphira.interrupts import signalled, stop_signals
     from saphira.sim.world import load_world
 
     try:
@@ -228,4 +228,4 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"simulator stopped{f' ({turned} socket(s) closed: over the cap or no INIT)' if turned else ''}", flush=True
         )
-    return 128 + stop[0] if stop else 0  # 130 for Ctrl-C, 143 for SIGTERM
+    return signalled(stop[0]) if stop else 0

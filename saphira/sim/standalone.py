@@ -47,7 +47,7 @@ from saphira.argtypes import seed
 from saphira.clock import RealTimeClock
 from saphira.errors import SaphiraError
 from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
-from saphira.interrupts import stop_signals
+from saphira.interrupts import signalled, stop_signals
 from saphira.jit import warm_up
 from saphira.laser_config import with_laser
 from saphira.params import RobotParams, params_for_file
@@ -634,9 +634,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             status = simulator.run()
             if simulator.stop_signal is not None:  # as a shell reports a program a signal ended
-                status = 128 + simulator.stop_signal
+                status = signalled(simulator.stop_signal)
         except KeyboardInterrupt:
-            status = 128 + signal.SIGINT
+            status = signalled(signal.SIGINT)
         finally:
             simulator.close()
             if view is not None:

@@ -40,6 +40,7 @@ from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_gri
 from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
 from saphira.ui.drawing import COLORS, LocalPen, drawing_for
+from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
@@ -258,19 +259,24 @@ class LiveView(ServedView):
         elif kind == "key":
             self.key(str(message.get("key", "")))
         elif kind == "display":
-            menu, state = int(message["menu"]), int(message["state"])
+            menu, state = display_setting(message)
             self.display.set(menu, state)
             if menu == DisplayMenu.OCCGRID and state:
                 with self.robot.scheduler.lock:
                     start_occupancy_grid(self.robot.reflector, self.robot.scheduler)  # the grid must exist to be shown
         elif kind == "view":
-            self.display.set_view(View(float(message["scale"]), float(message["cx"]), float(message["cy"]),
-                                       float(message.get("rotation", 0.0)), int(message["width"]),
-                                       int(message["height"])))  # fmt: skip
+            far = COORDINATE_MM
+            rotation = number(message, "rotation", -720.0, 720.0) if "rotation" in message else 0.0
+            self.display.set_view(View(number(message, "scale", 1e-9, 1e6), number(message, "cx", -far, far),
+                                       number(message, "cy", -far, far), rotation,
+                                       integer(message, "width", 1, 100_000),
+                                       integer(message, "height", 1, 100_000)))  # fmt: skip
         elif kind == "button":
             handler = self.display.button_handler
             if handler is not None:
-                handler(int(message["x"]), int(message["y"]), int(message["button"]), int(message.get("mods", 0)))
+                mods = integer(message, "mods", 0, 7) if "mods" in message else 0
+                handler(integer(message, "x", -100_000, 100_000), integer(message, "y", -100_000, 100_000),
+                        integer(message, "button", 1, 3), mods)  # fmt: skip
         elif kind == "clear_sonar":
             with self.robot.scheduler.lock:
                 self.robot.sonar.clear()

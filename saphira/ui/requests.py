@@ -11,7 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["RequestError", "integer", "number", "text"]
+from saphira.ui.display import MAX_PERIOD, DisplayMenu
+
+__all__ = ["RequestError", "display_setting", "integer", "number", "text"]
+
+COORDINATE_MM = 1e9
+"""The largest world coordinate a page may name (the readers' bound on a world file's numbers)."""
 
 
 class RequestError(ValueError):
@@ -66,3 +71,9 @@ def text(message: dict[str, Any], key: str, longest: int) -> str:
     if len(value) > longest:
         raise RequestError(f"{kind}: {key} is {len(value)} characters long (at most {longest})")
     return value
+
+
+def display_setting(message: dict[str, Any]) -> tuple[int, int]:
+    """A ``display`` request's ``(menu, state)``: integers within what ``sfSetDisplayState`` takes
+    (:meth:`saphira.ui.display.Display.set` then refuses what a menu does not allow)."""
+    return integer(message, "menu", 0, max(DisplayMenu)), integer(message, "state", 0, MAX_PERIOD)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.sim.simulation import Simulation
 from saphira.ui.display import DisplayState
 from saphira.ui.drawing import drawing_for
-from saphira.ui.requests import RequestError, integer, number, text
+from saphira.ui.requests import RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import world_outline
 
@@ -149,7 +149,7 @@ class SimView(ServedView):
             with self._lock:
                 self._requests.append(place)
         elif kind == "display":
-            self.display.set(integer(message, "menu", 0, 99), integer(message, "state", 0, 99))
+            self.display.set(*display_setting(message))
         elif kind in ("view", "button", "key"):
             return
         else:
