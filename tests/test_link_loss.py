@@ -217,3 +217,30 @@ def test_a_lost_gamebots_server_is_a_lost_link(maps_dir: Path) -> None:
         assert lost == f"lost the robot link (usarsim://127.0.0.1:{pair.server.port}: connection closed by peer)"
     finally:
         pair.close()
+
+
+def test_a_flat_server_that_falls_silent_but_still_hears_is_sent_a_stop(maps_dir: Path) -> None:
+    flat = FlatSimulation(load_world(maps_dir / "room.wld"), pose=(3000.0, 3000.0, 0.0))
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    robot = Robot(link_options=LinkOptions(loss_timeout=1.0))
+    url = "flat://{}:{}".format(*server.address)
+    try:
+        robot.connect(url)
+        watch = LinkWatch(robot, url, lambda line: None)
+        robot.motion.set_velocity(300.0)
+        robot.run(cycles=5)
+        assert flat.robot.drive.vel_target == 300.0
+        transport = robot.link.transport
+        assert transport is not None
+        robot.link.transport = FaultyTransport(transport)
+        robot.link.transport.fault = "mute"  # type: ignore[attr-defined]
+        assert _lost_within(robot, watch, 5).endswith("no step output for 1 s)")
+        deadline = time.monotonic() + 5.0
+        while flat.robot.drive.vel_target != 0.0 and time.monotonic() < deadline:  # the server's own thread
+            time.sleep(0.01)
+        assert flat.robot.drive.vel_target == 0.0  # the last control line it heard: zero velocities
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=10.0)

@@ -30,6 +30,7 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import deque
@@ -52,7 +53,7 @@ from saphira.flat.simulation import ROT_ACCEL, flat_params
 from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.protocol.sync import RobotIdentity
 from saphira.reflector import Reflector
-from saphira.transport import Transport
+from saphira.transport import Transport, TransportError
 from saphira.velocity_link import VelocityLink, link_for
 from saphira.velocity_link import heading_velocity as _heading_velocity
 
@@ -257,6 +258,14 @@ class FlatLink(VelocityLink):
         self._commanded = linear
         self._owe_input = False
         self._send_line(format_input(Control("c", linear, angular, 1.0, self.message)))
+
+    def _stop_quietly(self) -> None:
+        """A silent server may still hear us: a control line of zero velocities (a real-time Flat server
+        goes on stepping with the last command it had)."""
+        if self.transport is not None and not self.transport.closed:
+            line = format_input(Control("c", 0.0, 0.0, 1.0, self.message)) + "\n"
+            with contextlib.suppress(TransportError):  # written directly: a failing send would report the loss again
+                self.transport.write(line.encode("latin-1", errors="replace"))
 
     def rot_decel(self) -> float:
         """Flat's fixed rotational acceleration (:data:`saphira.flat.simulation.ROT_ACCEL`)."""
