@@ -4,6 +4,7 @@ embedded simulator, odometry error on, the truth from the simulator; tracking, g
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from saphira.behavior.behavior import TurnDir
 from saphira.behavior.library import find_behavior
+from saphira.cli import main
 from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose
 from saphira.perception import LOCALIZE, TEST_MATCHING, Perception, perception_for
@@ -184,3 +186,24 @@ def test_saphira_run_summary_pose_error_with_localization(tmp_path: Path) -> Non
     m = re.search(r"^    pose error (\d+) mm, ([\d.]+) deg", result.stdout, re.M)
     assert m, result.stdout
     assert int(m[1]) <= 300 and float(m[2]) <= 10.0, result.stdout
+
+
+def test_the_shipped_localization_experiment_compares_mcl_with_registration(tmp_path: Path) -> None:
+    """experiments/localization/columbia.toml as shipped, cut to 60 s and one seed: both localizers run,
+    and the hook's metrics are columns; Monte Carlo localization ends localized and near the truth."""
+    shipped = PROJECT / "experiments" / "localization"
+    text = (shipped / "columbia.toml").read_text()
+    for key, short in (("duration = 600", "duration = 60"), ("seeds = [1, 2, 3, 4]", "seeds = [1]")):
+        assert key in text, key
+        text = text.replace(key, short)
+    text = text.replace('"loc_wander.act"', f'"{shipped / "loc_wander.act"}"')
+    exp = tmp_path / "columbia.toml"
+    exp.write_text(text.replace('"metrics.py:collect"', f'"{shipped / "metrics.py"}:collect"'))
+    out = tmp_path / "out"
+    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 0
+    with (out / "trials.csv").open(encoding="utf-8", newline="") as f:
+        rows = {r["mcl"]: r for r in csv.DictReader(f)}
+    assert set(rows) == {"0", "1"} and all(r["status"] == "ok" for r in rows.values()), rows
+    mcl = rows["1"]
+    assert mcl["localized"] == "1.0" and float(mcl["pose_error"]) <= 300.0 and float(mcl["heading_error"]) <= 10.0
+    assert 0.0 < float(mcl["localizer_ms"]) < 5.0 and rows["0"]["localized"] == "0.0"
