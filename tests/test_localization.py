@@ -53,11 +53,13 @@ def office(
 
 
 def errors(robot: Robot, sim: EmbeddedSim, seconds: float) -> list[tuple[float, float]]:
-    """Run ``seconds``; the global pose's error against the truth after every cycle (mm, deg)."""
+    """Run ``seconds``; the global pose's error against the truth after every cycle (mm, deg). The truth
+    is taken before the cycle: the simulator steps at its end, after the client read the SIP."""
     found = []
     for _ in range(robot.clock.cycles_for(seconds)):
+        truth = sim.true_pose
         robot.step()
-        found.append(pose_error(robot.state.global_pose, sim.true_pose))
+        found.append(pose_error(robot.state.global_pose, truth))
     return found
 
 
@@ -207,3 +209,11 @@ def test_the_shipped_localization_experiment_compares_mcl_with_registration(tmp_
     mcl = rows["1"]
     assert mcl["localized"] == "1.0" and float(mcl["pose_error"]) <= 300.0 and float(mcl["heading_error"]) <= 10.0
     assert 0.0 < float(mcl["localizer_ms"]) < 5.0 and rows["0"]["localized"] == "0.0"
+
+
+def test_after_the_warm_up_a_minute_of_localization_compiles_no_kernel() -> None:
+    """The localizer's kernels are warmed up with the others (their examples have the run's types)."""
+    from tests.test_jit import compilations
+
+    warm, after = compilations("AMROffice", "experiments/localization/loc_wander.act")
+    assert after == warm

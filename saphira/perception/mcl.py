@@ -64,10 +64,14 @@ UPDATE_TURN = 10.0
 """mm driven or deg turned between two sensor updates (successive readings of a robot standing still
 are one measurement, not many)."""
 
-MAX_READING = 4000.0
-"""mm: longer sonar readings are not used (mostly multiple or specular reflections)."""
+MIN_READINGS = 1
+"""Readings an update needs (in an open area a single echo still pins one direction)."""
 
-BEAM = np.array([100.0, 1.0, 0.12, 0.6, 150.0, 8.0])
+PUSH = (10.0, 0.1)
+"""mm, deg: between updates the estimate (moved by odometry and the samples' mean drift) goes into
+``sfRobot`` once it differs this much from the global pose odometry moved."""
+
+BEAM = np.array([100.0, 1.0, 0.12, 0.4, 150.0, 8.0])
 """The beam model (:func:`~saphira.perception.mcl_kernels.weigh`): σ mm, z_hit, z_rand, gain (readings
 taken from nearby poses are not independent: each counts this much), body mm, inside-wall penalty."""
 
@@ -208,6 +212,8 @@ class Localizer:
         self.fit = 0.0
         """Running average of the samples' mean likelihood per reading (see :data:`GOOD_FIT`)."""
         self._settling = SETTLING
+        self._drift = 0.0
+        """deg/mm: the estimate's cluster's mean heading drift, applied to the estimate between updates."""
         self._last_odo: Pose | None = None
         self._moved = 0.0
         self._turned = 0.0
@@ -247,6 +253,7 @@ class Localizer:
         self.estimate = estimate
         self.share = 1.0 if localized else 0.0
         self._settling = SETTLING
+        self._drift = 0.0
         self._moved = self._turned = 0.0
         self._written = self.reflector.state.global_pose
 
@@ -313,19 +320,28 @@ class Localizer:
         if forward or left or dth:
             normals = self.rng.standard_normal((len(self.samples), 4))
             predict(self.samples, normals, forward, left, dth, MOTION)
-            if self.estimate is not None:
-                self.estimate = move_pose(self.estimate, forward, left, dth)
             self._moved += math.hypot(forward, left)
             self._turned += abs(dth)
+            if self.estimate is not None:
+                self.estimate = move_pose(self.estimate, forward, left, dth + self._drift * forward)
+                self._push(pose)
         if self._moved >= UPDATE_DISTANCE or self._turned >= UPDATE_TURN:
             readings = self._readings(odo)
-            if len(readings) >= 3:
+            if len(readings) >= MIN_READINGS:
                 self._moved = self._turned = 0.0
                 self._update(readings)
 
+    def _push(self, pose: Pose) -> None:
+        """Between updates: the estimate into ``sfRobot`` while localized, once it is :data:`PUSH` away."""
+        est = self.estimate
+        if not self.localized or est is None:
+            return
+        if math.hypot(est.x - pose.x, est.y - pose.y) >= PUSH[0] or abs(norm2_angle(est.th - pose.th)) >= PUSH[1]:
+            self._set_pose(est)
+
     def _readings(self, odo: Pose) -> FloatArray:
         """The sonar readings new since the last update: sonar x, y, bearing in the robot's current
-        (odometric) frame, and range; readings without an echo or beyond :data:`MAX_READING` left out."""
+        (odometric) frame, and range; readings without an echo left out."""
         buckets = self.reflector.sonar.buckets
         if len(self._counts) != len(buckets):
             self._counts = [b.count for b in buckets]
@@ -336,7 +352,7 @@ class Localizer:
             if b.count == self._counts[i]:
                 continue
             self._counts[i] = b.count
-            if b.range >= NO_ECHO or b.range > MAX_READING:
+            if b.range >= NO_ECHO:
                 continue
             dx, dy = b.robot_x - odo.x, b.robot_y - odo.y
             lx, ly = c * dx + s * dy, -s * dx + c * dy
@@ -400,6 +416,7 @@ class Localizer:
             heading = _circular_mean(th[near], w[near])
             members = near
         self.share = float(w[members].sum() / w.sum())
+        self._drift = float(np.average(self.samples[members, 3], weights=w[members]))
         last, self.estimate = self.estimate, Pose(float(centre[0]), float(centre[1]), norm2_angle(heading))
         jumped = last is None or (
             math.hypot(last.x - centre[0], last.y - centre[1]) > JUMP[0]
