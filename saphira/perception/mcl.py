@@ -64,12 +64,15 @@ UPDATE_TURN = 10.0
 """mm driven or deg turned between two sensor updates (successive readings of a robot standing still
 are one measurement, not many)."""
 
+MAP_CHECK = 10
+"""Cycles between two looks at the pointlist for a changed map (every cycle costs more than it gives)."""
+
 MIN_READINGS = 1
 """Readings an update needs (in an open area a single echo still pins one direction)."""
 
-PUSH = (10.0, 0.1)
-"""mm, deg: between updates the estimate (moved by odometry and the samples' mean drift) goes into
-``sfRobot`` once it differs this much from the global pose odometry moved."""
+PUSH = (20.0, 0.25)
+"""mm, deg: the estimate (after an update, or between updates moved by odometry and the samples' mean
+drift) goes into ``sfRobot`` once it differs this much from the global pose odometry moved."""
 
 BEAM = np.array([100.0, 1.0, 0.12, 0.4, 150.0, 8.0])
 """The beam model (:func:`~saphira.perception.mcl_kernels.weigh`): σ mm, z_hit, z_rand, gain (readings
@@ -95,6 +98,9 @@ TRACK_SAMPLES = 2000
 MAX_SAMPLES = 40000
 """Sample counts: the least KLD-sampling keeps (while localized, and while not), the start of
 tracking, the most (global localization)."""
+
+GROWTH = 4
+"""The sample count grows at most this many times in one resampling."""
 
 RESAMPLE = 0.5
 """Resample once the effective sample count falls below this share of the samples (evidence gathers
@@ -207,7 +213,8 @@ class Localizer:
         self.injected = 0
         """Random samples drawn in for recovery, in all."""
         self.seconds = 0.0
-        """Processor time spent in :meth:`step`, in all (for the bench's cost per cycle)."""
+        """Seconds (wall clock: on this kind of machine reading the process clock costs over a millisecond)
+        spent in :meth:`step`, in all, for the cost per cycle."""
         self.steps = 0
         self.fit = 0.0
         """Running average of the samples' mean likelihood per reading (see :data:`GOOD_FIT`)."""
@@ -285,18 +292,18 @@ class Localizer:
     # ------------------------------------------------------------------ the task's work
     def step(self) -> None:
         """One cycle of ``localize``: move the samples by odometry; when due, weigh, resample, estimate."""
-        started = time.process_time()
+        started = time.perf_counter()
         try:
             self._step()
         finally:
-            self.seconds += time.process_time() - started
+            self.seconds += time.perf_counter() - started
             self.steps += 1
 
     def _step(self) -> None:
         state = self.reflector.state
         odo = state.odo_pose
         last, self._last_odo = self._last_odo, odo
-        if self._ensure_map() is None:
+        if (self.map is None or self.steps % MAP_CHECK == 0) and self._ensure_map() is None:
             return
         if self._pending_global:
             self.globalize()
@@ -332,7 +339,8 @@ class Localizer:
                 self._update(readings)
 
     def _push(self, pose: Pose) -> None:
-        """Between updates: the estimate into ``sfRobot`` while localized, once it is :data:`PUSH` away."""
+        """The estimate into ``sfRobot`` while localized, once it is :data:`PUSH` away from ``pose`` (moving
+        the robot in the global frame recomputes every artifact's local coordinates: not for less)."""
         est = self.estimate
         if not self.localized or est is None:
             return
@@ -385,8 +393,8 @@ class Localizer:
         self._estimate()
 
     def _resample(self, weights: FloatArray, inject: float) -> FloatArray:
-        n_max = MAX_SAMPLES
         n_min = MIN_SAMPLES if self.localized else GLOBAL_MIN
+        n_max = min(MAX_SAMPLES, max(GROWTH * len(weights), 2 * n_min))  # arrays no larger than needed
         uniforms = self.rng.random(2 * n_max)
         n_random = int(inject * n_max * 1.2) + 1 if inject > 0 else 0
         randoms = self._random_samples(n_random) if n_random else np.zeros((0, 4))
@@ -428,8 +436,7 @@ class Localizer:
             self.localized = True
         elif self.share < LOST or self.fit < LOST_FIT:
             self.localized = False
-        if self.localized:
-            self._set_pose(self.estimate)
+        self._push(self.reflector.state.global_pose)
 
     def _set_pose(self, pose: Pose) -> None:
         """Move the robot in the global frame: map artifacts stay put, percepts stay where sensed."""

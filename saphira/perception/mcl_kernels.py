@@ -112,6 +112,15 @@ def weigh(
     sigma, z_hit, z_rand, gain, body, penalty = model[0], model[1], model[2], model[3], model[4], model[5]
     inv2s2 = 0.5 / (sigma * sigma)
     m = readings.shape[0]
+    na = cone.shape[0]
+    # each cone point's offset from its sonar in the robot's frame: rotated by each sample's heading below
+    ox = np.empty((m, na))
+    oy = np.empty((m, na))
+    for r in range(m):
+        for a in range(na):
+            b = math.radians(readings[r, 2] + cone[a])
+            ox[r, a] = readings[r, 3] * math.cos(b)
+            oy[r, a] = readings[r, 3] * math.sin(b)
     total = 0.0
     for k in range(samples.shape[0]):
         x, y, th = samples[k, 0], samples[k, 1], samples[k, 2]
@@ -122,10 +131,9 @@ def weigh(
             sx = x + c * readings[r, 0] - s * readings[r, 1]
             sy = y + s * readings[r, 0] + c * readings[r, 1]
             best = math.inf
-            for a in range(cone.shape[0]):
-                b = math.radians(th + readings[r, 2] + cone[a])
-                px = sx + readings[r, 3] * math.cos(b)
-                py = sy + readings[r, 3] * math.sin(b)
+            for a in range(na):
+                px = sx + c * ox[r, a] - s * oy[r, a]
+                py = sy + s * ox[r, a] + c * oy[r, a]
                 i = math.floor((px - x0) / res)
                 j = math.floor((py - y0) / res)
                 d = float(field[j, i]) if 0 <= i < nx and 0 <= j < ny else 1e9
