@@ -523,6 +523,8 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfInitInterpretationProcs", "void()", lambda: s.perception.start_interpretation(), "find walls, doors"),
         ("sfInitRegistrationProcs", "void()", lambda: s.perception.start_registration(), "register on the map"),
         ("sfInitAwareProcs", "void()", lambda: s.perception.start_awareness(), "track sfCurrentEnvironment"),
+        ("sfInitLocalizationProcs", "void()", lambda: s.perception.start_localization(), "Monte Carlo localization"),
+        ("sfGlobalLocalize", "void()", lambda: s.perception.start_localization(True), "find the pose on the map"),
         # ---- raw packets (§5.7, packet.act)
         ("sfRobotCom", "void(int)", lambda c: s.send(c), "send a command without argument"),
         ("sfRobotComInt", "void(int, int)", lambda c, a: s.send(c, a), "send a command with an integer argument"),

@@ -11,7 +11,10 @@ manual's instance names, once — calling one twice is harmless:
   ``test wall``, ``test wall break``;
 * :meth:`Perception.start_registration` (``sfInitRegistrationProcs``): ``test matching`` and
   ``test where``;
-* :meth:`Perception.start_awareness` (``sfInitAwareProcs``): ``test where``.
+* :meth:`Perception.start_awareness` (``sfInitAwareProcs``): ``test where``;
+* :meth:`Perception.start_localization` (``sfInitLocalizationProcs``, ``sfGlobalLocalize``):
+  ``localize``, Monte Carlo localization (:mod:`.mcl`), which then keeps the global pose in place of
+  registration's ``test matching`` (that task stays, but does nothing while ``localize`` runs).
 
 Registration and environment tracking need the interpretation, so they start it too. Suspending a
 task (``sfSuspendTask("test matching", 0)``) stops its work until it is resumed. :func:`perception_for`
@@ -28,6 +31,7 @@ from saphira.perception.ekf import PoseFilter
 from saphira.perception.environment import EnvironmentTracker
 from saphira.perception.interpretation import Interpretation
 from saphira.perception.mapping import MapBuilder
+from saphira.perception.mcl import Localizer
 from saphira.perception.registration import Registration
 from saphira.reflector import Reflector
 from saphira.tasks import Phase, Scheduler, TaskState
@@ -35,6 +39,7 @@ from saphira.tasks import Phase, Scheduler, TaskState
 __all__ = [
     "EnvironmentTracker",
     "Interpretation",
+    "Localizer",
     "MapBuilder",
     "Perception",
     "PoseFilter",
@@ -47,6 +52,7 @@ TEST_WALL = "test wall"
 TEST_WALL_BREAK = "test wall break"
 TEST_MATCHING = "test matching"
 TEST_WHERE = "test where"
+LOCALIZE = "localize"
 
 
 class Perception:
@@ -58,6 +64,7 @@ class Perception:
         self.interpretation = Interpretation(reflector)
         self.environment = EnvironmentTracker(reflector, self.interpretation)
         self.registration = Registration(reflector, self.interpretation)
+        self.localizer = Localizer(reflector)
 
     # ------------------------------------------------------------------ results
     @property
@@ -111,8 +118,20 @@ class Perception:
     def start_registration(self) -> None:
         """``sfInitRegistrationProcs``: ``test matching`` (and ``test where``)."""
         self.start_interpretation()
-        self._task(TEST_MATCHING, self.registration.step)
+        self._task(TEST_MATCHING, self._match)
         self._task(TEST_WHERE, self.environment.update)
+
+    def _match(self) -> None:
+        """``test matching``: registration, unless Monte Carlo localization keeps the pose."""
+        if LOCALIZE not in self.scheduler:
+            self.registration.step()
+
+    def start_localization(self, globally: bool = False) -> None:
+        """``sfInitLocalizationProcs`` (``globally``: ``sfGlobalLocalize``): the task ``localize``
+        tracks the global pose from where it is now, or, ``globally``, finds it anywhere on the map."""
+        self._task(LOCALIZE, self.localizer.step)
+        if globally:
+            self.localizer.globalize()
 
     def start_awareness(self) -> None:
         """``sfInitAwareProcs``: ``test where`` keeps :attr:`current_environment` current."""

@@ -24,6 +24,8 @@ import numpy.typing as npt
 from saphira.behavior.blend import Channel
 from saphira.behavior.executive import BehaviorTask
 from saphira.colbert.runtime import Activity
+from saphira.geometry import Pose
+from saphira.perception import LOCALIZE, perception_for
 from saphira.perception.occupancy import grid_image
 from saphira.sonar import NO_ECHO
 from saphira.tasks import Task, state_name
@@ -100,6 +102,9 @@ class Snapshot:
     """Copies of the occupancy grid's arrays when this frame carries its image (see ``LiveView``)."""
     laser: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
     """The laser ring's points (LPS, mm) when the robot has a laser scan."""
+    localization: tuple[npt.NDArray[np.float64], Pose | None, bool] | None = None
+    """Monte Carlo localization's samples (rows x, y, th), estimate and localized flag while ``localize``
+    runs (:meth:`saphira.perception.mcl.Localizer.view`)."""
 
     def to_dict(self) -> dict[str, Any]:
         x, y, th = self.pose
@@ -137,6 +142,7 @@ class Snapshot:
             "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
             "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
             **({"occgrid": grid_image(*self.grid)} if self.grid is not None else {}),
+            **({"localization": _localization_dict(*self.localization)} if self.localization is not None else {}),
             **self.extra,
         }
 
@@ -156,6 +162,12 @@ def world_outline(world: World | None) -> dict[str, Any]:
         return {"walls": [], "bounds": None}
     return {"walls": [[round(v) for v in seg] for seg in world.segments.tolist()],
             "bounds": [round(v) for v in world.bounds]}  # fmt: skip
+
+
+def _localization_dict(samples: npt.NDArray[np.float64], estimate: Pose | None, localized: bool) -> dict[str, Any]:
+    """``samples`` as [x, y, th] (mm, deg), ``estimate`` [x, y, th] or null, ``localized``."""
+    est = None if estimate is None else [round(estimate.x), round(estimate.y), round(estimate.th, 1)]
+    return {"samples": np.rint(samples).astype(np.int64).tolist(), "estimate": est, "localized": localized}
 
 
 def _round(value: float | None, digits: int) -> float | None:
@@ -273,6 +285,8 @@ def capture(
         "connected": robot.connected,
     }
     truth = [(r.name, r.x, r.y, r.th) for r in sim.simulation.robots] if sim is not None else []
+    localizing = LOCALIZE in robot.scheduler
+    localization = perception_for(robot.reflector, robot.scheduler).localizer.view() if localizing else None
     return Snapshot(
         cycle=robot.scheduler.cycle,
         time=robot.clock.now(),
@@ -288,4 +302,5 @@ def capture(
         behaviors=behaviors,
         summation=summation,
         truth=truth,
+        localization=localization,
     )

@@ -249,6 +249,7 @@ function draw() {
   for (const p of f.laser || []) square(p[0], p[1], 2, LASER_COLOR);
   for (const s of f.sonar) square(s[0], s[1], s[2] ? 7 : 6, pal.sonar);
   for (const t of f.truth) drawTruth(t);
+  if (f.localization) drawLocalization(f.localization);
   drawRobot(f, pal.robot);
   for (const d of f.drawing) drawPrimitive(d);
 }
@@ -331,6 +332,23 @@ function drawTruth(t) {
   const [sx, sy] = toScreen(t[1], t[2]);
   ctx.setLineDash([3, 3]); ctx.strokeStyle = "#888"; ctx.lineWidth = 1;
   ctx.beginPath(); ctx.arc(sx, sy, rad * saphira.view.scale, 0, 2 * Math.PI); ctx.stroke(); ctx.setLineDash([]);
+}
+
+function drawLocalization(loc) {
+  /* Monte Carlo localization: each sample a short tick along its heading, the estimate a circle
+     with its heading (solid once localized, dashed while still searching) */
+  const ticks = 120;
+  for (const [x, y, th] of loc.samples) {
+    const r = th * Math.PI / 180;
+    line(x, y, x + ticks * Math.cos(r), y + ticks * Math.sin(r), "#c07000", 1);
+  }
+  if (!loc.estimate) return;
+  const [x, y, th] = loc.estimate, r = th * Math.PI / 180;
+  const [sx, sy] = toScreen(x, y);
+  if (!loc.localized) ctx.setLineDash([4, 3]);
+  ctx.strokeStyle = "#c07000"; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.arc(sx, sy, 150 * saphira.view.scale, 0, 2 * Math.PI); ctx.stroke(); ctx.setLineDash([]);
+  line(x, y, x + 400 * Math.cos(r), y + 400 * Math.sin(r), "#c07000", 2);
 }
 
 function drawArtifact(a, color) {
