@@ -22,6 +22,7 @@ from types import FrameType
 import pytest
 
 from saphira.artifacts import PointList
+from saphira.batch.experiment import load_experiment
 from saphira.errors import SaphiraError, SourceError
 from saphira.flat.worldfile import load_world_file
 from saphira.params import load_params
@@ -61,6 +62,11 @@ READERS: dict[str, Reader] = {
                         {"a.wld": HALL, "b.wld": HALL}),
     "recording": Reader(".rec", "# saphira recording 2\n# robot tcp://127.0.0.1:8101\n0 > FAFB0300000000\n"
                         "1 < FAFB0332000032\n2 = 0.0 0.0 0.0 0.0 0.0 13.0 0\n# end 3 events, cycle 3\n", replay),
+    "experiment": Reader(".toml", '[run]\nactivity = "go.act"\nworld = "room"\nduration = 30\nseeds = [0, 1]\n'
+                         'start = [1000.0, 2000.0, 90]\n[grid]\nspeed = [100.0, 200.5]\n'
+                         '[sample]\ncount = 2\ngain = { min = 0.5, max = 1.5 }\n'
+                         '[metrics]\nobjective = "distance"\nat_most = { contacts = 0 }\n', load_experiment,
+                         {"go.act": "float speed;\nfloat gain;\nact go { speed(speed); }\nstart go;\n"}),
 }  # fmt: skip
 
 _NUMBER = re.compile(rb"(?<![\w.])[+-]?\d+(?:\.\d*)?(?![\w.])")
