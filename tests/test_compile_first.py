@@ -217,3 +217,16 @@ def test_check_runs_a_plugin_s_load_init_and_load_exit_once(tmp_path: Path) -> N
     assert result.returncode == 0, result.stdout
     assert "firstStop" in result.stdout
     assert ran(tmp_path) == ["init first.py", "exit first.py"]
+
+
+def test_a_plugin_before_an_act_that_does_not_compile_runs_once_and_reaches_no_robot(tmp_path: Path) -> None:
+    plugin, broken = files(tmp_path, first_py=COUNTING_PLUGIN, broken_act="act go() { start firstStopp; }\n")
+    with silent_robot() as robot:
+        result = saphira("run", plugin, broken, "--robot", url(robot), timeout=60)
+        assert not knocked(robot)
+    assert result.returncode == 2, result.stdout
+    assert f"{broken}:1:12: cannot start 'firstStopp': there is no act or behavior of that name; did you mean " in (
+        result.stdout
+    )
+    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert ran(tmp_path) == ["init first.py", "exit first.py"]
