@@ -127,7 +127,7 @@ class Session:
 
         The check ``saphira check`` makes (:mod:`saphira.colbert.check`): syntax, names and types, and
         the acts and behaviors ``start`` names, against what all the files (and plugins) define. The
-        plugins are loaded here, once, for the run (the robot not yet connected); brains only compiled.
+        plugins are loaded here, once, for the run (the robot not yet connected); brains only parsed.
         """
         from saphira.colbert.check import compile_for_run, error_count
 

@@ -221,9 +221,10 @@ class Checker:
         try:
             names = evaluator.load_plugin(path)
         except Exception as exc:
+            if self.for_run:  # its load_init ran: the run does not run it again
+                evaluator.preloaded.add(path.resolve())
             if not (self.for_run and command_line):
                 return [plugin_error(path, exc)]
-            evaluator.preloaded.add(path.resolve())
             error = plugin_error(path, exc)
             evaluator.output(error.pretty())
             evaluator.on_plugin_failed.emit(error)
