@@ -126,16 +126,18 @@ class Session:
         """Compile every file together before any robot is reached: print every error; False if any.
 
         The check ``saphira check`` makes (:mod:`saphira.colbert.check`): syntax, names and types, and
-        the acts and behaviors ``start`` names, against what all the files (and plugins) define.
+        the acts and behaviors ``start`` names, against what all the files (and plugins) define. The
+        plugins are loaded here, once, for the run (the robot not yet connected); brains only parsed.
         """
-        from saphira.colbert.check import compile_files, error_count
+        from saphira.colbert.check import compile_for_run, error_count
 
         self._files_exist()
-        errors = compile_files(self.args.files, self.console.message, load_directory=self.evaluator.load_directory)
+        errors = compile_for_run(self.args.files, self.evaluator)
         for error in errors:
             self.console.message(error.pretty())
         if errors:
-            self.console.message(f"{error_count(errors, self.args.files)}: nothing was run")
+            ran = "only the plugins' load_init and load_exit ran" if self.evaluator.preloaded else "nothing was run"
+            self.console.message(f"{error_count(errors, self.args.files)}: {ran}")
         return not errors
 
     def connect(self) -> None:
@@ -186,7 +188,8 @@ class Session:
     def load(self) -> bool:
         for path in self.args.files:
             if not is_brain_file(path):
-                if not self.evaluator.load(path):
+                # a plugin compile() loaded stays (a failed one is a failed part: the summary says so)
+                if not self.evaluator.load(path) and not str(path).endswith(".py"):
                     return False
                 continue
             try:  # a .py with INIT(engine): a Pyro-style brain (saphira/brain.py)

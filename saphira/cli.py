@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
         "(either stops the robot at the end of the cycle, closes the recording and prints the summary); "
         "without --duration the run says so at the start and, off a terminal, prints a progress line every "
-        "10 minutes of robot time. Every file is compiled before the robot is reached (as 'saphira check'). "
+        "10 minutes of robot time. Every file is compiled before the robot is reached (as 'saphira check'); "
+        "the plugins are loaded then, their load_init run once for the run; brains are imported after connecting. "
         "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
         "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
@@ -191,12 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser(
         "check",
-        help="check .act/.beh files",
+        help="check .act/.beh/.py files (runs plugins' load_init)",
         description="Parse and compile the files together, in order, as 'saphira run' loads them (what a "
         "file or plugin defines is known to the files after it), and report every error found, as "
         "file:line:col with the offending line and a caret: syntax, types, unknown names (with the closest "
         "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
-        "check before it connects. Exit status 1 if any error was found.",
+        "check before it connects. A plugin (.py) is imported and its load_init(env) and load_exit(env) run, "
+        "on a robot never connected, to learn its names; a brain is imported, its INIT not called. "
+        "Exit status 1 if any error was found.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 

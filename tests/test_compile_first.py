@@ -119,15 +119,114 @@ def test_a_name_a_file_loaded_while_running_may_define_is_a_warning(tmp_path: Pa
 def test_a_broken_brain_or_plugin_fails_the_run_before_the_robot_is_reached(tmp_path: Path) -> None:
     brain, plugin = files(
         tmp_path,
-        brain_py="import saphira.no_such_module\n\n\ndef INIT(engine):\n    return None\n",
+        brain_py="import saphira\n\n\ndef INIT(engine):\n    return (\n",
         plugin_py="def load_init(env):\n    env.add_constant('HALF', 'int', 1)\n    return 1 / 0\n",
     )
     with silent_robot() as robot:
         result = saphira("run", brain, plugin, "--robot", url(robot), timeout=60)
         assert not knocked(robot)
     assert result.returncode == 2
-    assert f"{brain}:1: brain failed to load: ModuleNotFoundError: No module named 'saphira.no_such_module'" in (
+    assert f"{brain}:5:12: plugin failed to load: SyntaxError: '(' was never closed" in result.stdout
+    assert f"{plugin}:3: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
+    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+
+
+def test_a_brain_is_imported_once_when_the_run_starts_it(tmp_path: Path) -> None:
+    (brain,) = files(tmp_path, brain_py="import saphira.no_such_module\n\n\ndef INIT(engine):\n    return None\n")
+    result = saphira("run", brain, "--duration", "1", timeout=60)
+    assert result.returncode == 2
+    assert result.stdout.count("No module named 'saphira.no_such_module'") == 1, result.stdout
+
+
+COUNTING_PLUGIN = '''"""Counts its load_init and load_exit in a file beside it; registers a behavior the .act starts."""
+from pathlib import Path
+
+from saphira.behavior.library import predefined_behaviors
+
+LOG = Path(__file__).with_name("ran.log")
+
+
+def load_init(env):
+    with LOG.open("a") as log:
+        log.write("init " + Path(__file__).name + "\\n")
+    env.add_behavior(Path(__file__).stem + "Stop", predefined_behaviors()["stop"])
+
+
+def load_exit(env):
+    with LOG.open("a") as log:
+        log.write("exit " + Path(__file__).name + "\\n")
+'''
+
+COUNTING_BRAIN = '''"""A brain that does nothing but count how often its file is imported."""
+from pathlib import Path
+
+from saphira.brain import Brain
+
+with Path(__file__).with_name("ran.log").open("a") as log:
+    log.write("import brain.py\\n")
+
+
+class Idle(Brain):
+    def step(self):
+        pass
+
+
+def INIT(engine):
+    return Idle("Idle", engine)
+'''
+
+
+def ran(tmp_path: Path) -> list[str]:
+    log = tmp_path / "ran.log"
+    return log.read_text().splitlines() if log.is_file() else []
+
+
+def test_a_run_runs_each_plugin_s_load_init_and_each_brain_s_import_once(tmp_path: Path) -> None:
+    first, brain, _second, main = files(
+        tmp_path,
+        first_py=COUNTING_PLUGIN,
+        brain_py=COUNTING_BRAIN,
+        second_py=COUNTING_PLUGIN,
+        main_act=f'load "{tmp_path / "second.py"}";\n'
+        "act go() { start firstStop noblock; start secondStop noblock; }\nstart go();\n",
+    )
+    result = saphira("run", first, brain, main, "--duration", "1", timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "activity go: " in result.stdout
+    assert sorted(ran(tmp_path)) == ["import brain.py", "init first.py", "init second.py"]  # second: by main.act
+
+
+def test_a_load_init_that_raises_on_the_command_line_is_a_failed_part_of_the_run(tmp_path: Path) -> None:
+    plugin, main = files(
+        tmp_path,
+        broken_py='from pathlib import Path\n\n\ndef load_init(env):\n    Path(__file__).with_name("ran.log")'
+        '.open("a").write("init\\n")\n    return 1 / 0\n',
+        main_act="act fine() { move(100); }\nstart fine();\n",
+    )
+    result = saphira("run", plugin, main, "--duration", "3", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ran(tmp_path) == ["init"]
+    summary = [line.strip() for line in result.stdout.splitlines() if line.startswith("    ")]
+    assert f"plugin broken.py: error at {plugin}:6: ZeroDivisionError: division by zero" in summary
+    assert "activity fine: SUCCESS" in summary
+
+
+def test_check_runs_a_plugin_s_load_init_and_load_exit_once(tmp_path: Path) -> None:
+    (plugin,) = files(tmp_path, first_py=COUNTING_PLUGIN)
+    result = saphira("check", plugin, timeout=60)
+    assert result.returncode == 0, result.stdout
+    assert "firstStop" in result.stdout
+    assert ran(tmp_path) == ["init first.py", "exit first.py"]
+
+
+def test_a_plugin_before_an_act_that_does_not_compile_runs_once_and_reaches_no_robot(tmp_path: Path) -> None:
+    plugin, broken = files(tmp_path, first_py=COUNTING_PLUGIN, broken_act="act go() { start firstStopp; }\n")
+    with silent_robot() as robot:
+        result = saphira("run", plugin, broken, "--robot", url(robot), timeout=60)
+        assert not knocked(robot)
+    assert result.returncode == 2, result.stdout
+    assert f"{broken}:1:12: cannot start 'firstStopp': there is no act or behavior of that name; did you mean " in (
         result.stdout
     )
-    assert f"{plugin}:3: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
-    assert "2 errors in 2 files: nothing was run" in result.stdout
+    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert ran(tmp_path) == ["init first.py", "exit first.py"]

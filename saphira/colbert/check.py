@@ -7,7 +7,8 @@ every ``start`` of a name that no file defines (with the closest known names). E
 (``.py``, also when an ``.act`` file loads one) is imported and its ``load_init(env)`` run against
 the checking environment, which records what it registers: the names are listed, and later files may
 use them. That environment has a robot of its own, never connected, so a plugin that starts a
-behavior on ``env.robot`` checks as it loads.
+behavior on ``env.robot`` checks as it loads. ``saphira check`` thus runs plugin code; ``saphira run``'s
+check (:func:`compile_for_run`) runs each plugin's ``load_init`` once, for the run itself.
 """
 
 from __future__ import annotations
@@ -43,6 +44,26 @@ def compile_files(
     errors.extend(checker.close())
     for warning in checker.warnings:
         output(warning)
+    return checker.in_order(errors)
+
+
+def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[SourceError]:
+    """``saphira run``'s check, before the robot is reached: every error of ``files``, in order.
+
+    Unlike :func:`compile_files` no code runs twice: each plugin is loaded into ``evaluator`` for good
+    (``load_init`` once; a failing one given on the command line is a failed part, announced on
+    ``on_plugin_failed``), brains are only parsed, the Colbert files compiled against a copy of the
+    symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
+    """
+    checker = Checker.scratch(evaluator, for_run=True)
+    errors: list[SourceError] = []
+    for path in files:
+        errors.extend(checker.check_path(path))
+    errors.extend(checker.resolve_starts())
+    if errors:
+        errors.extend(checker.close())
+    for warning in checker.warnings:
+        evaluator.output(warning)
     return checker.in_order(errors)
 
 

@@ -7,6 +7,11 @@ to the files after it, as when they are loaded; a top-level ``load`` of another 
 registers are used further on; :meth:`Checker.close` runs its ``load_exit(env)``. A brain is imported
 but not started. Nothing else runs: top-level statements are compiled, never executed.
 
+``saphira run``'s check (``for_run``) runs user code once only: a plugin is loaded into the run's own
+evaluator for good (its robot not connected yet) and the run's ``load`` of it keeps it; one given on the
+command line whose import or ``load_init`` raises is a failed part of the run, not a compile error (a
+syntax error still is one). A brain is only parsed: the run imports it once, after connecting.
+
 ``start NAME`` of a name nothing defines at that point is legal Colbert (a later act may define it),
 so it is kept and resolved once every file is compiled (:meth:`Checker.resolve_starts`): still
 unknown, it is an error with the closest acts and behaviors as suggestions. A file that loads others
@@ -69,8 +74,10 @@ class Checker:
         *,
         symbols: SymbolTable | None = None,
         listing: Callable[[str], None] | None = None,
+        for_run: bool = False,
     ) -> None:
         self.evaluator = evaluator
+        self.for_run = for_run
         self.symbols = symbols if symbols is not None else evaluator.symbols
         self.compiler = Compiler(self.symbols, evaluator.runtime)
         self.compiler.pending_starts = []
@@ -85,13 +92,14 @@ class Checker:
         self._depth = 0
 
     @classmethod
-    def scratch(cls, evaluator: Evaluator) -> Checker:
-        """A checker on a copy of the evaluator's symbols: checking leaves the environment as it was."""
+    def scratch(cls, evaluator: Evaluator, *, for_run: bool = False) -> Checker:
+        """A checker on a copy of the evaluator's symbols: checking leaves the environment as it was
+        (but for the plugins it loads with ``for_run``)."""
         symbols = SymbolTable()
         symbols.symbols = dict(evaluator.symbols.symbols)
         symbols.structs = dict(evaluator.symbols.structs)
         symbols.values = list(evaluator.symbols.values)
-        return cls(evaluator, symbols=symbols)
+        return cls(evaluator, symbols=symbols, for_run=for_run)
 
     # ------------------------------------------------------------------ files
     def check_path(self, path: str | Path, at: SourceError | None = None) -> list[SourceError]:
@@ -110,7 +118,11 @@ class Checker:
             return [SourceError(f"load: files nested more than {MAX_DEPTH} deep (does {p.name} load itself?)", where)]
         if p.suffix == ".py":
             self.files.append(str(p))  # a plugin's errors name its resolved path (its traceback's)
-            return self.check_brain(p) if is_brain_file(p) else self.check_plugin(p)
+            if is_brain_file(p):  # it parses: for a run, that is its whole check (it is imported later, once)
+                return [] if self.for_run else self.check_brain(p)
+            if self.for_run and (syntax := self.compile_python(p)):  # an error before anything runs
+                return syntax
+            return self.check_plugin(p, command_line=at is None)
         try:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -195,14 +207,30 @@ class Checker:
         self.defined.update(_BEHAVIOR_NAME.findall(text))
         return check_behavior_text(text, filename, self.evaluator, symbols=self.symbols, define=True)
 
-    def check_plugin(self, path: Path) -> list[SourceError]:
-        """Import a plugin and run its ``load_init``; what it registers is known further on."""
+    def check_plugin(self, path: Path, *, command_line: bool = False) -> list[SourceError]:
+        """Import a plugin and run its ``load_init``; what it registers is known further on.
+
+        ``for_run`` and ``command_line``: a failure is reported and announced (``on_plugin_failed``: a
+        failed part of the run) instead of being an error; the run does not load the plugin again.
+        """
         from saphira.colbert.evaluator import plugin_error
 
+        evaluator = self.evaluator
+        if self.for_run and path.resolve() in evaluator.plugins:  # loaded by an earlier file: not twice
+            return []
         try:
-            names = self.evaluator.load_plugin(path)
+            names = evaluator.load_plugin(path)
         except Exception as exc:
-            return [plugin_error(path, exc)]
+            if self.for_run:  # its load_init ran: the run does not run it again
+                evaluator.preloaded.add(path.resolve())
+            if not (self.for_run and command_line):
+                return [plugin_error(path, exc)]
+            error = plugin_error(path, exc)
+            evaluator.output(error.pretty())
+            evaluator.on_plugin_failed.emit(error)
+            return []
+        if self.for_run:
+            evaluator.preloaded.add(path.resolve())
         if self.symbols is not self.evaluator.symbols:
             self.symbols.symbols.update(self.evaluator.symbols.symbols)
             self.symbols.structs.update(self.evaluator.symbols.structs)
@@ -234,6 +262,16 @@ class Checker:
             sys.modules.pop(module_name, None)
         if self.listing is not None:
             self.listing(f"{path}: a brain (INIT(engine) is called when it runs)")
+        return []
+
+    def compile_python(self, path: Path) -> list[SourceError]:
+        """A plugin's (or an unparsable brain's) syntax error, without running any of it."""
+        from saphira.colbert.evaluator import plugin_error
+
+        try:
+            compile(path.read_bytes(), str(path.resolve()), "exec")
+        except (SyntaxError, ValueError, OSError) as exc:
+            return [plugin_error(path, exc)]
         return []
 
     # ------------------------------------------------------------------ after every file

@@ -159,6 +159,8 @@ class Evaluator:
         self.plugins: dict[Path, ModuleType] = {}
         self._plugin_names: dict[Path, set[str]] = {}
         self.on_plugin_failed: Event[[SourceError]] = Event("plugin_failed")
+        self.preloaded: set[Path] = set()
+        """Plugins ``saphira run``'s check loaded already: the first ``load`` of each keeps it (no second load_init)."""
         self.settings: dict[str, str] = {
             "serial": os.environ.get("SAPHIRA_COMSERIAL", "/dev/ttyS0"),
             "baud": os.environ.get("SAPHIRA_SERIALBAUD", "9600"),
@@ -431,6 +433,10 @@ class Evaluator:
 
     # ================================================================== plugins
     def _load_plugin(self, path: Path) -> bool:
+        key = path.resolve()
+        if key in self.preloaded:
+            self.preloaded.discard(key)
+            return key in self.plugins
         try:
             self.load_plugin(path)
         except Exception as exc:  # a broken plugin is reported, never raised
