@@ -32,7 +32,7 @@ from saphira.export_mcap import FoxgloveServer, open_recorder
 from saphira.interrupts import StopSignals
 from saphira.jit import warm_up
 from saphira.link import LinkOptions
-from saphira.link_watch import LinkWatch, check_link_options
+from saphira.link_watch import LinkWatch
 from saphira.params import check_params_file
 from saphira.parts import PartFailures
 from saphira.progress import RunProgress
@@ -141,7 +141,6 @@ class Session:
         return not errors
 
     def connect(self) -> None:
-        check_link_options(self.args)
         self._files_exist()
         params = getattr(self.args, "params", None)
         if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting

@@ -22,14 +22,12 @@ long as it says.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from saphira.errors import SaphiraError
 from saphira.link import CLIENT_CLOSED, ConnectError, LinkState
 from saphira.tasks import Phase, Task, TaskState
 
@@ -43,15 +41,6 @@ RETRY_PERIOD = 1.0
 TASK_NAME = "reconnect"
 DEFAULT_RECONNECT = 60.0
 """Seconds ``--reconnect`` without a number waits for the robot."""
-
-
-def check_link_options(args: argparse.Namespace) -> None:
-    """``--link-timeout`` and ``--reconnect`` are about a ``--robot`` link: refused without one, never ignored."""
-    if getattr(args, "robot", None):
-        return
-    for option, name in (("link_timeout", "--link-timeout"), ("reconnect", "--reconnect")):
-        if getattr(args, option, None) is not None:
-            raise SaphiraError(f"{name} needs --robot URL (the embedded simulator's in-process line is never lost)")
 
 
 class LinkWatch:

@@ -51,6 +51,10 @@ def robot_misuse(args: argparse.Namespace) -> str | None:
             )
         if "://" not in robot and _NETWORK_ADDRESS.fullmatch(robot):
             return f"--robot {robot} has no scheme; did you mean --robot tcp://{robot}?"
-    elif given and getattr(args, "no_sim", False):
-        return f"{' and '.join(given)}: --no-sim starts without the embedded simulator"
+    else:
+        if given and getattr(args, "no_sim", False):
+            return f"{' and '.join(given)}: --no-sim starts without the embedded simulator"
+        for option, name in (("link_timeout", "--link-timeout"), ("reconnect", "--reconnect")):
+            if getattr(args, option, None) is not None:  # about a --robot link: refused without one, never ignored
+                return f"{name} needs --robot URL (the embedded simulator's in-process line is never lost)"
     return None

@@ -27,7 +27,7 @@ from saphira.clock import RealTimeClock
 from saphira.colbert.evaluator import Evaluator
 from saphira.interrupts import Interrupted, stop_signals
 from saphira.link import LinkOptions
-from saphira.link_watch import LinkWatch, check_link_options
+from saphira.link_watch import LinkWatch
 from saphira.params import check_params_file
 from saphira.robot import Robot
 
@@ -145,7 +145,6 @@ def _setup_readline() -> Callable[[], None]:
 
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
-    check_link_options(args)
     ui = getattr(args, "ui", None)
     link_timeout: float | None = getattr(args, "link_timeout", None)
     options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
