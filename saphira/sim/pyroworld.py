@@ -154,7 +154,7 @@ class _Reader:
 
 
 _SUPPORTED = "supported: Start Line, Start Text, Start Goal"
-_DIRECTIVES = {"width": "width", "height": "height", "position": "position", "originpad": "originpad"}
+_DIRECTIVES = frozenset({"width", "height", "position", "originpad"})
 
 
 def _open_block(line: SourceLine, words: list[str]) -> _Block:
@@ -205,7 +205,7 @@ def parse_pyro_world(text: str, filename: str, name: str = "") -> World:
                 line.numbers(first=1 if head == "attachid" else 0)  # a bad number is reported where it is
             block.rows.append(line)
         elif head in _DIRECTIVES:
-            reader.directive(line, _DIRECTIVES[head])
+            reader.directive(line, head)
         else:
             raise line.error(
                 f"cannot represent {words[0]!r} outside a block (expected width, height, position, OriginPad, "
