@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.playback import Playback
 from saphira.ui.display import DisplayState
-from saphira.ui.drawing import COLORS, drawing_for
+from saphira.ui.drawing import drawing_for
+from saphira.ui.liveview import page_hello
 from saphira.ui.requests import RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView
-from saphira.ui.snapshot import Wake, capture, world_outline
+from saphira.ui.snapshot import Wake, capture
 
 if TYPE_CHECKING:
     from saphira.sim.world import World
@@ -68,18 +69,8 @@ class ReplayView(ServedView):
 
     # ------------------------------------------------------------------ what a page gets
     def hello(self) -> dict[str, Any]:
-        params = self.playback.robot.params
         return {
-            "mode": "client",
-            "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
-                      "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
-                      "front": params.robot_length_front, "rear": params.robot_length_rear},
-            **world_outline(self.world),
-            "palette": self._drawing.palette_css(),
-            "colors": {name: value for name, (value, _) in COLORS.items()},
-            "display": self.display.as_dict(),
-            "history": [],
-            "period": self.playback.robot.clock.period,
+            **page_hello(self.playback.robot, self.world, self._drawing, self.display, []),
             "replay": self._status(),
             **({"frame": self._last} if self._last is not None else {}),  # a page shows where the player is
         }  # fmt: skip

@@ -39,7 +39,7 @@ from saphira.errors import SaphiraError
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 from saphira.tasks import Phase, TaskState
 from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
-from saphira.ui.drawing import COLORS, LocalPen, drawing_for
+from saphira.ui.drawing import COLORS, Drawing, LocalPen, drawing_for
 from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
+    from saphira.sim.world import World
 
 __all__ = ["CRUISE_SPEED", "GRID_EVERY", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
 
@@ -230,19 +231,8 @@ class LiveView(ServedView):
 
     # ------------------------------------------------------------------ what a page gets first
     def hello(self) -> dict[str, Any]:
-        params = self.robot.params
-        return {
-            "mode": "client",
-            "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
-                      "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
-                      "front": params.robot_length_front, "rear": params.robot_length_rear},
-            **world_outline(self.sim.simulation.world if self.sim is not None else None),
-            "palette": self.drawing.palette_css(),
-            "colors": {name: value for name, (value, _) in COLORS.items()},
-            "display": self.display.as_dict(),
-            "history": self._history(),
-            "period": self.robot.clock.period,
-        }  # fmt: skip
+        world = self.sim.simulation.world if self.sim is not None else None
+        return page_hello(self.robot, world, self.drawing, self.display, self._history())
 
     def _history(self) -> list[str]:
         with self._history_lock:
@@ -342,6 +332,26 @@ class LiveView(ServedView):
         self.robot.motion.release()
         self.robot.start_behavior(find_behavior("constant_velocity"), CRUISE_SPEED, name=CRUISE_TASK, priority=2)
         self.evaluator.output(f"constant velocity on ({CRUISE_SPEED:.0f} mm/s)")
+
+
+def page_hello(
+    robot: Robot, world: World | None, drawing: Drawing, display: DisplayState, history: list[str]
+) -> dict[str, Any]:
+    """What a robot page gets first: the body to draw, the world's outline, the palette, the display
+    settings, the interaction area's history and the cycle period (the live view and the replay's)."""
+    params = robot.params
+    return {
+        "mode": "client",
+        "robot": {"radius": params.robot_radius, "diagonal": params.robot_diagonal,
+                  "holonomic": params.holonomic, "width": params.robot_width, "length": params.robot_length,
+                  "front": params.robot_length_front, "rear": params.robot_length_rear},
+        **world_outline(world),
+        "palette": drawing.palette_css(),
+        "colors": {name: value for name, (value, _) in COLORS.items()},
+        "display": display.as_dict(),
+        "history": history,
+        "period": robot.clock.period,
+    }  # fmt: skip
 
 
 def serve(
