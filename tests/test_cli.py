@@ -133,23 +133,6 @@ def test_run_of_a_missing_file_is_one_line_before_any_robot_is_reached(tmp_path:
         program.stop()
 
 
-def test_direct_act_drives_the_square_on_a_second_process_simulator() -> None:
-    sim = Program("--world", "room", "--port", "0", "--no-odometry-error")
-    try:
-        url = f"tcp://{sim.addresses[0]}"
-        result = saphira("run", "colbert/direct.act", "--robot", url, timeout=120)
-    finally:
-        sim.stop()
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "activity square: SUCCESS" in result.stdout
-    assert "true pose" not in result.stdout  # a robot over TCP does not know where it really is
-    x, y, th = summary_pose(result.stdout)
-    assert abs(x) < 60 and abs(y) < 60  # back where it started (odometric frame)
-    assert abs(((th + 180) % 360) - 180) < 4
-    travelled = float(re.search(r"travelled ([\d.]+) m", result.stdout)[1])  # type: ignore[index]
-    assert 3.9 < travelled < 4.2
-
-
 def test_record_a_two_minute_demo_and_replay_it_cycle_for_cycle(tmp_path: Path) -> None:
     rec = tmp_path / "demo.rec"
     result = saphira("run", "colbert/demo.act", "--duration", "120", "--record", str(rec))

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.sim_process import PROJECT, Program
+from tests.test_cli import summary_pose
 
 README = (PROJECT / "README.md").read_text()
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", README, re.S)
@@ -83,6 +84,18 @@ def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
 COMMANDS = saphira_commands()
 
 
+def drove_the_square_on_a_second_process(stdout: str) -> None:
+    """direct.act's square, run over a line to a ``saphira sim`` process (what tests/test_cli.py checked in a
+    run of its own: the same program and server, so the README's run of it carries the checks, in real time once)."""
+    assert "activity square: SUCCESS" in stdout
+    assert "true pose" not in stdout  # a robot over a line does not know where it really is
+    x, y, th = summary_pose(stdout)
+    assert abs(x) < 60 and abs(y) < 60  # back where it started (odometric frame)
+    assert abs(((th + 180) % 360) - 180) < 4
+    travelled = float(re.search(r"travelled ([\d.]+) m", stdout)[1])  # type: ignore[index]
+    assert 3.9 < travelled < 4.2
+
+
 @pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a)[:60] for a in COMMANDS])
 def test_readme_command(args: list[str], scratch: Path) -> None:
     sim: Program | None = None
@@ -109,6 +122,8 @@ def test_readme_command(args: list[str], scratch: Path) -> None:
     if args[0] == "run":
         assert "--- done" in result.stdout
         assert "FAILURE" not in result.stdout and "TIMEOUT" not in result.stdout
+    if args[:2] == ["run", "colbert/direct.act"] and robot is not None:
+        drove_the_square_on_a_second_process(result.stdout)
     if "--plot" in args:
         png = scratch / args[args.index("--plot") + 1]
         assert png.read_bytes()[:4] == b"\x89PNG"
