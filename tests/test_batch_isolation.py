@@ -15,8 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from saphira.batch.metrics import TIMING_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,15 +143,23 @@ def _wait_for_rows(out: Path, count: int, batch: subprocess.Popen[str]) -> None:
     raise AssertionError(f"no {count} rows in {WAIT} s (exit status {batch.poll()})")
 
 
-@pytest.mark.parametrize(("signum", "to_group"), [(signal.SIGINT, True), (signal.SIGTERM, False)])
 def test_an_interrupted_serial_batch_stops_writes_no_truncated_row_and_resumes_to_the_clean_rows(
-    tmp_path: Path, signum: signal.Signals, to_group: bool
+    tmp_path: Path,
 ) -> None:
+    """Ctrl-C to the process group (the trial's process gets it too) and SIGTERM to the batch alone, each
+    compared with one clean run of the same experiment (a run of its own for each would measure the same rows)."""
     exp = _experiment(tmp_path, "duration = 15\nseeds = 3\n")
     clean = tmp_path / "clean"
     assert _batch(exp, clean, "--serial").returncode == 0
     reference = _measured(_rows(clean))
-    out = tmp_path / "out"
+    for signum, to_group in [(signal.SIGINT, True), (signal.SIGTERM, False)]:
+        _interrupt_and_resume(exp, tmp_path / f"out-{signum.name}", signum, to_group, reference)
+
+
+def _interrupt_and_resume(
+    exp: Path, out: Path, signum: signal.Signals, to_group: bool, reference: dict[str, dict[str, str]]
+) -> None:
+    """Interrupt a serial batch of ``exp`` once it has a row, check what it kept, resume it to ``reference``."""
     batch = subprocess.Popen(_command(exp, out, "--serial"), env=_env(), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     try:

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -44,13 +45,26 @@ DRIVE = b'speed 200;\nsfSMessage("driving");\n'
 """Set the robot going, then say so (what the shell reads; ``run`` runs the same in an activity)."""
 
 
-@pytest.mark.parametrize("command", ["shell", "run"])
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path, command: str, sig: signal.Signals) -> None:
+def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path) -> None:
+    """``shell`` and ``run``, each with SIGTERM and SIGINT: four sessions, each with its own simulator. They
+    drive in real time (a robot over a line does), so they run at once and the test waits for the longest."""
+    cases = [(command, sig) for command in ("shell", "run") for sig in (signal.SIGTERM, signal.SIGINT)]
+    with ThreadPoolExecutor(len(cases)) as pool:
+        sessions = {case: pool.submit(_signal_session, tmp_path / f"{case[0]}-{case[1].name}", *case) for case in cases}
+    for (command, sig), session in sessions.items():
+        try:
+            session.result()
+        except BaseException as failure:
+            raise AssertionError(f"saphira {command} stopped by {sig.name}: {failure}") from failure
+
+
+def _signal_session(folder: Path, command: str, sig: signal.Signals) -> None:
+    """Drive a ``saphira sim`` robot with ``saphira COMMAND``, send ``sig`` once it is driving, check the end."""
+    folder.mkdir()
     sim = spawn("saphira.sim.standalone", "--port", "0", "--world", "room", "-v")  # -v: sessions are logged
     try:
         address = read_until(sim.stdout.fileno(), b"\n").split()[2].decode()
-        act = tmp_path / "drive.act"
+        act = folder / "drive.act"
         act.write_bytes(b'act hold { speed 200; sfSMessage("driving"); waitfor 0; }\nstart hold;\n')
         files = [str(act)] if command == "run" else []
         client = spawn("saphira", command, *files, "--robot", f"tcp://{address}")

@@ -17,6 +17,7 @@ import pytest
 
 from tests.fault_link import FaultProxy
 from tests.sim_process import Program
+from tests.test_cli import saphira_in_process
 from tests.test_run_lifecycle import DEADLINE, read_until, start
 from tests.test_shell import Terminal
 from tests.test_shell_connect import _shell_env
@@ -158,9 +159,7 @@ def test_the_shell_stays_up_and_says_so(tmp_path: Path) -> None:
 
 def test_help_describes_the_link_timeout_and_reconnect() -> None:
     for command in ("run", "shell"):
-        proc = start(command, "--help")
-        out, _ = proc.communicate(timeout=DEADLINE)
-        text = " ".join(out.decode().split())
+        text = " ".join(saphira_in_process(command, "--help").stdout.split())
         assert "--link-timeout S" in text and "ARIA's connection timeout" in text and "default 8" in text
         assert "--reconnect [S]" in text and "reload its parameters and resume them" in text
 
@@ -168,11 +167,10 @@ def test_help_describes_the_link_timeout_and_reconnect() -> None:
 @pytest.mark.parametrize("command", ["run", "shell"])
 @pytest.mark.parametrize("option", [("--reconnect",), ("--link-timeout", "2")])
 def test_link_options_without_a_robot_are_refused(files: list[str], command: str, option: tuple[str, ...]) -> None:
-    proc = start(command, files[0], *option)
-    out, err = proc.communicate(timeout=DEADLINE)
-    assert proc.returncode == 2, out
+    result = saphira_in_process(command, files[0], *option)
+    assert result.returncode == 2, result.stdout
     why = "needs --robot URL (the embedded simulator's in-process line is never lost)"
-    assert err.decode() == f"saphira {command}: {option[0]} {why}\n"
+    assert result.stderr == f"saphira {command}: {option[0]} {why}\n"
 
 
 def test_a_run_that_ends_while_waiting_for_the_robot_is_a_lost_link(tmp_path: Path) -> None:

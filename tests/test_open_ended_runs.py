@@ -1,8 +1,9 @@
 """Runs that do not end on their own say so, and options that would be ignored or fail late are refused first.
 
 Through real ``saphira run`` and ``saphira shell`` subprocesses: a lock-step run with no end, read off a
-pipe (not a terminal) until its first progress line, then stopped with SIGTERM; and command lines
-whose robot (a silent listening socket) must never be reached.
+pipe (not a terminal) until its first progress line, then stopped with SIGTERM. Command lines whose
+robot (a silent listening socket) must never be reached run through the command's ``main`` in this
+process (refused before anything runs: no interpreter to start for each).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from saphira.progress import PROGRESS_SECONDS
 from tests.silent_robot import knocked, silent_robot, url
 from tests.sim_process import PROJECT
-from tests.test_cli import saphira
+from tests.test_cli import saphira, saphira_in_process
 
 IDLE = "act idle() { waitfor 0; }\nstart idle();\n"
 """An activity that never ends."""
@@ -97,7 +98,7 @@ def test_world_and_seed_with_a_robot_are_refused_before_it_is_reached(
     command: str, options: tuple[str, ...], complaint: str
 ) -> None:
     with silent_robot() as robot:
-        result = saphira(command, "colbert/direct.act", "--robot", url(robot), *options, stdin="", timeout=60)
+        result = saphira_in_process(command, "colbert/direct.act", "--robot", url(robot), *options)
         assert not knocked(robot)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith(f"saphira {command}: {complaint}") and result.stderr.count("\n") == 1
@@ -107,7 +108,7 @@ def test_world_and_seed_with_a_robot_are_refused_before_it_is_reached(
 def test_a_robot_address_without_a_scheme_suggests_tcp(address: str) -> None:
     with silent_robot() as robot:
         given = address.format(port=robot.getsockname()[1])
-        result = saphira("run", "colbert/direct.act", "--robot", given, timeout=60)
+        result = saphira_in_process("run", "colbert/direct.act", "--robot", given)
         assert not knocked(robot)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"saphira run: --robot {given} has no scheme; did you mean --robot tcp://{given}?\n"
@@ -117,7 +118,7 @@ def test_a_robot_address_without_a_scheme_suggests_tcp(address: str) -> None:
 def test_a_busy_ui_port_is_one_line_and_exit_2_before_the_robot_is_reached(command: str) -> None:
     with silent_robot() as robot, silent_robot() as taken:
         port = taken.getsockname()[1]
-        result = saphira(command, "colbert/direct.act", "--robot", url(robot), "--ui", str(port), stdin="", timeout=60)
+        result = saphira_in_process(command, "colbert/direct.act", "--robot", url(robot), "--ui", str(port))
         assert not knocked(robot)
     assert result.returncode == 2 and result.stdout == ""
     assert (

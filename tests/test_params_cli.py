@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -105,12 +106,23 @@ def test_empty_params_file_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2 and f"{empty}:1: not a robot parameter file: it is empty" in done.stderr
 
 
-@pytest.mark.parametrize("client_params", [True, False], ids=["with-params", "without-params"])
-def test_run_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path, client_params: bool) -> None:
+def test_run_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path) -> None:
     """``saphira run --robot tcp://… --params FILE`` lays FILE over the reported model (it used to say
-    "parameters from …/pioneer.p" and drive an amigo with Pioneer 1 factors); without it, the model."""
+    "parameters from …/pioneer.p" and drive an amigo with Pioneer 1 factors); without it, the model.
+    Both runs, each against its own simulator, go at once: they drive in real time."""
+    with ThreadPoolExecutor(2) as pool:
+        runs = {given: pool.submit(_run_over_tcp, tmp_path / str(given), given) for given in (True, False)}
+    for given, run in runs.items():
+        try:
+            run.result()
+        except BaseException as failure:
+            raise AssertionError(f"{'with' if given else 'without'} --params: {failure}") from failure
+
+
+def _run_over_tcp(folder: Path, client_params: bool) -> None:
+    folder.mkdir()
     amigo = ARIA_DIR / "amigo.p"
-    act = tmp_path / "move.act"
+    act = folder / "move.act"
     act.write_text("act m { move(500); }\nstart m;\n")
     program = Program("--params", str(amigo), "--port", "0", "--world", "corridor")
     try:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.sim_process import PROJECT, Program
+from tests.test_cli import summary_pose
 
 README = (PROJECT / "README.md").read_text()
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", README, re.S)
@@ -83,32 +84,36 @@ def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
 COMMANDS = saphira_commands()
 
 
-@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a)[:60] for a in COMMANDS])
-def test_readme_command(args: list[str], scratch: Path) -> None:
-    sim: Program | None = None
-    robot = next((a for a in args if a.startswith(("serial://", "tcp://"))), None)
-    if args[0] == "sim":
-        sim = Program(*args[1:], "--port", "0")  # the README's port, made free for the test
-        code, out = sim.stop()
-        assert code == 128 + signal.SIGTERM and b"listening on 127.0.0.1:" in out
-        return
-    if robot is not None:
-        sim = Program("--world", "room", "--port", "0", *(["--pty"] if robot.startswith("serial") else []))
-        address = sim.addresses[0]
-        replacement = f"serial://{address}" if robot.startswith("serial") else f"tcp://{address}"
-        args = [replacement if a == robot else a for a in args]
-    try:
-        if args[0] in ("replay", "export"):  # replays the recording the README's run --record command makes
-            assert run(["run", "colbert/demo.act", "--duration", "120", "--record", args[1]], scratch).returncode == 0
-        stdin = "1 + 1\nexit\n" if args[0] == "shell" else None
-        result = run(args, scratch, stdin=stdin)
-    finally:
-        if sim is not None:
-            sim.stop()
+def drove_the_square_on_a_second_process(stdout: str) -> None:
+    """direct.act's square, run over a line to a ``saphira sim`` process (what tests/test_cli.py checked in a
+    run of its own: the same program and server, so the README's run of it carries the checks, in real time once).
+    """
+    assert "activity square: SUCCESS" in stdout
+    assert "true pose" not in stdout  # a robot over a line does not know where it really is
+    x, y, th = summary_pose(stdout)
+    assert abs(x) < 60 and abs(y) < 60  # back where it started (odometric frame)
+    assert abs(((th + 180) % 360) - 180) < 4
+    travelled = float(re.search(r"travelled ([\d.]+) m", stdout)[1])  # type: ignore[index]
+    assert 3.9 < travelled < 4.2
+
+
+def robot_url(args: list[str]) -> str | None:
+    """The hardware URL a README command names (a serial port or a robot on the network), if any."""
+    return next((a for a in args if a.startswith(("serial://", "tcp://"))), None)
+
+
+LOCAL = [args for args in COMMANDS if robot_url(args) is None]
+ON_A_ROBOT = [args for args in COMMANDS if robot_url(args) is not None]
+
+
+def check_result(args: list[str], result: subprocess.CompletedProcess[str], scratch: Path) -> None:
+    """What every README command must show: success, a finished run, the files and answers it promises."""
     assert result.returncode == 0, result.stdout + result.stderr
     if args[0] == "run":
         assert "--- done" in result.stdout
         assert "FAILURE" not in result.stdout and "TIMEOUT" not in result.stdout
+    if args[:2] == ["run", "colbert/direct.act"] and robot_url(args) is not None:
+        drove_the_square_on_a_second_process(result.stdout)
     if "--plot" in args:
         png = scratch / args[args.index("--plot") + 1]
         assert png.read_bytes()[:4] == b"\x89PNG"
@@ -118,6 +123,57 @@ def test_readme_command(args: list[str], scratch: Path) -> None:
         assert " 0 differ" in result.stdout
     if args[0] == "export":
         assert (scratch / args[args.index("-o") + 1]).read_bytes()[:8] == b"\x89MCAP0\r\n"
+
+
+@pytest.mark.parametrize("args", LOCAL, ids=[" ".join(a)[:60] for a in LOCAL])
+def test_readme_command(args: list[str], scratch: Path) -> None:
+    if args[0] == "sim":
+        sim = Program(*args[1:], "--port", "0")  # the README's port, made free for the test
+        code, out = sim.stop()
+        assert code == 128 + signal.SIGTERM and b"listening on 127.0.0.1:" in out
+        return
+    if args[0] in ("replay", "export"):  # replays the recording the README's run --record command makes
+        assert run(["run", "colbert/demo.act", "--duration", "120", "--record", args[1]], scratch).returncode == 0
+    stdin = "1 + 1\nexit\n" if args[0] == "shell" else None
+    check_result(args, run(args, scratch, stdin=stdin), scratch)
+
+
+def test_readme_robot_commands_each_drive_a_second_process_simulator(scratch: Path) -> None:
+    """Every README command that names a robot, each against its own ``saphira sim`` (on a pseudo-terminal
+    for the serial port). A robot runs in real time, so the commands run at once, not one after another:
+    the test waits for the longest, not for their sum. Output goes to files, so no pipe can fill and stall one.
+    """
+    assert {(robot_url(args) or "").split(":")[0] for args in ON_A_ROBOT} == {"serial", "tcp"}
+    sims: list[Program] = []
+    running: list[tuple[list[str], subprocess.Popen[str], Path]] = []
+    try:
+        for n, args in enumerate(ON_A_ROBOT):
+            robot = robot_url(args)
+            assert robot is not None and args[0] == "run"
+            serial = robot.startswith("serial")
+            sims.append(Program("--world", "room", "--port", "0", *(["--pty"] if serial else [])))
+            address = sims[-1].addresses[0]
+            replacement = f"serial://{address}" if serial else f"tcp://{address}"
+            args = [replacement if a == robot else a for a in args]
+            out = scratch / f"robot-command-{n}"
+            with (out.with_suffix(".out")).open("w") as stdout, (out.with_suffix(".err")).open("w") as stderr:
+                proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=scratch, text=True,
+                                        stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)  # fmt: skip
+            running.append((args, proc, out))
+        for _, proc, _ in running:
+            proc.wait(timeout=180)
+    finally:
+        for _, proc, _ in running:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        for sim in sims:
+            sim.stop()
+    for args, proc, out in running:
+        result = subprocess.CompletedProcess(
+            args, proc.returncode, out.with_suffix(".out").read_text(), out.with_suffix(".err").read_text()
+        )
+        check_result(args, result, scratch)
 
 
 def test_readme_python_example_runs(scratch: Path) -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -286,13 +287,24 @@ def test_bad_option_values_are_usage_errors(args: list[str], message: str, capsy
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("laser", [False, True])
-def test_sim_laser_gives_pioneer_robots_a_laser_their_file_denies(tmp_path: Path, laser: bool) -> None:
+def test_sim_laser_gives_pioneer_robots_a_laser_their_file_denies(tmp_path: Path) -> None:
     """``saphira sim --laser`` on the Pioneer protocol: a robot whose file says it has no laser carries one,
-    and a client whose file declares one gets its scans; without ``--laser`` the same robot has none."""
-    no_laser = tmp_path / "nolaser.p"
+    and a client whose file declares one gets its scans; without ``--laser`` the same robot has none.
+    The two runs, each against its own simulator, go at once: they wait in real time."""
+    with ThreadPoolExecutor(2) as pool:
+        runs = {laser: pool.submit(_count_scans, tmp_path / str(laser), laser) for laser in (False, True)}
+    for laser, run in runs.items():
+        try:
+            run.result()
+        except BaseException as failure:
+            raise AssertionError(f"{'with' if laser else 'without'} --laser: {failure}") from failure
+
+
+def _count_scans(folder: Path, laser: bool) -> None:
+    folder.mkdir()
+    no_laser = folder / "nolaser.p"
     no_laser.write_text("Subclass p3dx\nSection Laser parameters\nLaserPossessed false\n")
-    count = tmp_path / "count.act"
+    count = folder / "count.act"
     count.write_text('act count { waitfor 0 timeout 20; sfMessage("scans %d", sfLaserScans()); }\nstart count;\n')
     sim = Program("--params", str(no_laser), "--port", "0", "--world", "room", *(["--laser"] if laser else []))
     try:
