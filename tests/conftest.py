@@ -5,6 +5,8 @@ Nothing here reads outside the checkout: a fresh clone in an empty folder runs t
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,3 +31,15 @@ def captures_dir() -> Path:
     folder = TEST_DATA / "captures"
     assert folder.is_dir(), f"expected the capture files at {folder}"
     return folder
+
+
+@pytest.fixture(autouse=True)
+def _saphira_logger_restored() -> Iterator[None]:
+    """A test that calls ``saphira.cli.main`` in-process configures the ``saphira`` logger as the program
+    does (its own handler, no propagation); put it back, so ``caplog`` in later tests sees saphira's records."""
+    logger = logging.getLogger("saphira")
+    saved = (logger.level, logger.propagate, list(logger.handlers))
+    yield
+    logger.setLevel(saved[0])
+    logger.propagate = saved[1]
+    logger.handlers[:] = saved[2]
