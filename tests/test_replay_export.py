@@ -6,14 +6,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import re
-import select
 import signal
 import struct
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections import Counter, defaultdict
@@ -320,18 +317,7 @@ def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tu
 
 def _start_foxglove_run(*args: str) -> tuple[subprocess.Popen[bytes], str]:
     """``saphira run ARGS`` with its output read until it says where its Foxglove server listens."""
-    proc = subprocess.Popen([sys.executable, "-m", "saphira", "run", *args], cwd=PROJECT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
-    assert proc.stdout is not None
-    output = b""
-    deadline = time.monotonic() + 60.0
-    while (match := re.search(rb"foxglove: (ws://\S+)", output)) is None:
-        remaining = deadline - time.monotonic()
-        assert remaining > 0 and proc.poll() is None, output.decode(errors="replace")
-        ready, _, _ = select.select([proc.stdout], [], [], remaining)
-        if ready:
-            output += os.read(proc.stdout.fileno(), 4096)
-    return proc, match[1].decode()
+    return start_command("run", *args, announces=rb"foxglove: (ws://\S+)")
 
 
 async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[Any]]:

@@ -26,15 +26,16 @@ from saphira.ui.liveview import LiveView, SteppedClock, serve
 from tests.sim_process import PROJECT
 
 
-def start_command(*args: str) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``python -m saphira ARGS`` (stdin a pipe) and read until it prints the live view's URL."""
+def start_command(*args: str, announces: bytes = rb"live view: (http://\S+)") -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``python -m saphira ARGS`` (stdin a pipe) and read until it prints where it serves: the first
+    group of ``announces`` (the live view's URL by default)."""
     proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=PROJECT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
     assert proc.stdout is not None
     output = b""
     deadline = time.monotonic() + 60.0
-    while (match := re.search(rb"live view: (http://\S+)", output)) is None:
+    while (match := re.search(announces, output)) is None:
         remaining = deadline - time.monotonic()
         assert remaining > 0 and proc.poll() is None, output.decode(errors="replace")
         ready, _, _ = select.select([proc.stdout], [], [], remaining)
