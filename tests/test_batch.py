@@ -321,3 +321,15 @@ def test_the_confidence_interval_uses_students_t_without_scipy_at_run_time(df: i
     from scipy.stats import t  # the reference; the runtime does not import scipy
 
     assert t_975(df) == pytest.approx(float(t.ppf(0.975, df)), abs=2e-4)
+
+
+def test_an_error_row_names_the_users_line_not_saphiras(tmp_path: Path) -> None:
+    """A metrics hook whose call into saphira raises there: the row names the hook's line, as a run's summary
+    names a part's (saphira.parts.user_place), not the saphira line the exception came out of."""
+    hook = tmp_path / "badhook.py"
+    hook.write_text("def measure(trial):\n    trial.session.robot.motion.set_velocity('fast')\n    return {}\n")
+    exp = _experiment(tmp_path, f'duration = 1\nseeds = [0]\n[metrics]\nhook = "{hook}:measure"\n')
+    out = tmp_path / "out"
+    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 1
+    (row,) = _rows(out)
+    assert row["status"] == "error" and row["error"].endswith("(badhook.py:2)"), row["error"]

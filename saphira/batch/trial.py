@@ -19,7 +19,6 @@ import argparse
 import os
 import tempfile
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from saphira.colbert.symbols import FLOAT, INT, STRING, GlobalVariable, LinkedVa
 from saphira.console import Console
 from saphira.errors import SaphiraError
 from saphira.modules import NotAModule, fresh_module
+from saphira.parts import user_place
 
 PATH_EVERY = 5
 """Keep every 5th pose of the true path (2 per simulated second) for the trajectory plots."""
@@ -190,12 +190,15 @@ def _fail(result: TrialResult, status: str, error: str) -> None:
 
 
 def _describe(exc: BaseException) -> str:
-    """``ZeroDivisionError: division by zero (plugin.py:12)``: the exception and where it was raised."""
-    text = str(exc) if isinstance(exc, SaphiraError) else f"{type(exc).__name__}: {exc}"
-    frames = traceback.extract_tb(exc.__traceback__)
-    if frames and not isinstance(exc, SaphiraError):
-        text += f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})"
-    return text
+    """``ZeroDivisionError: division by zero (plugin.py:12)``: the exception and where in the user's code it
+    was raised (:func:`saphira.parts.user_place`, the place ``saphira run``'s summary names too)."""
+    if isinstance(exc, SaphiraError):
+        return str(exc)
+    place, message = user_place(exc)
+    if not place:
+        return message
+    file, _, line = place.rpartition(":")
+    return f"{message} ({Path(file).name}:{line})"
 
 
 def assign_values(evaluator: Evaluator, values: tuple[tuple[str, GridValue], ...], filename: str) -> None:
