@@ -30,8 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.geometry import Pose
 from saphira.perception import perception_for
 from saphira.perception.mcl import Localizer
@@ -84,11 +83,7 @@ def wander(
     per = perception_for(robot.reflector, robot.scheduler)
     if localize:
         per.start_localization(globally)
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     run = Run(localizer=per.localizer)
     cycles = robot.clock.cycles_for(seconds)
     kidnap_cycle = robot.clock.cycles_for(kidnap) if kidnap else -1

@@ -16,8 +16,7 @@ from __future__ import annotations
 import sys
 import time
 
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.perception.occupancy import OccupancyTask, start_occupancy_grid
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
@@ -30,11 +29,7 @@ def wander(seconds: float, grid: bool) -> tuple[float, float, int]:
     """(mean cycle s, mean grid-task s per cycle, readings integrated) of one run."""
     robot = Robot()
     attach_simulator(robot, "corridor", "p3dx", seed=3, odometry_error=False)
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     spent = [0.0]
     readings = 0
     if grid:

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.cli import main
 from saphira.colbert.evaluator import Evaluator
 from saphira.geometry import Pose
@@ -44,11 +43,7 @@ def office(
     per = perception_for(robot.reflector, robot.scheduler)
     if globally is not None:
         per.start_localization(globally)
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     return robot, sim, per
 
 

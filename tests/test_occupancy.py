@@ -9,8 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.colbert.evaluator import Evaluator
 from saphira.perception import perception_for
 from saphira.perception.mapfile import load_map_file
@@ -116,11 +115,7 @@ def test_ten_minute_wander_in_the_corridor_world_gives_a_grid_that_agrees_with_t
     sim = attach_simulator(robot, "corridor", "p3dx", seed=0)
     load_map_file(robot.reflector.pointlist, "corridor")
     perception_for(robot.reflector, robot.scheduler).start_registration()
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     grid = start_occupancy_grid(robot.reflector, robot.scheduler)
     driven: list[tuple[float, float]] = []
     for _ in range(robot.clock.cycles_for(600.0)):

@@ -8,8 +8,7 @@ import math
 import numpy as np
 
 from saphira.artifacts import Corridor
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.geometry import Pose, norm2_angle
 from saphira.perception import Perception, perception_for
 from saphira.perception.ekf import PoseFilter
@@ -28,11 +27,7 @@ def wander(
         load_map_file(robot.reflector.pointlist, map_name)
     per = perception_for(robot.reflector, robot.scheduler)
     per.start_registration()
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     errors = []
     for _ in range(robot.clock.cycles_for(minutes * 60.0)):
         true = sim.true_pose

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from saphira.app import Console, Session
-from saphira.behavior.behavior import TurnDir
-from saphira.behavior.library import find_behavior
+from saphira.behavior.library import start_wander_stack
 from saphira.cli import build_parser
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -31,11 +30,7 @@ def wandering_robot(seconds: float, *traces_args: dict[str, int | bool]) -> tupl
     traces = [RunTrace(robot, truth=lambda: sim.true_pose, **kw) for kw in traces_args]  # type: ignore[arg-type]
     for k, trace in enumerate(traces):
         robot.scheduler.add(trace, f"trace{k}")
-    robot.executive.preferred_turn_dir = TurnDir.LEFT
-    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
-    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
-    robot.start_behavior(find_behavior("stop"), priority=3)
+    start_wander_stack(robot)
     robot.run(seconds)
     return robot, sim, traces
 

@@ -17,12 +17,15 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from saphira.behavior.behavior import BehaviorDef
+from saphira.behavior.behavior import BehaviorDef, TurnDir
 from saphira.errors import SaphiraError, SourceError, SourcePosition
 from saphira.modules import NotAModule, fresh_module
 from saphira.paths import data_dir
+
+if TYPE_CHECKING:
+    from saphira.robot import Robot
 
 __all__ = [
     "SAPHIRA_NAMES",
@@ -142,3 +145,14 @@ def find_behavior(name: str) -> BehaviorDef[Any, Any]:
         known = ", ".join(sorted(behaviors))
         raise BehaviorLoadError(f"no predefined behavior {name!r} (known: {known})")
     return defn
+
+
+def start_wander_stack(robot: Robot) -> None:
+    """Start the manual's wander stack, as colbert/demo.act does: ``sfAvoidCollision`` (priority 0),
+    ``sfKeepOff(100, 0.25)`` (1), ``sfConstantVelocity(300)`` (2) and ``sfStop`` (3), turning left when
+    a way round is open both sides."""
+    robot.executive.preferred_turn_dir = TurnDir.LEFT
+    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
+    robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
+    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
+    robot.start_behavior(find_behavior("stop"), priority=3)
