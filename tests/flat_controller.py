@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from saphira.flat.codec import Control, MapChanged, Reply, StepOutput, format_input, parse_reply
 from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatSimulation
+from saphira.robot import Robot
 
 
 class Controller:
@@ -105,3 +108,22 @@ def served(server: FlatServer) -> Iterator[Controller]:
         controller.close()
         server.close()
         thread.join(timeout=20.0)
+
+
+@contextmanager
+def robot_on_flat(flat: FlatSimulation) -> Iterator[Robot]:
+    """Serve ``flat`` from a thread and connect a saphira :class:`Robot` to it over ``flat://``, the two
+    threads handing the turn to each other every step; everything closed and restored afterwards."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.0002)
+    server = FlatServer(flat)
+    thread = server.serve_in_thread()
+    robot = Robot()
+    try:
+        robot.connect("flat://{}:{}".format(*server.address))
+        yield robot
+    finally:
+        robot.disconnect()
+        server.close()
+        thread.join(timeout=20.0)
+        sys.setswitchinterval(previous)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import signal
-import sys
 import textwrap
 from pathlib import Path
 
@@ -13,12 +12,12 @@ import pytest
 from saphira.behavior.library import find_behavior
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.colbert.evaluator import Evaluator
-from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.world import load_world
 from saphira.tasks import TaskState
+from tests.flat_controller import robot_on_flat
 from tests.gamebots_support import connect_usarsim
 from tests.test_run_lifecycle import DEADLINE, read_until, start
 
@@ -221,14 +220,8 @@ def test_the_avoid_brain_wanders_the_office_10_minutes_without_contact_over_the_
 def test_the_avoid_brain_runs_unchanged_over_flat() -> None:
     """The same brain file over ``flat://`` (a Flat4 server on a loopback port, stepped in lock-step by
     the client): two simulated minutes in the office, moving, with no wall contact and no stall."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(0.0002)  # two threads hand the turn back and forth every step
     flat = FlatSimulation(load_world(OFFICE), options=FlatOptions(lasers=0), pose=START)
-    server = FlatServer(flat)
-    thread = server.serve_in_thread()
-    robot = Robot()
-    try:
-        robot.connect("flat://{}:{}".format(*server.address))
+    with robot_on_flat(flat) as robot:
         task = load_brain(AVOID, robot)
         travelled, stalled, last = 0.0, 0, flat.pose
         for _ in range(robot.clock.cycles_for(120.0)):
@@ -239,11 +232,6 @@ def test_the_avoid_brain_runs_unchanged_over_flat() -> None:
         assert task.state == TaskState.RESUME
         assert flat.wall_contacts == 0 and stalled == 0
         assert travelled > 12_000.0  # 100 mm/s on average: it kept moving
-    finally:
-        robot.disconnect()
-        server.close()
-        thread.join(timeout=20.0)
-        sys.setswitchinterval(previous)
 
 
 @pytest.mark.slow

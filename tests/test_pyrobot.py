@@ -23,7 +23,6 @@ from pyrobot.brain.behaviors import Behavior, BehaviorBasedBrain, FSMBrain, Stat
 from pyrobot.brain.fuzzy import Fuzzy
 from pyrobot.geometry import angleAdd, angleEqual, distance
 from saphira.brain import BrainEngine, BrainError, load_brain
-from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.params import SonarUnit, params_for_file
 from saphira.pyro_robot import PIONEER16_GROUPS
@@ -31,6 +30,7 @@ from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.world import load_world
 from saphira.tasks import TaskState
+from tests.flat_controller import robot_on_flat
 from tests.gamebots_support import connect_usarsim
 from tests.sim_process import Program
 
@@ -107,23 +107,12 @@ def test_the_fuzzy_brain_wanders_on_the_embedded_simulator() -> None:
 
 
 def test_the_fuzzy_brain_wanders_over_flat() -> None:
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(0.0002)  # the client and the server thread hand the turn back and forth every step
     flat = FlatSimulation(load_world(OFFICE), options=FlatOptions(lasers=0), pose=START)
-    server = FlatServer(flat)
-    thread = server.serve_in_thread()
-    robot = Robot()
-    try:
-        robot.connect("flat://{}:{}".format(*server.address))
+    with robot_on_flat(flat) as robot:
         task = load_brain(WANDER, robot)
         travelled = run_lock_step(robot, 90.0, lambda: (flat.pose.x, flat.pose.y))
         assert task.state == TaskState.RESUME
         assert travelled > 6.0 and flat.wall_contacts == 0
-    finally:
-        robot.disconnect()
-        server.close()
-        thread.join(timeout=20.0)
-        sys.setswitchinterval(previous)
 
 
 def test_the_fuzzy_brain_wanders_over_usarsim() -> None:
