@@ -7,8 +7,11 @@ get one, unless ``SAPHIRA_REQUIRE_BROWSER`` is set (``.ci/run`` sets it): then a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -28,3 +31,17 @@ def chromium_path() -> str:
     if os.environ.get("SAPHIRA_REQUIRE_BROWSER"):
         pytest.fail(f"{NO_BROWSER}; SAPHIRA_REQUIRE_BROWSER is set, so a missing browser is a failure")
     pytest.skip(NO_BROWSER)
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """The headless Chromium the browser tests drive, through Playwright (imported only here: the tests
+    that need no browser never load it)."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()

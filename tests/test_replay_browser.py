@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright import sync_api as playwright_api
 
 from saphira.recording import read_recording
-from tests.browser import chromium_path
+from tests.browser import launched_chromium
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -29,10 +28,8 @@ sfMessage("recorded hello");
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

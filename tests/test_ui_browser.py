@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright import sync_api as playwright_api
 
 from saphira.tasks import TaskState
 from saphira.ui.display import display_for
 from saphira.ui.liveview import GRID_EVERY
-from tests.browser import chromium_path
+from tests.browser import launched_chromium
 from tests.flat_controller import Controller
 from tests.ui_support import LiveSession, colour_centroid, live_session, start_command
 
@@ -35,10 +34,8 @@ MAGENTA_RGB = (0xC8, 0x00, 0xC8)  # sfColorMagenta
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
