@@ -1,7 +1,8 @@
 """Obstacle behaviors: avoid_collision, stop_collision, keep_off (manual §5.9, docs/colbert.md §9).
 
 They read the sonar buffers of the LPS (robot radius r, distances in mm), and a laser's points when the
-robot has one: ``Sonar.points`` and the occupancy queries pool them with the sonar's (:mod:`saphira.laser`).
+robot has one: ``Sonar.points`` and the occupancy queries pool them with the sonar's
+(:mod:`saphira.client.sensors.laser`).
 
 * **path clearance** — how far the robot can drive straight ahead before its body meets a reading:
   ``occ_plane(FRONT)`` over nested bands of the robot's width, each band's distance reduced by the
@@ -67,9 +68,9 @@ from saphira.behavior.behavior import (
     turn_left,
     turn_right,
 )
-from saphira.geometry import norm2_angle
-from saphira.jit import kernel
-from saphira.sonar import NO_ECHO, Region, Sonar
+from saphira.client.sensors.sonar import NO_ECHO, Region, Sonar
+from saphira.core.geometry import norm2_angle
+from saphira.core.jit import kernel
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from saphira.artifacts import Artifact
 from saphira.behavior.behavior import (
     Activity,
     BehaviorContext,
@@ -37,7 +36,8 @@ from saphira.behavior.behavior import (
     turn_left,
     turn_right,
 )
-from saphira.geometry import point_dist, point_phi
+from saphira.client.artifacts import Artifact
+from saphira.core.geometry import point_dist, point_phi
 
 NEAR_RADII = 5.0
 """"Near the goal" falls from 1 at the goal to 0 at this many success radii (0.8 at one radius)."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from saphira.artifacts import Artifact, Corridor, Door
 from saphira.behavior.behavior import (
     Activity,
     BehaviorContext,
@@ -46,7 +45,8 @@ from saphira.behavior.behavior import (
     straight_up,
     turn_by,
 )
-from saphira.geometry import ORIGIN, Located, Pose, change_vp, norm2_angle, norm_angle, point_move, unchange_vp
+from saphira.client.artifacts import Artifact, Corridor, Door
+from saphira.core.geometry import ORIGIN, Located, Pose, change_vp, norm2_angle, norm_angle, point_move, unchange_vp
 
 APPROACH_DISTANCE = 500.0
 """mm of offset from the lane's line at which the robot steers back at the full approach angle."""

@@ -15,7 +15,7 @@ One run measures, on the same experiment (experiments/wander's stack in the room
 Targets (issue 16): the local cluster runs >= 1.7x the trials per minute of serial on 2 cores; the
 engine's overhead per trial < 50 ms. Each worker, and the serial run's process, first runs a one-cycle
 trial outside the clock: a process pays once for its imports and for loading the compiled kernels
-(about 0.7 s, saphira/jit.py), which is start-up, not a trial's cost.
+(about 0.7 s, saphira/core/jit.py), which is start-up, not a trial's cost.
 
 For scale, the same trials also run on a plain process pool of as many processes (no Dask): what the
 cores give this workload here, the ceiling for any engine. Each of serial, cluster and pool is the
@@ -42,10 +42,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from saphira.batch.experiment import TrialSpec, load_experiment
-from saphira.batch.results import ResultsDir
-from saphira.batch.runner import EngineOptions, _client, run_trials
-from saphira.batch.trial import run_trial
+from saphira.app.batch.experiment import TrialSpec, load_experiment
+from saphira.app.batch.results import ResultsDir
+from saphira.app.batch.runner import EngineOptions, _client, run_trials
+from saphira.app.batch.trial import run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTIVITY = ROOT / "experiments" / "wander" / "batch_wander.act"

@@ -3,7 +3,7 @@ registration and awareness) against the embedded simulator, lock-step, in AMROff
 
 The real-time factor is simulated seconds over the process's CPU seconds (``time.process_time``, so
 the load of other processes on the machine matters less than with wall time), best of ``repeats``
-after a warm-up run (the first cycles of a process load the compiled kernels, saphira/jit.py).
+after a warm-up run (the first cycles of a process load the compiled kernels, saphira/core/jit.py).
 
 The baseline, measured in the same run, is the code the target was set against: main when issue 16
 was filed (commit :data:`REFERENCE`), running its own colbert/demo.act (the same behaviors and acts,
@@ -13,7 +13,7 @@ ratio 300 / 170 = 1.76 to the baseline; ``x 170`` gives the figure on the issue'
 the git history (a source archive) the baseline is skipped and only the absolute figure printed.
 
 It also checks that the per-state caches change the cost, never a result: the same demo with
-:meth:`saphira.sonar.Sonar.cached` disabled must give the same trajectory (a hash of every cycle's
+:meth:`saphira.client.sensors.sonar.Sonar.cached` disabled must give the same trajectory (a hash of every cycle's
 odometric and true pose); and it times the robot and the simulator alone (no activity file: link,
 reflector, sonar, simulated physics and sensors), the floor under any demo.
 
@@ -44,9 +44,9 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from saphira.app import Session
-from saphira.console import Console
-from saphira.sonar import Sonar
+from saphira.app.console import Console
+from saphira.app.run import Session
+from saphira.client.sensors.sonar import Sonar
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
 WORLD = "AMROffice"
@@ -117,8 +117,8 @@ def caches_disabled() -> Iterator[None]:
 _REFERENCE_RUN = """
 import argparse, sys, time
 sys.path.insert(0, sys.argv[1])
-from saphira.app import Session
-from saphira.console import Console
+from saphira.app.run import Session
+from saphira.app.console import Console
 for seconds in (1.0, float(sys.argv[2])):  # a warm-up, then the timed run
     args = argparse.Namespace(
         robot=None, world=sys.argv[3], params=None, seed=0, pose=None, files=[sys.argv[1] + "/colbert/demo.act"],

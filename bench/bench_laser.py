@@ -28,21 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-from saphira.geometry import Pose
-from saphira.laser import ReflectedLaser
-from saphira.laser_config import LaserConfig
-from saphira.params import RobotParams, find_params_file, load_params
+from saphira.client.sensors.laser import ReflectedLaser
+from saphira.client.transport import MemoryTransport, memory_pair
+from saphira.core.geometry import Pose
+from saphira.params.laser import LaserConfig
+from saphira.params.robot_params import RobotParams, find_params_file, load_params
 from saphira.protocol.command_packet import encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.framing import decode_frame
 from saphira.protocol.laser import decode_laser, laser_packets
 from saphira.protocol.sync import encode_sync
-from saphira.sim.geometry import cast_rays
 from saphira.sim.laser import SimLaser
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation, empty_world
-from saphira.sim.world import World, load_world
-from saphira.transport import MemoryTransport, memory_pair
+from saphira.world.raycast import cast_rays
+from saphira.world.world import World, load_world
 
 OFFICE = Path(__file__).resolve().parents[1] / "maps" / "AMROffice.map"
 DT = 0.1

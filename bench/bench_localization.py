@@ -31,14 +31,14 @@ from pathlib import Path
 import numpy as np
 
 from saphira.behavior.library import start_wander_stack
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
 from saphira.perception import perception_for
 from saphira.perception.mcl import Localizer
 from saphira.perception.truth import pose_error
 from saphira.perception.worldmap import world_walls
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.world import load_world
+from saphira.world.world import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPS = {

@@ -23,8 +23,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from saphira.app import Console, Session
-from saphira.cli import build_parser
+from saphira.app.cli import build_parser
+from saphira.app.run import Console, Session
 
 PROJECT = Path(__file__).resolve().parents[1]
 TARGET_MB = 10.0

@@ -25,14 +25,14 @@ import time
 
 import numpy as np
 
-from saphira.artifacts import create_corridor, create_door, create_global_point, create_wall
 from saphira.behavior.library import find_behavior
-from saphira.clock import LockStepClock
+from saphira.client.artifacts import create_corridor, create_door, create_global_point, create_wall
+from saphira.core.clock import LockStepClock
+from saphira.core.tasks import TaskState
 from saphira.perception import perception_for
 from saphira.perception.occupancy import TASK_NAME, start_occupancy_grid
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.tasks import TaskState
 
 TASKS = ("side segment", "test wall", "test wall break", "test matching", "test where", TASK_NAME)
 WARMUP = 50

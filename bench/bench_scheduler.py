@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from saphira.clock import LockStepClock
-from saphira.tasks import FIRST_USER_STATE, Scheduler, Task
+from saphira.core.clock import LockStepClock
+from saphira.core.tasks import FIRST_USER_STATE, Scheduler, Task
 
 
 class Idle(Task):

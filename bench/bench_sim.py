@@ -19,7 +19,8 @@ import statistics
 import time
 from pathlib import Path
 
-from saphira.params import RobotParams, find_params_file, load_params
+from saphira.client.transport import MemoryTransport, memory_pair
+from saphira.params.robot_params import RobotParams, find_params_file, load_params
 from saphira.protocol.command_packet import encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.sync import encode_sync
@@ -27,8 +28,7 @@ from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, load_world
-from saphira.transport import MemoryTransport, memory_pair
+from saphira.world.world import World, load_world
 
 OFFICE = Path(__file__).resolve().parents[1] / "maps" / "AMROffice.map"
 DT = 0.1

@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from saphira.params import find_params_file, load_params
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import World, load_world
+from saphira.world.world import World, load_world
 
 OFFICE = Path(__file__).resolve().parents[1] / "maps" / "AMROffice.map"
 DT = 0.1

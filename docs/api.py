@@ -22,7 +22,7 @@ MODULES = (
     "saphira.brain",
     "saphira.sim",
     "saphira.perception",
-    "saphira.batch",
+    "saphira.app.batch",
     "pyrobot",
 )
 """What users import: the session, behaviors, brains (and Pyro's brain API), the simulator, perception

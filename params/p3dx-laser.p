@@ -44,7 +44,7 @@ RotAccel 0                    ; rotational acceleration
 RotDecel 0                    ; rotational deceleration
 
 Section Simulator error model
-;  Saphira keys, std dev per unit of motion (see saphira.params.RobotParams)
+;  Saphira keys, std dev per unit of motion (see saphira.params.robot_params.RobotParams)
 AngleJitter 0.005             ; deg of heading error per deg turned
 AngleDrift 0.001              ; deg of heading error per mm driven
 DistJitter 0.005              ; mm of distance error per mm driven

@@ -43,7 +43,7 @@ RotAccel 0                    ; rotational acceleration
 RotDecel 0                    ; rotational deceleration
 
 Section Simulator error model
-;  Saphira keys, std dev per unit of motion (see saphira.params.RobotParams)
+;  Saphira keys, std dev per unit of motion (see saphira.params.robot_params.RobotParams)
 AngleJitter 0.01              ; deg of heading error per deg turned
 AngleDrift 0.003              ; deg of heading error per mm driven
 DistJitter 0.01               ; mm of distance error per mm driven

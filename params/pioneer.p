@@ -1,5 +1,5 @@
 ;; pioneer.p -- Pioneer 1 with PSOS older than 4.1 (no autoconfiguration).
-;; Saphira's built-in defaults (saphira.params.RobotParams()) equal this file.
+;; Saphira's built-in defaults (saphira.params.robot_params.RobotParams()) equal this file.
 ;; Values: Saphira manual ch. 10 psos41m.p listing and ARIA params/pion1m.p
 ;; (see docs pioneer-protocol.md 11.3). Subclass "pion1" is what autoconfig
 ;; reports for a Pioneer 1 (manual Table 7.7).

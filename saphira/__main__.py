@@ -2,6 +2,6 @@
 
 import sys
 
-from saphira.cli import program
+from saphira.app.cli import program
 
 sys.exit(program())

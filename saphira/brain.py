@@ -39,10 +39,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from saphira.errors import SaphiraError
-from saphira.modules import fresh_module
+from saphira.core.errors import SaphiraError
+from saphira.core.modules import fresh_module
+from saphira.core.tasks import Phase, Task, TaskState
 from saphira.pyro_robot import PyroRobot
-from saphira.tasks import Phase, Task, TaskState
 
 if TYPE_CHECKING:
     from saphira.behavior.behavior import BehaviorDef

@@ -28,9 +28,9 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
-from saphira.errors import SaphiraError
-from saphira.laser_config import laser_declared
-from saphira.sonar import NO_ECHO, SonarPose
+from saphira.client.sensors.sonar import NO_ECHO, SonarPose
+from saphira.core.errors import SaphiraError
+from saphira.params.laser import laser_declared
 
 if TYPE_CHECKING:
     from saphira.robot import Robot

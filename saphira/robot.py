@@ -23,15 +23,15 @@ from typing import TypeVar
 
 from saphira.behavior.behavior import BehaviorDef
 from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
-from saphira.clock import Clock, LockStepClock
-from saphira.jit import warm_up
-from saphira.link import ConnectError, Link, LinkOptions, LinkState
-from saphira.motion import MotionControl
-from saphira.params import RobotParams
-from saphira.reflector import Reflector, RobotState
-from saphira.sonar import Sonar
-from saphira.tasks import Phase, Scheduler, TaskRef, TaskState
-from saphira.transport import Transport
+from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.motion import MotionControl
+from saphira.client.reflector import Reflector, RobotState
+from saphira.client.sensors.sonar import Sonar
+from saphira.client.transport import Transport
+from saphira.core.clock import Clock, LockStepClock
+from saphira.core.jit import warm_up
+from saphira.core.tasks import Phase, Scheduler, TaskRef, TaskState
+from saphira.params.robot_params import RobotParams
 
 P = TypeVar("P")
 V = TypeVar("V")
@@ -122,7 +122,7 @@ class Robot:
     def connect(self, target: str | Transport, *, wait: bool = True, timeout: float = 30.0) -> None:
         """Connect to a robot URL or transport. With ``wait``, run cycles until connected.
 
-        Raises :class:`~saphira.link.ConnectError` with the reason when the connection fails.
+        Raises :class:`~saphira.client.link.pioneer.ConnectError` with the reason when the connection fails.
         """
         self._use_link_for(target)
         warm_up()  # the handshake's cycles are paced by the clock: none may stall on a kernel compiling

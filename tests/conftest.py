@@ -35,7 +35,7 @@ def captures_dir() -> Path:
 
 @pytest.fixture(autouse=True)
 def _saphira_logger_restored() -> Iterator[None]:
-    """A test that calls ``saphira.cli.main`` in-process configures the ``saphira`` logger as the program
+    """A test that calls ``saphira.app.cli.main`` in-process configures the ``saphira`` logger as the program
     does (its own handler, no propagation); put it back, so ``caplog`` in later tests sees saphira's records."""
     logger = logging.getLogger("saphira")
     saved = (logger.level, logger.propagate, list(logger.handlers))

@@ -14,7 +14,7 @@ import socket
 import threading
 from collections import deque
 
-from saphira.transport import Transport
+from saphira.client.transport import Transport
 
 FAULTS = ("none", "close", "blackhole", "mute", "delay", "drop", "corrupt")
 

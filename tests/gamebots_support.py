@@ -9,7 +9,7 @@ from pathlib import Path
 from saphira.gamebots.server import GamebotsServer
 from saphira.robot import Robot
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, load_world
+from saphira.world.world import World, load_world
 
 
 @dataclass

@@ -11,13 +11,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from saphira.client.transport import MemoryTransport, TransportClosed
 from saphira.protocol.command_packet import CommandPacket, decode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.framing import MAX_COUNT_SERVER, encode_packet
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import Sip, encode_sip
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
-from saphira.transport import MemoryTransport, TransportClosed
 
 
 @dataclass

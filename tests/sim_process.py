@@ -16,12 +16,12 @@ TIMEOUT = 5.0
 
 
 class Program:
-    """``python -m saphira.sim.standalone ARGS`` and the addresses it prints."""
+    """``python -m saphira.app.sim ARGS`` and the addresses it prints."""
 
     def __init__(self, *args: str, robots: int = 1) -> None:
         env = dict(os.environ, PYTHONPATH=str(PROJECT))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "saphira.sim.standalone", "-q", *args],
+            [sys.executable, "-m", "saphira.app.sim", "-q", *args],
             cwd=PROJECT,
             env=env,
             stdout=subprocess.PIPE,

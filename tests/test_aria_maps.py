@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.geometry import Pose
-from saphira.params import RobotParams, find_params_file, load_params
+from saphira.core.geometry import Pose
+from saphira.params.robot_params import RobotParams, find_params_file, load_params
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import World, WorldError, load_world
+from saphira.world.world import World, WorldError, load_world
 
 MAPS = Path(__file__).parent / "data" / "aria-maps"
 MAP_FILES = sorted(MAPS.glob("*.map"))

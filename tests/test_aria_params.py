@@ -23,19 +23,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.clock import RealTimeClock
-from saphira.geometry import Pose
-from saphira.params import ParamsError, load_params, params_for_file, params_for_robot
+from saphira.app.sim import TcpLine
+from saphira.core.clock import RealTimeClock
+from saphira.core.geometry import Pose
+from saphira.params.robot_models import known_models
+from saphira.params.robot_params import ParamsError, load_params, params_for_file, params_for_robot
 from saphira.protocol.commands import Command
 from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.simstat import SimStat, decode_simstat
 from saphira.robot import Robot
-from saphira.robot_models import known_models
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.standalone import TcpLine
-from saphira.sim.world import World
+from saphira.world.world import World
 from tests.sim_process import PROJECT, Program
 
 ARIA_DIR = Path(__file__).parent / "data" / "aria-params"

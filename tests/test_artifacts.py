@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from saphira.artifacts import (
+from saphira.client.artifacts import (
     Artifact,
     ArtifactType,
     Category,
@@ -28,7 +28,7 @@ from saphira.artifacts import (
     create_local_point,
     create_wall,
 )
-from saphira.geometry import Pose, move_pose, norm2_angle, point_dist, point_phi
+from saphira.core.geometry import Pose, move_pose, norm2_angle, point_dist, point_phi
 
 
 def local_of(a: Artifact) -> tuple[float, float, float]:

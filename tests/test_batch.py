@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from saphira.batch.experiment import ExperimentError, load_experiment
-from saphira.batch.metrics import TIMING_COLUMNS
-from saphira.batch.results import ResultsDir
-from saphira.batch.summary import t_975
-from saphira.batch.trial import TrialResult
-from saphira.cli import main
+from saphira.app.batch.experiment import ExperimentError, load_experiment
+from saphira.app.batch.metrics import TIMING_COLUMNS
+from saphira.app.batch.results import ResultsDir
+from saphira.app.batch.summary import t_975
+from saphira.app.batch.trial import TrialResult
+from saphira.app.cli import main
 
 DATA = Path(__file__).parent / "data" / "batch"
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,7 +185,7 @@ def test_serial_and_local_dask_cluster_runs_give_identical_metric_rows(tmp_path:
 
 
 def test_the_local_cluster_s_workers_run_trials_without_dask_s_sampling_profiler() -> None:
-    from saphira.batch.runner import EngineOptions, _client
+    from saphira.app.batch.runner import EngineOptions, _client
 
     def profiler_enabled() -> bool:
         import dask
@@ -278,7 +278,7 @@ def test_a_python_module_is_an_activity_and_its_attributes_are_parameters(tmp_pa
 
 
 def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
-    from saphira.batch import runner
+    from saphira.app.batch import runner
 
     monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 2)  # a refused connection is retried until then
     exp = _experiment(tmp_path, "duration = 1\n")
@@ -325,7 +325,7 @@ def test_the_confidence_interval_uses_students_t_without_scipy_at_run_time(df: i
 
 def test_an_error_row_names_the_users_line_not_saphiras(tmp_path: Path) -> None:
     """A metrics hook whose call into saphira raises there: the row names the hook's line, as a run's summary
-    names a part's (saphira.parts.user_place), not the saphira line the exception came out of."""
+    names a part's (saphira.app.parts.user_place), not the saphira line the exception came out of."""
     hook = tmp_path / "badhook.py"
     hook.write_text("def measure(trial):\n    trial.session.robot.motion.set_velocity('fast')\n    return {}\n")
     exp = _experiment(tmp_path, f'duration = 1\nseeds = [0]\n[metrics]\nhook = "{hook}:measure"\n')

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.cli import main
+from saphira.app.cli import main
 
 DATA = Path(__file__).parent / "data" / "batch"
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.batch.experiment import load_experiment
-from saphira.cli import main
+from saphira.app.batch.experiment import load_experiment
+from saphira.app.cli import main
 
 MAIN = """load "sub.act";
 act Drive
@@ -115,7 +115,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 import batch_identity_helper as helper  # noqa: E402
-from saphira.sim.world import load_world  # noqa: E402
+from saphira.world.world import load_world  # noqa: E402
 
 EDIT = {edit}
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.batch.experiment import load_experiment
-from saphira.batch.isolated import run_in_child
+from saphira.app.batch.experiment import load_experiment
+from saphira.app.batch.isolated import run_in_child
 
 SLOW_PLUGIN = "import time\n\ndef load_init(env):\n    time.sleep(60)\n"
 

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from saphira.batch.metrics import TIMING_COLUMNS
+from saphira.app.batch.metrics import TIMING_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60.0  # the bound of every wait for a batch

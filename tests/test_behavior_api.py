@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import pytest
 
-from saphira.artifacts import Corridor, Door, Point, create_local_point
 from saphira.behavior.behavior import (
     REQUIRED,
     Action,
@@ -52,8 +51,9 @@ from saphira.behavior.library import (
     load_behavior_folder,
     predefined_behaviors,
 )
-from saphira.errors import SourceError
-from saphira.geometry import point_dist, point_phi
+from saphira.client.artifacts import Corridor, Door, Point, create_local_point
+from saphira.core.errors import SourceError
+from saphira.core.geometry import point_dist, point_phi
 from saphira.robot import Robot
 
 

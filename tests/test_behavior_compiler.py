@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from saphira.artifacts import Point, create_local_point
+from saphira.app.check import check_file, check_files
 from saphira.behavior.behavior import (
     ActionKind,
     Activity,
@@ -32,19 +32,19 @@ from saphira.behavior.behavior import (
 )
 from saphira.behavior.executive import BehaviorTask, ExecutiveRecord
 from saphira.behavior.library import find_behavior
+from saphira.client.artifacts import Point, create_local_point
 from saphira.colbert.behavior_compiler import (
     BehaviorArguments,
     BehaviorFrame,
     check_behavior_text,
     compile_behavior_text,
 )
-from saphira.colbert.check import check_file, check_files
 from saphira.colbert.compiler import ColbertCompileError
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import point_dist, point_phi
+from saphira.core.geometry import point_dist, point_phi
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.tasks import TaskState
 
 BEHAVIORS = Path(__file__).resolve().parents[1] / "behaviors"
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from saphira.artifacts import create_local_point
 from saphira.behavior.library import find_behavior
+from saphira.client.artifacts import create_local_point
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import point_dist
+from saphira.core.geometry import point_dist
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.tasks import TaskState
 
 ROOT = Path(__file__).resolve().parents[1]
 LISTING = ROOT / "tests" / "data" / "listing_5_2.beh"

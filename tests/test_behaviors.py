@@ -21,17 +21,17 @@ from pathlib import Path
 
 import pytest
 
-from saphira.artifacts import create_corridor, create_door, create_global_point, create_lane, create_local_point
 from saphira.behavior.behavior import BehaviorDef, TurnDir, TurnModifier
 from saphira.behavior.executive import BehaviorTask, ExecutiveRecord
 from saphira.behavior.library import find_behavior
-from saphira.geometry import Pose
-from saphira.params import find_params_file, load_params
+from saphira.client.artifacts import create_corridor, create_door, create_global_point, create_lane, create_local_point
+from saphira.client.sensors.sonar import Region
+from saphira.core.geometry import Pose
+from saphira.core.tasks import TaskState
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.sonar import Region
-from saphira.tasks import TaskState
+from saphira.world.wld import parse_wld
 
 P3DX = load_params(find_params_file("p3dx"))
 

@@ -12,11 +12,11 @@ import pytest
 from saphira.behavior.library import find_behavior
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.world import load_world
-from saphira.tasks import TaskState
+from saphira.world.world import load_world
 from tests.flat_controller import robot_on_flat
 from tests.gamebots_support import connect_usarsim
 from tests.test_run_lifecycle import DEADLINE, read_until, start

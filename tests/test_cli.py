@@ -32,13 +32,13 @@ def saphira(
 
 
 def saphira_in_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """``saphira ARGS`` as the installed command runs it (``saphira.cli:main``), in this process.
+    """``saphira ARGS`` as the installed command runs it (``saphira.app.cli:main``), in this process.
 
     For command lines refused before anything runs: what ``saphira`` prints and its exit status are
     main's, without starting an interpreter that imports the whole stack once per refusal. Any other
     exception propagates, so a traceback still fails the test.
     """
-    from saphira.cli import main
+    from saphira.app.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err), patch("sys.stdin", io.StringIO(stdin)):
@@ -65,7 +65,7 @@ def test_help_reads_like_a_man_page() -> None:
 
 @pytest.mark.parametrize("command", ["run", "sim", "shell", "check", "params", "worlds", "replay", "map", "batch"])
 def test_each_commands_help_prints_as_written(command: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from saphira.cli import main
+    from saphira.app.cli import main
 
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])
@@ -75,7 +75,7 @@ def test_each_commands_help_prints_as_written(command: str, capsys: pytest.Captu
 
 
 def test_help_names_every_robot_url_and_server_protocol() -> None:
-    from saphira.cli import build_parser
+    from saphira.app.cli import build_parser
 
     top = build_parser().format_help()
     assert "brains" in top and "--flat PORT" in top and "--gamebots PORT" in top
@@ -192,7 +192,7 @@ def test_verbose_and_quiet_logging(tmp_path: Path) -> None:
     act = tmp_path / "idle.act"
     act.write_text("act idle { move(10); }\nstart idle;\n")
     loud = saphira("run", str(act), "--world", "room", "-v")
-    assert "INFO saphira.link: connected to P3DX" in loud.stderr
+    assert "INFO saphira.client.link.pioneer: connected to P3DX" in loud.stderr
     quiet = saphira("run", str(act), "--world", "room", "-q")
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
 
@@ -214,9 +214,9 @@ def test_speed_where_it_cannot_pace_the_embedded_simulator_is_a_usage_error(
 
 
 def test_run_with_speed_paces_the_embedded_simulator_without_the_live_view() -> None:
-    from saphira.app import Session
-    from saphira.cli import build_parser
-    from saphira.clock import RealTimeClock
+    from saphira.app.cli import build_parser
+    from saphira.app.run import Session
+    from saphira.core.clock import RealTimeClock
 
     paced = Session(build_parser().parse_args(["run", "colbert/direct.act", "--speed", "8"]))
     assert isinstance(paced.robot.clock, RealTimeClock) and paced.robot.clock.speed == 8.0

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from saphira.clock import CycleStats, LockStepClock, RealTimeClock
-from saphira.tasks import Scheduler
+from saphira.core.clock import CycleStats, LockStepClock, RealTimeClock
+from saphira.core.tasks import Scheduler
 
 
 class FakeTime:

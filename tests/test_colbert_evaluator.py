@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
-from saphira.tasks import TaskState
 
 EXPORT_HINT = "(functions must be exported to Colbert; see 'help')"
 

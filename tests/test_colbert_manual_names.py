@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.tasks import TaskState
 
 
 class Session:

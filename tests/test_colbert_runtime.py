@@ -13,10 +13,10 @@ import pytest
 
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.tasks import TaskState
+from saphira.world.wld import parse_wld
 
 PATROL = """
 act patrol(int a)            /* go back and forth a times; a<0 = forever */

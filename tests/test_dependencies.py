@@ -75,7 +75,7 @@ def test_a_run_loads_neither_scikit_fuzzy_nor_what_only_it_needs() -> None:
     code = (
         "import sys\n"
         "sys.modules['scipy'] = None\n"
-        "from saphira.cli import main\n"
+        "from saphira.app.cli import main\n"
         "status = main(['run', 'colbert/demo.act', '--world', 'room', '--duration', '2', '-q'])\n"
         "print(sorted(m for m in ('skfuzzy', 'scipy', 'networkx', 'packaging') if sys.modules.get(m)))\n"
         "sys.exit(status)\n"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from saphira.app.shell import Shell
 from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
 from saphira.colbert.compiler import BEHAVIOR, Constant, Function
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.reference import load_reference, parse_reference, reference_path
-from saphira.colbert.repl import Shell
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from tests.sim_process import PROJECT

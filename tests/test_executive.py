@@ -25,9 +25,9 @@ from saphira.behavior.behavior import (
     turn_by,
 )
 from saphira.behavior.executive import GOAL_THRESHOLD, BehaviorExecutive, BehaviorTask
-from saphira.motion import RotMode, TransMode
+from saphira.client.motion import RotMode, TransMode
+from saphira.core.tasks import Task, TaskError, TaskState
 from saphira.robot import Robot
-from saphira.tasks import Task, TaskError, TaskState
 
 
 @dataclass(kw_only=True)

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from saphira.batch.experiment import load_experiment
-from saphira.batch.trial import run_trial
+from saphira.app.batch.experiment import load_experiment
+from saphira.app.batch.trial import run_trial
+from saphira.app.cli import main
 from saphira.brain import load_brain
-from saphira.cli import main
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.tasks import TaskState
 
 CRASHING_BRAIN = """\
 from saphira.brain import Brain

@@ -61,7 +61,7 @@ def test_a_signal_ends_the_session_after_stopping_the_robot(tmp_path: Path) -> N
 def _signal_session(folder: Path, command: str, sig: signal.Signals) -> None:
     """Drive a ``saphira sim`` robot with ``saphira COMMAND``, send ``sig`` once it is driving, check the end."""
     folder.mkdir()
-    sim = spawn("saphira.sim.standalone", "--port", "0", "--world", "room", "-v")  # -v: sessions are logged
+    sim = spawn("saphira.app.sim", "--port", "0", "--world", "room", "-v")  # -v: sessions are logged
     try:
         address = read_until(sim.stdout.fileno(), b"\n").split()[2].decode()
         act = folder / "drive.act"

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from saphira.core.geometry import Pose
 from saphira.flat.laser import MAX_RANGE, LaserRig
-from saphira.geometry import Pose
-from saphira.laser_config import LaserConfig
+from saphira.params.laser import LaserConfig
 from saphira.sim.laser import SimLaser
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 
 WORLD = (
     "width 12000\nheight 8000\n0 0 12000 0\n12000 0 12000 8000\n12000 8000 0 8000\n0 8000 0 0\n"

@@ -20,20 +20,20 @@ import numpy as np
 import pytest
 
 from saphira.behavior.library import find_behavior
-from saphira.clock import RealTimeClock
+from saphira.client.link.pioneer import Link
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.clock import RealTimeClock
+from saphira.core.geometry import norm2_angle
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
 from saphira.flat.link import FlatLink, heading_velocity, link_for_url
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.flat.worldfile import load_world_file
-from saphira.geometry import norm2_angle
-from saphira.link import Link
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.sim.world import World, load_world
+from saphira.world.flat_world import load_world_file
+from saphira.world.wld import parse_wld
+from saphira.world.world import World, load_world
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from flat_controller import Controller, served
 
+from saphira.core.geometry import Pose
 from saphira.flat.codec import (
     BlobReply,
     Control,
@@ -36,11 +37,10 @@ from saphira.flat.codec import (
 from saphira.flat.laser import MAX_RANGE, to_robot, to_world
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.flat.worldfile import load_world_file
-from saphira.geometry import Pose
-from saphira.sim.geometry import point_segment_distances
-from saphira.sim.wldfile import parse_wld
-from saphira.sim.world import World
+from saphira.world.flat_world import load_world_file
+from saphira.world.raycast import point_segment_distances
+from saphira.world.wld import parse_wld
+from saphira.world.world import World
 
 PROJECT = Path(__file__).resolve().parents[1]
 HALL = "width 30000\nheight 6000\n0 0 30000 0\n30000 0 30000 6000\n30000 6000 0 6000\n0 6000 0 0\n"
@@ -324,7 +324,7 @@ def test_saphira_sim_flat_serves_a_controller_until_it_ends_the_program() -> Non
         [
             sys.executable,
             "-m",
-            "saphira.sim.standalone",
+            "saphira.app.sim",
             "-q",
             "--flat",
             "0",
@@ -372,7 +372,7 @@ def test_a_bad_flat_world_file_is_reported_with_its_line_and_column(tmp_path: Pa
     bad.write_text("WORLD W a.wld\nMAP a.wld\nTRANSITION (1 2 x) b.wld\n")
     env = dict(os.environ, PYTHONPATH=str(PROJECT))
     result = subprocess.run(
-        [sys.executable, "-m", "saphira.sim.standalone", "--flat", "0", "--flat-world", str(bad)],
+        [sys.executable, "-m", "saphira.app.sim", "--flat", "0", "--flat-world", str(bad)],
         cwd=PROJECT,
         env=env,
         capture_output=True,

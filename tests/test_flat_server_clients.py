@@ -19,10 +19,10 @@ from flat_controller import Controller
 from saphira.flat.codec import LaserReply, MapChanged, StepOutput
 from saphira.flat.server import MAX_LINE, FlatServer
 from saphira.flat.simulation import FlatSimulation
-from saphira.flat.worldfile import parse_world_file
-from saphira.sim.wldfile import parse_wld
-from saphira.sim.world import World
 from saphira.sim.world_requests import WorldAccess
+from saphira.world.flat_world import parse_world_file
+from saphira.world.wld import parse_wld
+from saphira.world.world import World
 
 PROJECT = Path(__file__).resolve().parents[1]
 HALL = "width 30000\nheight 6000\n0 0 30000 0\n30000 0 30000 6000\n30000 6000 0 6000\n0 6000 0 0\n"
@@ -181,7 +181,7 @@ def test_e_ends_only_the_connection_when_exits_are_not_allowed() -> None:
 
 def test_saphira_sim_flat_with_no_exit_and_a_handshake_deadline() -> None:
     env = dict(os.environ, PYTHONPATH=str(PROJECT))
-    argv = [sys.executable, "-m", "saphira.sim.standalone", "--flat", "0", "--no-exit", "--handshake-timeout", "0.5"]
+    argv = [sys.executable, "-m", "saphira.app.sim", "--flat", "0", "--no-exit", "--handshake-timeout", "0.5"]
     pipe = subprocess.PIPE
     proc = subprocess.Popen(argv, cwd=PROJECT, env=env, stdin=pipe, stdout=pipe, stderr=pipe)
     try:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.flat.worldfile import WorldFileError, load_world_file, parse_world_file
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
+from saphira.world.flat_world import WorldFileError, load_world_file, parse_world_file
 
 # The seed's "four types" block, uncommented, and part of its sample file.
 FOUR_TYPES = """# ----- type 1: all arguments specified

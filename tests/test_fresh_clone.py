@@ -10,7 +10,7 @@ import tomllib
 
 import pytest
 
-from saphira.sim.world import load_world
+from saphira.world.world import load_world
 from tests.sim_process import PROJECT
 
 SHIPPED_MAPS = ("AMROffice", "columbia")

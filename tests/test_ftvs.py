@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from saphira import accessories as acc
+from saphira.client.sensors import accessories as acc
 from saphira.colbert.evaluator import Evaluator
 from saphira.protocol.errors import DecodeError, EncodeError
 from saphira.protocol.vision import (
@@ -21,7 +21,7 @@ from saphira.protocol.vision import (
 )
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 
 WALLED = """width 6000
 height 6000

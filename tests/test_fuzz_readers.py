@@ -21,14 +21,14 @@ from types import FrameType
 
 import pytest
 
-from saphira.artifacts import PointList
-from saphira.batch.experiment import load_experiment
-from saphira.errors import SaphiraError, SourceError
-from saphira.flat.worldfile import load_world_file
-from saphira.params import load_params
+from saphira.app.batch.experiment import load_experiment
+from saphira.client.artifacts import PointList
+from saphira.core.errors import SaphiraError, SourceError
+from saphira.params.robot_params import load_params
 from saphira.perception.mapfile import load_map_file
-from saphira.recording import replay
-from saphira.sim.world import load_world
+from saphira.record.recording import replay
+from saphira.world.flat_world import load_world_file
+from saphira.world.world import load_world
 
 SEED = 24
 CASE_SECONDS = 10.0

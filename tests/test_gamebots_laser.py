@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.geometry import norm2_angle
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.link import GamebotsLink
 from saphira.gamebots.server import GamebotsServer
-from saphira.geometry import norm2_angle
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import load_world
+from saphira.world.world import load_world
 from tests.sim_process import Program
 from tests.test_cli import saphira
 

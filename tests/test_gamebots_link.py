@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from saphira.client.link.pioneer import ConnectError, Link
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.gamebots.link import GamebotsLink
 from saphira.gamebots.server import GamebotsServer
-from saphira.link import ConnectError, Link
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import load_world
-from saphira.tasks import TaskState
+from saphira.world.world import load_world
 from tests.gamebots_support import connect_usarsim
 from tests.sim_process import Program
 from tests.test_cli import saphira

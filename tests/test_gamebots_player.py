@@ -17,9 +17,9 @@ import pytest
 
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.server import GamebotsServer
-from saphira.params import params_for_file
+from saphira.params.robot_params import params_for_file
 from saphira.sim.simulation import Simulation
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 
 ROOM = """width 10000
 height 8000

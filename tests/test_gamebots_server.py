@@ -15,7 +15,7 @@ from saphira.gamebots.codec import Configuration, Geometry, LineReader, Message,
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.server import GamebotsServer
 from saphira.sim.simulation import Simulation
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 from tests.sim_process import Program
 
 OPEN_ROOM = """width 10000

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from saphira.app import sim as standalone
+from saphira.client.link.pioneer import ConnectError
 from saphira.gamebots.server import GamebotsServer
 from saphira.gamebots.session import MAX_ROBOTS
-from saphira.link import ConnectError
 from saphira.robot import Robot
-from saphira.sim import standalone
 from saphira.sim.simulation import Simulation
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 from tests.test_gamebots_server import OPEN_ROOM, WAIT, Client
 
 

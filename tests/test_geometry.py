@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from saphira.geometry import (
+from saphira.core.geometry import (
     ORIGIN,
     Pose,
     add2_angle,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from saphira import accessories as acc
+from saphira.client.sensors import accessories as acc
 from saphira.colbert.evaluator import Evaluator
-from saphira.params import params_for_file
+from saphira.params.robot_params import params_for_file
 from saphira.protocol.args import byte_pair
 from saphira.protocol.command_packet import command_payload, decode_command
 from saphira.protocol.commands import Command
@@ -30,8 +30,8 @@ from saphira.sim.accessories import Accessories
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.gripper import LIFT_TRAVEL_S, PADDLE_TRAVEL_S
 from saphira.sim.simulation import Simulation
-from saphira.sim.wldfile import parse_wld
-from saphira.sim.world import WorldError
+from saphira.world.wld import parse_wld
+from saphira.world.world import WorldError
 
 ROOM = """width 6000
 height 4000

@@ -1,4 +1,4 @@
-"""The compiled kernels' warm-up (saphira/jit.py): once a session has warmed them, a run compiles nothing.
+"""The compiled kernels' warm-up (saphira/core/jit.py): once a session has warmed them, a run compiles nothing.
 
 Compiling a kernel, or loading it from numba's cache, stalls the cycle that first calls it; in a run
 paced by real time that is an overrun, and on the first run after an install it outlasted a
@@ -17,9 +17,9 @@ from tests.sim_process import PROJECT
 
 WARM_RUN = """
 import argparse, sys
-from saphira.app import Session
-from saphira.console import Console
-from saphira.jit import compiled_signatures, warm_up
+from saphira.app.run import Session
+from saphira.app.console import Console
+from saphira.core.jit import compiled_signatures, warm_up
 
 args = argparse.Namespace(
     robot=None, world=sys.argv[1], params=None, seed=0, pose=None, files=sys.argv[2:], duration=None,

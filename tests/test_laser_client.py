@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 
 from saphira.behavior.library import find_behavior
-from saphira.clock import LockStepClock
+from saphira.client.sensors.sonar import NO_ECHO, Region
+from saphira.client.transport import memory_pair
 from saphira.colbert.evaluator import Evaluator
-from saphira.params import params_for_file
+from saphira.core.clock import LockStepClock
+from saphira.params.robot_params import params_for_file
 from saphira.protocol.command_packet import encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import laser_packets
 from saphira.protocol.sip import Sip, encode_sip
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.world import World
-from saphira.sonar import NO_ECHO, Region
-from saphira.transport import memory_pair
+from saphira.world.world import World
 from tests.scripted_server import ScriptedServer
 
 DATA = Path(__file__).resolve().parent / "data"

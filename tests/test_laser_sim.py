@@ -14,19 +14,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from saphira.geometry import Pose
-from saphira.laser_config import laser_config
-from saphira.params import RobotParams, load_params, params_for_file
+from saphira.client.transport import memory_pair
+from saphira.core.geometry import Pose
+from saphira.params.laser import laser_config
+from saphira.params.robot_params import RobotParams, load_params, params_for_file
 from saphira.protocol import Command, PacketId, decode_frame
 from saphira.protocol.errors import DecodeError
 from saphira.protocol.laser import FLAG_MOVED, LaserPacket, decode_laser, laser_packets
-from saphira.sim.geometry import FanWalls, cast_even_fan, cast_fan, cast_rays
 from saphira.sim.laser import cast_scan
-from saphira.sim.objects import WorldObject
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import World, load_world
-from saphira.transport import memory_pair
+from saphira.world.objects import WorldObject
+from saphira.world.raycast import FanWalls, cast_even_fan, cast_fan, cast_rays
+from saphira.world.world import World, load_world
 from tests.test_sim_server import frames
 
 DATA = Path(__file__).resolve().parent / "data"

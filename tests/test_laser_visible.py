@@ -13,14 +13,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Polygon
 
-from saphira.laser_config import laser_config
-from saphira.params import params_for_file
-from saphira.plot import draw_run
+from saphira.app.plot import draw_run
+from saphira.app.trace import RunTrace
+from saphira.params.laser import laser_config
+from saphira.params.robot_params import params_for_file
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.objects import SimObject
-from saphira.sim.world import load_world
-from saphira.trace import RunTrace
+from saphira.world.objects import SimObject
+from saphira.world.world import load_world
 
 PROJECT = Path(__file__).resolve().parents[1]
 

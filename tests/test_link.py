@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from saphira.clock import LockStepClock
-from saphira.link import ConnectError, LinkState
-from saphira.motion import RotMode, TransMode
-from saphira.params import find_params_file, load_params
+from saphira.client.link.pioneer import ConnectError, LinkState
+from saphira.client.motion import RotMode, TransMode
+from saphira.client.reflector import Reflector
+from saphira.client.transport import memory_pair
+from saphira.core.clock import LockStepClock
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol.capture import SERVER_TO_CLIENT, read_capture, stream_bytes
 from saphira.protocol.commands import Command
 from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import SipLayout, decode_sip
-from saphira.reflector import Reflector
 from saphira.robot import Robot
-from saphira.transport import memory_pair
 from tests.scripted_server import ScriptedServer
 
 
@@ -164,7 +164,7 @@ def test_packet_rates_count_sips_per_second_of_clock_time() -> None:
 
 
 def test_a_parameter_file_that_does_not_load_fails_the_connection_cleanly(tmp_path: Path) -> None:
-    from saphira.errors import SourceError, SourcePosition
+    from saphira.core.errors import SourceError, SourcePosition
 
     robot, server = make()
 

@@ -8,11 +8,11 @@ import math
 import pytest
 
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.protocol.command_packet import decode_command
 from saphira.protocol.commands import Command
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.tasks import TaskState
 
 PSOS, ARCOS = "pion1m", "p3dx"
 

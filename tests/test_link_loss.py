@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from saphira.clock import LockStepClock
+from saphira.app.link_watch import LinkWatch
+from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
+from saphira.client.transport import Transport
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.clock import LockStepClock
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatSimulation
-from saphira.link import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
-from saphira.link_watch import LinkWatch
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.world import load_world
-from saphira.transport import Transport
+from saphira.world.world import load_world
 from tests.fault_link import FaultyTransport
 from tests.gamebots_support import connect_usarsim
 

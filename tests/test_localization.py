@@ -14,17 +14,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from saphira.app.cli import main
 from saphira.behavior.library import start_wander_stack
-from saphira.cli import main
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
 from saphira.perception import LOCALIZE, TEST_MATCHING, Perception, perception_for
 from saphira.perception.truth import pose_error
 from saphira.perception.worldmap import world_walls
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.world import load_world
 from saphira.ui.snapshot import Wake, capture
+from saphira.world.world import load_world
 from tests.sim_process import PROJECT
 
 ARIA_MAPS = Path(__file__).parent / "data" / "aria-maps"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.artifacts import (
+from saphira.client.artifacts import (
     Artifact,
     ArtifactType,
     Category,
@@ -24,7 +24,7 @@ from saphira.artifacts import (
     create_wall,
 )
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
 from saphira.perception.mapfile import (
     MapFileError,
     MapNotFoundError,

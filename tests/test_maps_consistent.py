@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.artifacts import Corridor, Door, Junction, PointList, Wall
-from saphira.cli import main
+from saphira.app.cli import main
+from saphira.client.artifacts import Corridor, Door, Junction, PointList, Wall
 from saphira.perception.mapfile import load_map_file, parse_map_text
 from saphira.perception.worldmap import merge_segments, world_walls
-from saphira.sim.geometry import point_segment_distances, segment_crosses
-from saphira.sim.wldfile import parse_wld
-from saphira.sim.world import World, load_world
+from saphira.world.raycast import point_segment_distances, segment_crosses
+from saphira.world.wld import parse_wld
+from saphira.world.world import World, load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPS = ROOT / "maps"

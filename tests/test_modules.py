@@ -1,4 +1,4 @@
-"""saphira.modules.fresh_module: the one way user Python files (behaviors, brains, plugins, hooks) are executed."""
+"""saphira.core.modules.fresh_module: the one way user Python files (behaviors, brains, plugins, hooks) are executed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from saphira.behavior.library import load_behavior_file
-from saphira.errors import SourceError
-from saphira.modules import NotAModule, fresh_module
+from saphira.core.errors import SourceError
+from saphira.core.modules import NotAModule, fresh_module
 
 
 def test_a_file_defining_a_dataclass_loads_and_stays_registered_under_its_name(tmp_path: Path) -> None:

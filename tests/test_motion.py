@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.motion import BRAKING_MARGIN, REACTION_TIME, Channel, MotionControl, RotMode, TransMode
+from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, Channel, MotionControl, RotMode, TransMode
 from saphira.protocol.commands import Command
 
 

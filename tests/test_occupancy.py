@@ -11,13 +11,13 @@ import pytest
 
 from saphira.behavior.library import start_wander_stack
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.tasks import TaskState
 from saphira.perception import perception_for
 from saphira.perception.mapfile import load_map_file
 from saphira.perception.occupancy import TASK_NAME, OccupancyGrid, occupancy_grid_for, start_occupancy_grid
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.world import World
-from saphira.tasks import TaskState
+from saphira.world.world import World
 
 WALL_Y = 1000.0
 

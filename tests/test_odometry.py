@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from saphira.odometry import OdometryIntegrator
+from saphira.client.odometry import OdometryIntegrator
 
 
 @pytest.mark.parametrize("bits", [15, 16])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.progress import PROGRESS_SECONDS
+from saphira.app.progress import PROGRESS_SECONDS
 from tests.silent_robot import knocked, silent_robot, url
 from tests.sim_process import PROJECT
 from tests.test_cli import saphira, saphira_in_process
@@ -128,7 +128,7 @@ def test_a_busy_ui_port_is_one_line_and_exit_2_before_the_robot_is_reached(comma
 
 def test_a_port_taken_between_the_check_and_the_serving_is_still_one_line() -> None:
     from saphira.colbert.evaluator import Evaluator
-    from saphira.errors import SaphiraError
+    from saphira.core.errors import SaphiraError
     from saphira.robot import Robot
     from saphira.ui.liveview import serve
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.params import (
+from saphira.core.paths import data_dir
+from saphira.params.robot_params import (
     DEFAULTS_SOURCE,
     ParamsError,
     ParamsNotFoundError,
@@ -22,7 +23,6 @@ from saphira.params import (
     params_for_robot,
     parse_params,
 )
-from saphira.paths import data_dir
 
 BUNDLED = bundled_params()
 REQUIRED = {"pioneer", "psos41m", "psos41x", "pionat", "b14", "b21", "p2dx", "p3dx", "p3dx-sh", "p3at"}

@@ -12,17 +12,17 @@ import math
 
 import numpy as np
 
-from saphira.artifacts import ArtifactType, Category, create_global_point
 from saphira.behavior.library import find_behavior
+from saphira.client.artifacts import ArtifactType, Category, create_global_point
+from saphira.client.sensors.sonar import RingBuffer
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import norm2_angle, to_global
+from saphira.core.geometry import norm2_angle, to_global
+from saphira.core.tasks import TaskState
 from saphira.perception import Perception, perception_for
 from saphira.perception.lines import find_gaps, fit_segment
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.sonar import RingBuffer
-from saphira.tasks import TaskState
+from saphira.world.wld import parse_wld
 
 ROOM = """width 10000
 height 8000

@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from saphira.artifacts import ArtifactType, Category
+from saphira.client.artifacts import ArtifactType, Category
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import norm2_angle, to_global
-from saphira.params import params_for_file
+from saphira.core.geometry import norm2_angle, to_global
+from saphira.params.robot_params import params_for_file
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.wldfile import parse_wld
+from saphira.world.wld import parse_wld
 
 LASER_P3DX = Path(__file__).resolve().parent / "data" / "laser-params" / "p3dx-laser.p"
 ROOM = "width 10000\nheight 8000\n0 0 10000 0\n10000 0 10000 8000\n10000 8000 0 8000\n0 8000 0 0\n"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from matplotlib.patches import Polygon
 
-from saphira.plot import draw_run, plot_run
-from saphira.sim.objects import COLOURS
-from saphira.sim.world import World, load_world
+from saphira.app.plot import draw_run, plot_run
+from saphira.world.objects import COLOURS
+from saphira.world.world import World, load_world
 
 
 def tour(world: World) -> list[tuple[float, float, float]]:

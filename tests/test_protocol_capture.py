@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.errors import SourceError
+from saphira.core.errors import SourceError
 from saphira.protocol import (
     CLIENT_TO_SERVER,
     MAX_COUNT_SERVER,

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.geometry import Pose
-from saphira.params import find_params_file, load_params
+from saphira.core.geometry import Pose
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import WorldError, load_world
+from saphira.world.world import WorldError, load_world
 
 LAB = Path(__file__).parent / "data" / "pyro-worlds" / "lab.wld"
 

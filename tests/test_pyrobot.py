@@ -23,13 +23,13 @@ from pyrobot.brain.behaviors import Behavior, BehaviorBasedBrain, FSMBrain, Stat
 from pyrobot.brain.fuzzy import Fuzzy
 from pyrobot.geometry import angleAdd, angleEqual, distance
 from saphira.brain import BrainEngine, BrainError, load_brain
+from saphira.core.tasks import TaskState
 from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.params import SonarUnit, params_for_file
+from saphira.params.robot_params import SonarUnit, params_for_file
 from saphira.pyro_robot import PIONEER16_GROUPS
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.world import load_world
-from saphira.tasks import TaskState
+from saphira.world.world import load_world
 from tests.flat_controller import robot_on_flat
 from tests.gamebots_support import connect_usarsim
 from tests.sim_process import Program

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from saphira.artifacts import PointList
-from saphira.cli import main
-from saphira.errors import SaphiraError, SourceError
-from saphira.flat.worldfile import MAX_LISTED, MAX_TRANSITIONS, WorldFileError, load_world_file
-from saphira.params import MAX_SONARS, ParamsError, load_params
+from saphira.app.cli import main
+from saphira.client.artifacts import PointList
+from saphira.core.errors import SaphiraError, SourceError
+from saphira.params.robot_params import MAX_SONARS, ParamsError, load_params
 from saphira.perception.mapfile import MapFileError, load_map_file
-from saphira.recording import MAX_IDLE_CYCLES, read_recording, replay
-from saphira.sim.world import WorldError, load_world
+from saphira.record.recording import MAX_IDLE_CYCLES, read_recording, replay
+from saphira.world.flat_world import MAX_LISTED, MAX_TRANSITIONS, WorldFileError, load_world_file
+from saphira.world.world import WorldError, load_world
 from tests.sim_process import PROJECT
 
 DIGITS_5000 = "9" * 5000

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from saphira.clock import LockStepClock
-from saphira.errors import SaphiraError, SourceError
-from saphira.recording import Recorder, read_recording, replay
+from saphira.client.transport import memory_pair
+from saphira.core.clock import LockStepClock
+from saphira.core.errors import SaphiraError, SourceError
+from saphira.record.recording import Recorder, read_recording, replay
 from saphira.robot import Robot
-from saphira.transport import memory_pair
 from tests.scripted_server import ScriptedServer
 from tests.sim_process import PROJECT
 

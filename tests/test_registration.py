@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from saphira.artifacts import (
+from saphira.behavior.executive import BehaviorTask
+from saphira.behavior.library import find_behavior
+from saphira.client.artifacts import (
     Artifact,
     ArtifactType,
     Category,
@@ -26,17 +28,15 @@ from saphira.artifacts import (
     create_junction,
     create_wall,
 )
-from saphira.behavior.executive import BehaviorTask
-from saphira.behavior.library import find_behavior
 from saphira.colbert.evaluator import Evaluator
-from saphira.geometry import Pose, norm2_angle, to_global
+from saphira.core.geometry import Pose, norm2_angle, to_global
+from saphira.core.tasks import TaskState
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
 from saphira.perception.mapfile import load_map_file, save_map_file
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.tasks import TaskState
+from saphira.world.wld import parse_wld
 
 NORTH_DOORS = (3500.0, 9500.0, 14500.0, 19500.0)
 SOUTH_DOORS = (5500.0, 10500.0, 16000.0, 20500.0)

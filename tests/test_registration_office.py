@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from saphira.artifacts import Corridor
 from saphira.behavior.library import start_wander_stack
-from saphira.geometry import Pose, norm2_angle
+from saphira.client.artifacts import Corridor
+from saphira.core.geometry import Pose, norm2_angle
 from saphira.perception import Perception, perception_for
 from saphira.perception.ekf import PoseFilter
 from saphira.perception.mapfile import load_map_file, read_map_file

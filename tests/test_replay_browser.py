@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from saphira.recording import read_recording
+from saphira.record.recording import read_recording
 from tests.browser import launched_chromium
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command

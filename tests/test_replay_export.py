@@ -24,12 +24,12 @@ from mcap.reader import make_reader
 from mcap.records import Schema
 from mcap_protobuf.decoder import DecoderFactory
 
-from saphira.cli import main
-from saphira.export_mcap import TOPICS
-from saphira.playback import Playback
-from saphira.recording import read_recording, replay
-from saphira.sim.world import load_world
-from saphira.trace import RunTrace
+from saphira.app.cli import main
+from saphira.app.trace import RunTrace
+from saphira.record.mcap_export import TOPICS
+from saphira.record.playback import Playback
+from saphira.record.recording import read_recording, replay
+from saphira.world.world import load_world
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -234,7 +234,9 @@ def test_without_foxglove_sdk_export_and_record_say_what_to_install(
     path, _ = recorded
     for argv in (["export", str(path), "-o", str(tmp_path / "x.mcap")],
                  ["run", "colbert/demo.act", "--duration", "1", "--record", str(tmp_path / "y.mcap")]):  # fmt: skip
-        code = f"import sys\nsys.modules['foxglove'] = None\nfrom saphira.cli import main\nsys.exit(main({argv!r}))\n"
+        code = (
+            f"import sys\nsys.modules['foxglove'] = None\nfrom saphira.app.cli import main\nsys.exit(main({argv!r}))\n"
+        )
         done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr
         assert "pip install 'saphira[foxglove]'" in done.stderr
@@ -362,7 +364,7 @@ def test_run_foxglove_serves_the_channels_live_on_loopback() -> None:
 
 
 def test_foxglove_listens_on_loopback_by_default() -> None:
-    from saphira.cli import build_parser
+    from saphira.app.cli import build_parser
 
     args = build_parser().parse_args(["run", "colbert/demo.act", "--foxglove"])
     assert args.foxglove == ("127.0.0.1", 8765)

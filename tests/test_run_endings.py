@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from saphira.client.motion import Channel, MotionControl
 from saphira.colbert.evaluator import Evaluator
-from saphira.motion import Channel, MotionControl
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.wldfile import parse_wld
-from saphira.tasks import TaskState
+from saphira.world.wld import parse_wld
 from tests.test_cli import saphira
 
 WALL_AHEAD = (

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from saphira.protocol.commands import Command
-from saphira.recording import read_recording
+from saphira.record.recording import read_recording
 from tests.sim_process import PROJECT
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from saphira.clock import RealTimeClock
+from saphira.client.link.pioneer import ConnectError, LinkState
+from saphira.client.transport import memory_pair
 from saphira.colbert.evaluator import Evaluator
-from saphira.link import ConnectError, LinkState
+from saphira.core.clock import RealTimeClock
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
-from saphira.tasks import TaskState
-from saphira.transport import memory_pair
 from tests.sim_process import PROJECT, TIMEOUT, Program
 from tests.test_shell import Terminal
 

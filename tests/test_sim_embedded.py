@@ -12,14 +12,14 @@ import math
 import numpy as np
 import pytest
 
-from saphira.clock import RealTimeClock
-from saphira.link import LinkState
-from saphira.params import find_params_file, load_params
+from saphira.client.link.pioneer import LinkState
+from saphira.core.clock import RealTimeClock
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol.commands import Command
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.server import ServerOptions, SessionState
-from saphira.sim.world import World
+from saphira.world.world import World
 
 
 def open_world(*segments: tuple[float, float, float, float]) -> World:

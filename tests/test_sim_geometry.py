@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.sim.geometry import (
+from saphira.world.raycast import (
     SegmentIndex,
     cast_rays,
     circle_collides,
@@ -20,7 +20,7 @@ from saphira.sim.geometry import (
     segment_crosses,
     swept_circle_collides,
 )
-from saphira.sim.world import World, load_world
+from saphira.world.world import World, load_world
 
 WALL_X1000 = [[1000, -500, 1000, 500]]
 CORNER = [[1000, 0, 1000, 1000], [1000, 1000, 0, 1000]]

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.params import RobotParams, find_params_file, load_params
-from saphira.sim.geometry import cast_rays, point_segment_distances, segment_crosses
+from saphira.params.robot_params import RobotParams, find_params_file, load_params
 from saphira.sim.robot_model import Drive, RobotModel, ramp, wrap_degrees
 from saphira.sim.sensors import NO_ECHO_MM, SonarBeam, SonarRing
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, load_world
+from saphira.world.raycast import cast_rays, point_segment_distances, segment_crosses
+from saphira.world.world import World, load_world
 
 DT = 0.1
 

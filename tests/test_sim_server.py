@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from saphira.clock import LockStepClock
-from saphira.params import find_params_file, load_params
+from saphira.client.transport import MemoryTransport, TransportClosed, memory_pair
+from saphira.core.clock import LockStepClock
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -45,8 +46,7 @@ from saphira.protocol.args import byte_pair
 from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, SessionState, identity_for
 from saphira.sim.simulation import Simulation
-from saphira.sim.world import World
-from saphira.transport import MemoryTransport, TransportClosed, memory_pair
+from saphira.world.world import World
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 CONNECT = CAPTURES / "aria-simpleConnect-amrisim.txt"
@@ -571,7 +571,7 @@ def test_random_commands_never_raise(commands: list[tuple[int, int | bytes | Non
 
 
 def test_a_long_robot_name_is_cut_to_fit_the_sync2_reply() -> None:
-    from saphira.params import RobotParams
+    from saphira.params.robot_params import RobotParams
     from saphira.protocol.sync import encode_sync2_reply
     from saphira.sim.server import MAX_IDENTITY_TEXT, identity_for
 

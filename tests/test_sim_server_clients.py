@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from saphira.params import find_params_file, load_params
+from saphira.app import sim as standalone
+from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol import Command, PacketId, decode_simstat, encode_command, encode_sync, str_arg
-from saphira.sim import standalone
 from saphira.sim.server import PioneerServer, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.clock import RealTimeClock
+from saphira.app import sim as standalone
+from saphira.core.clock import RealTimeClock
 from saphira.protocol import (
     Command,
     PacketReceiver,
@@ -31,7 +32,6 @@ from saphira.protocol import (
     encode_sync,
 )
 from saphira.robot import Robot
-from saphira.sim import standalone
 from tests.sim_process import TIMEOUT, Program
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.sonar import NO_ECHO, Region, Sonar, SonarPose
+from saphira.client.sensors.sonar import NO_ECHO, Region, Sonar, SonarPose
 
 P1_POSES = [
     SonarPose(100, 100, 90),
@@ -108,7 +108,7 @@ def test_pooled_points_follow_every_change_to_the_buffers_and_the_laser() -> Non
     must show in the very next query, and the shared arrays cannot be changed by a caller."""
     import numpy as np
 
-    from saphira.laser import LaserRing
+    from saphira.client.sensors.laser import LaserRing
 
     s = Sonar(P1_POSES, front_buffer=4)
     s.add_reading(3, 800, ORIGIN)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.clock import LockStepClock
-from saphira.tasks import FIRST_USER_STATE, Phase, Scheduler, Task, TaskError, TaskState
+from saphira.core.clock import LockStepClock
+from saphira.core.tasks import FIRST_USER_STATE, Phase, Scheduler, Task, TaskError, TaskState
 
 
 class Recorder(Task):

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from saphira.app import Console, Session
+from saphira.app.cli import build_parser
+from saphira.app.run import Console, Session
+from saphira.app.trace import DecimatedPath, RunTrace
 from saphira.behavior.library import start_wander_stack
-from saphira.cli import build_parser
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.trace import DecimatedPath, RunTrace
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.transport import (
+from saphira.client.transport import (
     MemoryTransport,
     SerialTransport,
     SocketTransport,

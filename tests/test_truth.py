@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
 from saphira.perception.truth import pose_error, pose_error_line
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator

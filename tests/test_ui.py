@@ -21,17 +21,17 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from saphira.artifacts import ArtifactType
+from saphira.client.artifacts import ArtifactType
 from saphira.colbert.evaluator import Evaluator
-from saphira.params import params_for_file
+from saphira.display.drawing import drawing_for
+from saphira.display.state import DisplayMenu, DisplayState, View, display_for
+from saphira.params.robot_params import params_for_file
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from saphira.sim.world import World
-from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
-from saphira.ui.drawing import drawing_for
 from saphira.ui.liveview import LiveView, SteppedClock
 from saphira.ui.server import UiServer
 from saphira.ui.snapshot import capture
+from saphira.world.world import World
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from saphira.tasks import TaskState
-from saphira.ui.display import display_for
+from saphira.core.tasks import TaskState
+from saphira.display.state import display_for
 from saphira.ui.liveview import GRID_EVERY
 from tests.browser import launched_chromium
 from tests.flat_controller import Controller

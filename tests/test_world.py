@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.geometry import Pose
-from saphira.paths import data_dir
-from saphira.sim.world import MapObject, World, WorldError, WorldNotFoundError, load_world
+from saphira.core.geometry import Pose
+from saphira.core.paths import data_dir
+from saphira.world.world import MapObject, World, WorldError, WorldNotFoundError, load_world
 
 BUNDLED = ["simple", "corridor", "room"]
 

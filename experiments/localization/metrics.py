@@ -3,7 +3,7 @@ and its processor time per cycle (ms)."""
 
 from __future__ import annotations
 
-from saphira.batch.trial import TrialContext
+from saphira.app.batch.trial import TrialContext
 from saphira.perception import LOCALIZE, perception_for
 from saphira.perception.truth import pose_error
 

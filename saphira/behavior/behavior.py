@@ -66,7 +66,6 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from saphira.artifacts import PointList
 from saphira.behavior.blend import Channel, Consequent, TurnModifier
 from saphira.behavior.fuzzy import (
     down_straight,
@@ -78,11 +77,12 @@ from saphira.behavior.fuzzy import (
     f_smaller,
     straight_up,
 )
-from saphira.errors import SaphiraError
-from saphira.motion import MotionControl
-from saphira.params import RobotParams
-from saphira.reflector import Reflector, RobotState
-from saphira.sonar import Sonar
+from saphira.client.artifacts import PointList
+from saphira.client.motion import MotionControl
+from saphira.client.reflector import Reflector, RobotState
+from saphira.client.sensors.sonar import Sonar
+from saphira.core.errors import SaphiraError
+from saphira.params.robot_params import RobotParams
 
 if TYPE_CHECKING:
     from saphira.behavior.executive import BehaviorExecutive

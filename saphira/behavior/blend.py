@@ -31,7 +31,7 @@ Choices the specification leaves open, made here:
 - A behavior's preferred value on a channel (recorded, not used for control) is its own ``D_b``
   defuzzified with the same method; ``None`` when it has no firing rule there.
 
-Steps 1-3 are one compiled kernel (:mod:`saphira.jit`) that evaluates each clipped triangle only over
+Steps 1-3 are one compiled kernel (:mod:`saphira.core.jit`) that evaluates each clipped triangle only over
 its support (21 turn or 41 speed samples, not the whole grid); level weights are folded into each
 behavior's set, since ``w · max_b x_b = max_b w · x_b`` for ``w >= 0``. Defuzzification is two dot
 products per set with precomputed piecewise-linear area and moment weights.
@@ -49,8 +49,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from saphira.errors import SaphiraError
-from saphira.jit import kernel
+from saphira.core.errors import SaphiraError
+from saphira.core.jit import kernel
 
 __all__ = [
     "DEFAULT_SPEED_UNIVERSE",

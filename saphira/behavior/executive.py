@@ -37,10 +37,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from saphira.behavior.behavior import BehaviorContext, BehaviorDef, BehaviorError, FuzzyVars, TurnDir
 from saphira.behavior.blend import METHODS, BehaviorOutput, Blender, BlendResult, Consequent, FiredRule
-from saphira.motion import Channel as MotionChannel
-from saphira.motion import TransMode
-from saphira.reflector import Reflector
-from saphira.tasks import FINISHED_STATES, Phase, Scheduler, Task, TaskRef, TaskState
+from saphira.client.motion import Channel as MotionChannel
+from saphira.client.motion import TransMode
+from saphira.client.reflector import Reflector
+from saphira.core.tasks import FINISHED_STATES, Phase, Scheduler, Task, TaskRef, TaskState
 
 __all__ = ["GOAL_THRESHOLD", "BehaviorExecutive", "BehaviorTask", "ExecutiveRecord", "RobotHost"]
 
@@ -199,7 +199,7 @@ class BehaviorExecutive:
         Parameters go positionally in the behavior's order, or by name. ``name`` defaults to the
         behavior's name (made unique); ``timeout`` counts cycles (0 or ``None``: none); ``parent`` ties
         the behavior to a task's signals and lifetime; ``suspended`` starts it waiting for a resume.
-        Raises :class:`BehaviorError` for bad parameters and :class:`~saphira.tasks.TaskError` for a
+        Raises :class:`BehaviorError` for bad parameters and :class:`~saphira.core.tasks.TaskError` for a
         name already in use. An ``init`` that raises ends the instance in ``FAILURE`` (reported).
         """
         if not isinstance(defn, BehaviorDef):

@@ -20,9 +20,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from saphira.behavior.behavior import BehaviorDef, TurnDir
-from saphira.errors import SaphiraError, SourceError, SourcePosition
-from saphira.modules import NotAModule, fresh_module
-from saphira.paths import data_dir
+from saphira.core.errors import SaphiraError, SourceError, SourcePosition
+from saphira.core.modules import NotAModule, fresh_module
+from saphira.core.paths import data_dir
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -96,7 +96,7 @@ def _load_module(path: Path) -> ModuleType:
 def load_behavior_file(path: str | Path) -> dict[str, BehaviorDef[Any, Any]]:
     """The behaviors a Python file defines at module level, by name (the file is executed afresh).
 
-    Raises :class:`~saphira.errors.SourceError` (``file:line[:col]: message``) for a missing file, a
+    Raises :class:`~saphira.core.errors.SourceError` (``file:line[:col]: message``) for a missing file, a
     syntax error or an exception while it runs, and when two behaviors in it share a name.
     """
     file = Path(path).resolve()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias
 
-from saphira.errors import SourcePosition
+from saphira.core.errors import SourcePosition
 
 
 class Pos(NamedTuple):
@@ -30,7 +30,7 @@ class Pos(NamedTuple):
     column: int
 
     def at(self, filename: str) -> SourcePosition:
-        """This position in ``filename``, as used by :class:`saphira.errors.SourceError`."""
+        """This position in ``filename``, as used by :class:`saphira.core.errors.SourceError`."""
         return SourcePosition(filename, self.line, self.column)
 
 

@@ -80,7 +80,7 @@ from saphira.colbert.compiler import (
     generated_line,
     runtime_message,
 )
-from saphira.errors import SourceError, SourcePosition
+from saphira.core.errors import SourceError, SourcePosition
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator

@@ -40,18 +40,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from saphira import geometry
-from saphira.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
 from saphira.behavior.behavior import TurnDir
+from saphira.client.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
+from saphira.client.motion import MotionControl
+from saphira.client.reflector import RobotStatus
+from saphira.client.sensors.sonar import NO_ECHO, Region
 from saphira.colbert.bindings_link import install_link_bindings
 from saphira.colbert.compiler import ColbertRuntimeError, Ref, Slot, parse_type
-from saphira.geometry import Pose
-from saphira.motion import MotionControl
+from saphira.core import geometry
+from saphira.core.geometry import Pose
+from saphira.core.tasks import TaskState
 from saphira.perception import Perception, perception_for
 from saphira.protocol.commands import Command
-from saphira.reflector import RobotStatus
-from saphira.sonar import NO_ECHO, Region
-from saphira.tasks import TaskState
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator

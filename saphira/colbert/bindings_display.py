@@ -1,7 +1,7 @@
 """Colbert bindings for the display: drawing, colours, display state, screen coordinates; see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`; the Python side is
-:mod:`saphira.ui.drawing` and :mod:`saphira.ui.display`. Choices the manual leaves open:
+:mod:`saphira.display.drawing` and :mod:`saphira.display.state`. Choices the manual leaves open:
 
 * Drawing coordinates are global mm; what a task draws shows in the next frame of every page watching
   (a task that wants its picture to stay draws it every cycle, as in the manual).
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings import BindingTable
 from saphira.colbert.compiler import ColbertRuntimeError
-from saphira.ui.display import BUTTON_LEFT, BUTTON_MIDDLE, BUTTON_RIGHT, display_for
-from saphira.ui.drawing import COLOR_VARIABLES, COLORS, LINE_DASHED, LINE_SOLID, drawing_for
+from saphira.display.drawing import COLOR_VARIABLES, COLORS, LINE_DASHED, LINE_SOLID, drawing_for
+from saphira.display.state import BUTTON_LEFT, BUTTON_MIDDLE, BUTTON_RIGHT, display_for
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session

@@ -1,4 +1,4 @@
-"""Colbert bindings for the laser's latest scan (:mod:`saphira.laser`); see docs/colbert.md.
+"""Colbert bindings for the laser's latest scan (:mod:`saphira.client.sensors.laser`); see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.install_bindings`. Saphira had no laser bindings of
 its own, so the names follow its sonar ones (``sfSonarRange``, ``sfSonarXCoord``):
@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from saphira.client.sensors.laser import LaserScan
 from saphira.colbert.bindings import BindingTable
 from saphira.colbert.compiler import ColbertRuntimeError
-from saphira.laser import LaserScan
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.compiler import ColbertRuntimeError
 from saphira.colbert.runtime import WaitNextCycle
+from saphira.core.tasks import Task
+from saphira.display.state import DisplayError, display_for
 from saphira.perception.occupancy import start_occupancy_grid
 from saphira.protocol.commands import Command
-from saphira.tasks import Task
-from saphira.ui.display import DisplayError, display_for
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session
@@ -84,7 +84,7 @@ class _LinkBindings:
         raise WaitNextCycle
 
     def set_display(self, setting: int, value: int) -> None:
-        """The display state of every page (sticky, :mod:`saphira.ui.display`); sfSTEP also reaches the simulator."""
+        """The display state of every page (sticky, :mod:`saphira.display.state`); sfSTEP also reaches the simulator."""
         s = self.s
         try:
             display_for(s.ev.scheduler).set(setting, value)

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from saphira.client.sensors.sonar import SonarBucket
 from saphira.colbert.bindings import BindingTable
 from saphira.colbert.compiler import Slot, parse_type
-from saphira.sonar import SonarBucket
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings import BindingTable, c_format
-from saphira.errors import SaphiraError, SourceError
-from saphira.params import find_params_file, load_params
+from saphira.core.errors import SaphiraError, SourceError
+from saphira.params.robot_params import find_params_file, load_params
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session

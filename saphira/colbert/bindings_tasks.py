@@ -37,8 +37,8 @@ from saphira.behavior.executive import BehaviorTask
 from saphira.colbert.bindings import BindingTable
 from saphira.colbert.compiler import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
 from saphira.colbert.runtime import Activity
-from saphira.errors import SaphiraError
-from saphira.tasks import Task, TaskState, state_name
+from saphira.core.errors import SaphiraError
+from saphira.core.tasks import Task, TaskState, state_name
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings import _Session

@@ -44,9 +44,9 @@ from saphira.colbert.symbols import (
     LinkedVariable,
     SymbolTable,
 )
-from saphira.errors import SourceError, SourcePosition
-from saphira.modules import fresh_module
-from saphira.suggest import did_you_mean
+from saphira.core.errors import SourceError, SourcePosition
+from saphira.core.modules import fresh_module
+from saphira.core.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator

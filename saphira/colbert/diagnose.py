@@ -27,7 +27,7 @@ from saphira.colbert.errors import (
     describe_token,
     join_alternatives,
 )
-from saphira.errors import SourcePosition
+from saphira.core.errors import SourcePosition
 
 
 @functools.cache

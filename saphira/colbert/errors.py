@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from saphira.errors import SourceError, SourcePosition
+from saphira.core.errors import SourceError, SourcePosition
 
 
 class ColbertSyntaxError(SourceError):

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from saphira.client.link.pioneer import ConnectError
 from saphira.colbert import ast
 from saphira.colbert.compiler import (
     BEHAVIOR,
@@ -59,11 +60,10 @@ from saphira.colbert.manual_names import install_manual_names, not_in_colbert
 from saphira.colbert.parser import parse, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
-from saphira.errors import SaphiraError, SourceError, SourcePosition
-from saphira.events import Event
-from saphira.link import ConnectError
-from saphira.modules import fresh_module
-from saphira.tasks import Scheduler
+from saphira.core.errors import SaphiraError, SourceError, SourcePosition
+from saphira.core.events import Event
+from saphira.core.modules import fresh_module
+from saphira.core.tasks import Scheduler
 
 if TYPE_CHECKING:
     from saphira.robot import Robot

@@ -35,8 +35,8 @@ from saphira.colbert.symbols import (
     Slot,
     SymbolTable,
 )
-from saphira.errors import SourcePosition
-from saphira.suggest import did_you_mean
+from saphira.core.errors import SourcePosition
+from saphira.core.suggest import did_you_mean
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.paths import bundled_file
+from saphira.core.paths import bundled_file
 
 __all__ = ["Entry", "Reference", "load_reference", "parse_reference", "reference_path"]
 

@@ -1,6 +1,6 @@
 """The Colbert executive: activities as micro-tasks, exactly the manual's execution model (docs/colbert.md §4–§5).
 
-An :class:`Activity` is a :class:`~saphira.tasks.Task` whose state is ``FIRST_USER_STATE + node
+An :class:`Activity` is a :class:`~saphira.core.tasks.Task` whose state is ``FIRST_USER_STATE + node
 index`` of its compiled program. Each scheduler call it evaluates ``update``, then runs nodes until
 one breaks (see :mod:`saphira.colbert.compiler`), and returns the new state. Signals go through the
 scheduler, which propagates them to children; ``INIT`` starts at the first statement, ``RESUME`` at
@@ -45,6 +45,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from saphira.client.motion import Channel
 from saphira.colbert import ast
 from saphira.colbert.compiler import (
     BEHAVIOR,
@@ -67,9 +68,8 @@ from saphira.colbert.compiler import (
     generated_position,
     runtime_message,
 )
-from saphira.errors import SourceError, SourcePosition
-from saphira.motion import Channel
-from saphira.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, Task, TaskState, state_name
+from saphira.core.errors import SourceError, SourcePosition
+from saphira.core.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, Task, TaskState, state_name
 
 if TYPE_CHECKING:
     from saphira.robot import Robot

@@ -26,7 +26,7 @@ from saphira.colbert.symbols import (
     Function,
     SymbolTable,
 )
-from saphira.errors import SourcePosition
+from saphira.core.errors import SourcePosition
 
 
 class Label:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from saphira.errors import SaphiraError, SourceError
+from saphira.core.errors import SaphiraError, SourceError
 
 if TYPE_CHECKING:
     from saphira.colbert.codegen import ActProgram

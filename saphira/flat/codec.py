@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from saphira.errors import SaphiraError
+from saphira.core.errors import SaphiraError
 
 LASER_READINGS = 180
 """Readings in one laser scan: one per degree over 180 degrees."""

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saphira.core.geometry import Pose, change_vp, unchange_vp
 from saphira.flat.codec import LASER_READINGS, LaserScan, Reading
-from saphira.geometry import Pose, change_vp, unchange_vp
-from saphira.sim.geometry import FloatArray
 from saphira.sim.laser import cast_scan
-from saphira.sim.world import World
+from saphira.world.raycast import FloatArray
+from saphira.world.world import World
 
 MAX_RANGE = 8000.0
 """mm: the laser's reach (a SICK LMS in its 8 m mode); also the reading when nothing is hit."""

@@ -1,23 +1,24 @@
 """The client side of Flat4: a robot link that speaks Flat's controller protocol (``--robot flat://HOST:PORT``).
 
-:class:`FlatLink` is a :class:`~saphira.link.Link` with Flat's wire instead of the Pioneer packets, so the
+:class:`FlatLink` is a :class:`~saphira.client.link.pioneer.Link` with Flat's wire instead of the Pioneer packets,
+so the
 reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
 ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans, merged into one scan in the robot
 frame (:func:`saphira.flat.laser.robot_frame_scan`), go to the reflector's laser
-(:meth:`~saphira.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS ring, the occupancy
+(:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS ring, the occupancy
 queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
 Each cycle the setpoints go out as one ``c v w 1 message`` line.
 
 Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.md):
 
-* Flat only takes velocities. Position moves already run on the client (:mod:`saphira.motion`); heading
+* Flat only takes velocities. Position moves already run on the client (:mod:`saphira.client.motion`); heading
   setpoints are closed here: the angular velocity follows a braking profile for Flat's 50 deg/s² to the
   reported heading.
 * Flat reports no velocities and no stall: velocities are the pose's change over the step's time; a
   stall is inferred when a commanded speed does not move the robot for a few steps
-  (:meth:`~saphira.velocity_link.VelocityLink._track_stall`).
+  (:meth:`~saphira.client.link.velocity.VelocityLink._track_stall`).
 * Time: Flat paces the run. With a lock-step clock (``saphira run`` picks one for ``flat://``) every cycle
   waits for the server's next step output, so a standard-mode server and the client advance together, as
   fast as both can go; with a real-time clock the link takes whatever has arrived.
@@ -36,8 +37,13 @@ import time
 from collections import deque
 from urllib.parse import urlsplit
 
-from saphira.clock import Clock
-from saphira.events import Event
+from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.link.velocity import VelocityLink, link_for
+from saphira.client.link.velocity import heading_velocity as _heading_velocity
+from saphira.client.reflector import Reflector
+from saphira.client.transport import Transport, TransportError
+from saphira.core.clock import Clock
+from saphira.core.events import Event
 from saphira.flat.codec import (
     CodecError,
     Control,
@@ -50,12 +56,7 @@ from saphira.flat.codec import (
 )
 from saphira.flat.laser import MAX_RANGE, robot_frame_scan
 from saphira.flat.simulation import ROT_ACCEL, flat_params
-from saphira.link import ConnectError, Link, LinkOptions, LinkState
 from saphira.protocol.sync import RobotIdentity
-from saphira.reflector import Reflector
-from saphira.transport import Transport, TransportError
-from saphira.velocity_link import VelocityLink, link_for
-from saphira.velocity_link import heading_velocity as _heading_velocity
 
 log = logging.getLogger("saphira.flat")
 

@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.errors import SaphiraError
+from saphira.core.errors import SaphiraError
+from saphira.core.geometry import Pose
 from saphira.flat import queries
 from saphira.flat.codec import (
     Control,
@@ -36,13 +37,12 @@ from saphira.flat.codec import (
     TransitionQuery,
 )
 from saphira.flat.laser import LaserRig
-from saphira.flat.worldfile import FlatWorld, Transition
-from saphira.geometry import Pose
-from saphira.params import RobotParams, SonarUnit
+from saphira.params.robot_params import RobotParams, SonarUnit
 from saphira.sim.sensors import SonarBeam
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, WorldNotFoundError
 from saphira.sim.world_requests import WorldAccess, WorldRefused
+from saphira.world.flat_world import FlatWorld, Transition
+from saphira.world.world import World, WorldNotFoundError
 
 log = logging.getLogger("saphira.flat")
 

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from saphira.errors import SaphiraError
+from saphira.core.errors import SaphiraError
 
 Pair = tuple[str, str]
 Segment = tuple[Pair, ...]

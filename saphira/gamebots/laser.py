@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from saphira.gamebots.codec import LaserScan
-from saphira.sim.geometry import cast_rays
 from saphira.sim.simulation import SimRobot, Simulation
+from saphira.world.raycast import cast_rays
 
 
 class LaserConfig:

@@ -3,7 +3,7 @@
 ``usarsim://127.0.0.1:3000?class=P2DX&location=1.5,-2.0,0&name=R1`` connects to the Gamebots port,
 spawns a ``USARBot.P2DX`` with ``INIT`` at ``location`` (USARSim's own units and frame: metres, y to the
 right; docs/gamebots.md) and asks for the robot's and the sonars' geometry (``GETGEO``) and the robot's
-configuration (``GETCONF``). :class:`GamebotsLink` is a :class:`~saphira.link.Link`, so the reflector,
+configuration (``GETCONF``). :class:`GamebotsLink` is a :class:`~saphira.client.link.pioneer.Link`, so the reflector,
 Colbert and the behaviors run on it unchanged:
 
 * ``STA`` gives the pose (Location and the Attitude's yaw): it is the global pose and the odometric
@@ -17,13 +17,13 @@ Colbert and the behaviors run on it unchanged:
   or one message per sonar (UDK); a sonar whose range has not changed since its last message is not
   taken again (a whole ring repeats the sonars that did not fire). The sonar geometry is the one ``GEO``
   reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` scans go to the reflector's
-  laser (:meth:`~saphira.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
+  laser (:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
   as Flat's and the Pioneer protocol's do, so the ``sfLaser*`` bindings, avoidance and the perception
   tasks see them; the laser's mount and range are the ones ``GEO`` and ``CONF {Type RangeScanner}`` give.
 * Each cycle the setpoints become one ``DRIVE {Left l} {Right r}`` of wheel spin speeds (rad/s), from
   the wheel radius and separation ``GEO`` reports. USARSim takes only speeds: heading setpoints are
   closed here with a braking profile on the robot's rotational deceleration, and position moves run
-  on the client already (:mod:`saphira.motion`). A DRIVE goes out when it changes, and at least every
+  on the client already (:mod:`saphira.client.motion`). A DRIVE goes out when it changes, and at least every
   half second.
 
 Time: with a lock-step clock each cycle waits (up to the link timeout, in wall seconds) for the step's
@@ -42,7 +42,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from saphira.clock import Clock
+from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
+from saphira.client.link.velocity import VelocityLink, link_for
+from saphira.client.reflector import Reflector
+from saphira.client.transport import Transport, TransportError
+from saphira.core.clock import Clock
+from saphira.core.geometry import norm2_angle
 from saphira.gamebots.codec import (
     SONAR_TYPES,
     Configuration,
@@ -63,13 +68,8 @@ from saphira.gamebots.codec import (
     query,
 )
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_number
-from saphira.geometry import norm2_angle
-from saphira.link import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
-from saphira.params import SonarUnit
+from saphira.params.robot_params import SonarUnit
 from saphira.protocol.sync import RobotIdentity
-from saphira.reflector import Reflector
-from saphira.transport import Transport, TransportError
-from saphira.velocity_link import VelocityLink, link_for
 
 log = logging.getLogger("saphira.gamebots")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from saphira.gamebots.codec import GamebotsError
-from saphira.params import RobotParams, params_for_file, params_for_robot
+from saphira.params.robot_params import RobotParams, params_for_file, params_for_robot
 
 CLASS_PREFIX = "USARBot."
 

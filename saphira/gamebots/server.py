@@ -10,7 +10,7 @@ sockets are kept open (one more is closed at once), and a socket that has not se
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
 the world one ``period``, send every robot its STA and SEN. The standalone server runs it on a
 drift-free real-time clock, handling commands as they arrive between steps (:meth:`serve`); a test
-or an in-process client runs it in lock-step from a :class:`~saphira.clock.LockStepClock` listener,
+or an in-process client runs it in lock-step from a :class:`~saphira.core.clock.LockStepClock` listener,
 as the embedded Pioneer simulator runs (:mod:`saphira.sim.embedded`): loopback TCP delivers a write
 before the write returns (with ``TCP_NODELAY``, which both ends set), so each cycle sees exactly what
 the client sent in the cycle before.
@@ -29,13 +29,13 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from saphira.clock import RealTimeClock
+from saphira.client.transport import SocketTransport
+from saphira.core.clock import RealTimeClock
 from saphira.gamebots.codec import GamebotsError
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.models import known_classes
 from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.simulation import Simulation
-from saphira.transport import SocketTransport
 
 log = logging.getLogger("saphira.gamebots")
 
@@ -182,9 +182,9 @@ class GamebotsServer:
 
 def run(args: argparse.Namespace) -> int:
     """``saphira sim --gamebots PORT``: serve the world until Ctrl-C or SIGTERM; the exit status."""
-    from saphira.errors import SaphiraError
-    from saphira.interrupts import signalled, stop_signals
-    from saphira.sim.world import load_world
+    from saphira.core.errors import SaphiraError
+    from saphira.core.interrupts import signalled, stop_signals
+    from saphira.world.world import load_world
 
     try:
         world = load_world(args.world)

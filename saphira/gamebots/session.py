@@ -23,6 +23,7 @@ import logging
 import math
 import time
 
+from saphira.client.transport import Transport, TransportClosed
 from saphira.gamebots.codec import (
     Configuration,
     Drive,
@@ -46,9 +47,8 @@ from saphira.gamebots.codec import (
 )
 from saphira.gamebots.laser import LaserConfig
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_name
-from saphira.sim.geometry import circle_collides
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.transport import Transport, TransportClosed
+from saphira.world.raycast import circle_collides
 
 log = logging.getLogger("saphira.gamebots")
 

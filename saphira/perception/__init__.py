@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from saphira.artifacts import Artifact, Corridor, Door, Junction, Wall
-from saphira.attached import Attached
+from saphira.client.artifacts import Artifact, Corridor, Door, Junction, Wall
+from saphira.client.reflector import Reflector
+from saphira.core.attached import Attached
+from saphira.core.tasks import Phase, Scheduler, TaskState
 from saphira.perception.ekf import PoseFilter
 from saphira.perception.environment import EnvironmentTracker
 from saphira.perception.interpretation import Interpretation
 from saphira.perception.mapping import MapBuilder
 from saphira.perception.mcl import Localizer
 from saphira.perception.registration import Registration
-from saphira.reflector import Reflector
-from saphira.tasks import Phase, Scheduler, TaskState
 
 __all__ = [
     "EnvironmentTracker",

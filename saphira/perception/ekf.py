@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from saphira.geometry import Pose, norm2_angle
-from saphira.jit import kernel
+from saphira.core.geometry import Pose, norm2_angle
+from saphira.core.jit import kernel
 
 Matrix = npt.NDArray[np.float64]
 

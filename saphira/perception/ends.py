@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from saphira.artifacts import Artifact, Category, Door, Junction, Wall
-from saphira.geometry import cos_sin, norm2_angle
+from saphira.client.artifacts import Artifact, Category, Door, Junction, Wall
+from saphira.core.geometry import cos_sin, norm2_angle
 from saphira.perception.interpretation import MAX_WALL_ANGLE, MIN_WALL_LENGTH, SONAR_HALF_ANGLE, Interpretation
 
 END_MARGIN = 350.0

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from saphira.artifacts import Artifact, Category, Corridor
-from saphira.geometry import ORIGIN, change_vp
+from saphira.client.artifacts import Artifact, Category, Corridor
+from saphira.client.reflector import Reflector
+from saphira.core.geometry import ORIGIN, change_vp
 from saphira.perception.interpretation import Interpretation
-from saphira.reflector import Reflector
 
 HYSTERESIS = 200.0
 """mm a robot may stray beyond its current map corridor's bounds before it is out of it."""

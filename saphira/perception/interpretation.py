@@ -43,12 +43,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
-from saphira.geometry import cos_sin, norm2_angle, norm_angle
-from saphira.jit import kernel
+from saphira.client.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
+from saphira.client.reflector import Reflector
+from saphira.client.sensors.sonar import Region
+from saphira.core.geometry import cos_sin, norm2_angle, norm_angle
+from saphira.core.jit import kernel
 from saphira.perception.lines import Segment, find_gaps, fit_segment, line_through
-from saphira.reflector import Reflector
-from saphira.sonar import Region
 
 MAX_SIDE_RANGE = 3000.0
 """mm: side readings farther than this from the robot's axis are not used for walls."""

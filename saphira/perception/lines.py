@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from saphira.jit import kernel
+from saphira.core.jit import kernel
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -93,7 +93,7 @@ def line_through(xs: FloatArray, ys: FloatArray, total: int, mask: BoolArray | N
     )
 
 
-# The kernels below are compiled (saphira.jit): a side buffer is a few dozen points, where numpy's
+# The kernels below are compiled (saphira.core.jit): a side buffer is a few dozen points, where numpy's
 # per-call cost, not the arithmetic, would be the time.
 
 

@@ -40,7 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.artifacts import (
+from saphira.client.artifacts import (
     Artifact,
     ArtifactType,
     Category,
@@ -54,9 +54,9 @@ from saphira.artifacts import (
     create_junction,
     create_wall,
 )
-from saphira.errors import SaphiraError, SourceError, SourcePosition, quoted
-from saphira.inputfile import MIB, bounded_int, read_input
-from saphira.paths import data_dir
+from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.core.inputfile import MIB, bounded_int, read_input
+from saphira.core.paths import data_dir
 
 __all__ = [
     "MAP_SUFFIX",

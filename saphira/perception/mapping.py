@@ -14,8 +14,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from saphira.artifacts import Artifact, Category, Corridor, Door, Junction, PointList, create_corridor, create_door
-from saphira.geometry import Pose, cos_sin, norm2_angle, to_global
+from saphira.client.artifacts import (
+    Artifact,
+    Category,
+    Corridor,
+    Door,
+    Junction,
+    PointList,
+    create_corridor,
+    create_door,
+)
+from saphira.core.geometry import Pose, cos_sin, norm2_angle, to_global
 
 CORRIDOR_CLEARANCE = 20.0
 """deg: a map corridor this close to parallel, and near, blocks a new one."""

@@ -38,11 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from saphira.artifacts import Artifact, Category, Corridor, Wall
-from saphira.geometry import Pose, cos_sin, move_pose, norm2_angle
+from saphira.client.artifacts import Artifact, Category, Corridor, Wall
+from saphira.client.reflector import Reflector
+from saphira.client.sensors.sonar import NO_ECHO
+from saphira.core.geometry import Pose, cos_sin, move_pose, norm2_angle
 from saphira.perception.mcl_kernels import distance_field, predict, resample_kld, weigh
-from saphira.reflector import Reflector
-from saphira.sonar import NO_ECHO
 
 FloatArray = npt.NDArray[np.float64]
 

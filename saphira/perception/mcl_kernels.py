@@ -1,4 +1,4 @@
-"""Compiled loops of Monte Carlo localization (:mod:`saphira.perception.mcl`), with :func:`~saphira.jit.kernel`.
+"""Compiled loops of Monte Carlo localization (:mod:`saphira.perception.mcl`), with :func:`~saphira.core.jit.kernel`.
 
 Samples are rows ``x, y, th, drift`` (mm, mm, deg, deg of heading per mm driven: each sample carries
 its own guess of odometry's systematic drift, so the samples whose drift is right survive). The map is
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from saphira.jit import kernel
+from saphira.core.jit import kernel
 
 FloatArray = npt.NDArray[np.float64]
 Float32Array = npt.NDArray[np.float32]

@@ -62,10 +62,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from saphira.attached import Attached
-from saphira.reflector import Reflector
-from saphira.sonar import NO_ECHO, Sonar
-from saphira.tasks import Phase, Scheduler, Task, TaskState
+from saphira.client.reflector import Reflector
+from saphira.client.sensors.sonar import NO_ECHO, Sonar
+from saphira.core.attached import Attached
+from saphira.core.tasks import Phase, Scheduler, Task, TaskState
 
 __all__ = [
     "OccupancyGrid",

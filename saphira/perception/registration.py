@@ -37,13 +37,13 @@ from typing import TypeVar
 
 import numpy as np
 
-from saphira.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
-from saphira.geometry import Pose, cos_sin, move_pose, norm2_angle
+from saphira.client.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
+from saphira.client.reflector import Reflector
+from saphira.core.geometry import Pose, cos_sin, move_pose, norm2_angle
 from saphira.perception.ekf import GATE, GATE_1D, MotionNoise, PoseFilter, line_noise, point_noise
 from saphira.perception.ends import MapEnd, SensedEnd, WallEnds, map_ends
 from saphira.perception.interpretation import BreakHypothesis, Interpretation
 from saphira.perception.mapping import MapBuilder
-from saphira.reflector import Reflector
 
 A = TypeVar("A", bound=Artifact)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from saphira.geometry import Pose, norm2_angle
+from saphira.core.geometry import Pose, norm2_angle
 
 __all__ = ["pose_error", "pose_error_line"]
 

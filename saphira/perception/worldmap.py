@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from saphira.artifacts import Wall, create_wall
-from saphira.geometry import Pose
+from saphira.client.artifacts import Wall, create_wall
+from saphira.core.geometry import Pose
 from saphira.perception.mapfile import format_map
-from saphira.sim.geometry import FloatArray
-from saphira.sim.world import World, load_world
+from saphira.world.raycast import FloatArray
+from saphira.world.world import World, load_world
 
 __all__ = ["add_map_parser", "cmd_map", "merge_segments", "world_map_text", "world_walls"]
 

@@ -6,7 +6,7 @@ Line format (lines starting with ``#`` are proxy events and are skipped)::
 
 timestamp, seconds since the capture started, connection, direction (``C->S`` client to server,
 ``S->C`` server to client), packet number, length, checksum verdict, the bytes in hex, a decoding.
-A malformed line raises :class:`saphira.errors.SourceError` naming ``file:line:column``.
+A malformed line raises :class:`saphira.core.errors.SourceError` naming ``file:line:column``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from saphira.errors import SourceError, SourcePosition
+from saphira.core.errors import SourceError, SourcePosition
 
 CLIENT_TO_SERVER: Final = "C->S"
 SERVER_TO_CLIENT: Final = "S->C"

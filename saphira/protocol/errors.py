@@ -6,7 +6,7 @@ the encoders, which are handed one packet or one value and must say exactly what
 
 from __future__ import annotations
 
-from saphira.errors import SaphiraError
+from saphira.core.errors import SaphiraError
 
 
 class PacketError(SaphiraError, ValueError):

@@ -2,11 +2,11 @@
 
 :func:`attach_simulator` builds a :class:`~saphira.sim.simulation.Simulation` with one robot and its
 :class:`~saphira.sim.server.PioneerServer`, joins the server to the client's
-:class:`~saphira.robot.Robot` with an in-process byte pipe (:func:`~saphira.transport.memory_pair`)
+:class:`~saphira.robot.Robot` with an in-process byte pipe (:func:`~saphira.client.transport.memory_pair`)
 and connects the robot's link through it. The client cannot tell it from a real robot: every command
 and SIP goes through the packet codec, the receiver and the link, exactly as over TCP.
 
-Timing: with a :class:`~saphira.clock.LockStepClock` the server is a clock listener, so it runs once
+Timing: with a :class:`~saphira.core.clock.LockStepClock` the server is a clock listener, so it runs once
 at the end of every client cycle: it handles the commands the client sent in cycle *k*, the world
 advances one ``clock.period``, a SIP goes out, and the client reads it in cycle *k + 1*. Any other
 clock (real time) gets the same order from a scheduler task in the last phase (``OBSERVE``).
@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saphira.clock import LockStepClock
-from saphira.geometry import Pose
-from saphira.params import RobotParams, params_for_file
+from saphira.client.transport import memory_pair
+from saphira.core.clock import LockStepClock
+from saphira.core.geometry import Pose
+from saphira.core.tasks import Phase, Task, TaskState
+from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World, load_world
 from saphira.sim.world_requests import WorldAccess
-from saphira.tasks import Phase, Task, TaskState
-from saphira.transport import memory_pair
+from saphira.world.world import World, load_world
 
 TASK_NAME = "simulator"
 """The scheduler task that steps the simulator when the clock is not lock-step."""
@@ -134,7 +134,7 @@ def attach_simulator(
     model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame)
     defaults to the world's start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
     client give the same run. With ``wait`` the robot runs cycles until connected (raising
-    :class:`~saphira.link.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
+    :class:`~saphira.client.link.pioneer.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
 
     The client chooses its parameters from the SYNC2 subclass, as with a real robot; give it the
     same file with ``robot.link.user_params`` when the file departs from its model's values.

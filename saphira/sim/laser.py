@@ -1,16 +1,16 @@
 """The simulated laser rangefinder: scans ray-cast against the world, and its protocol commands.
 
-:class:`SimLaser` is one robot's laser (:class:`~saphira.laser_config.LaserConfig`). While a client
+:class:`SimLaser` is one robot's laser (:class:`~saphira.params.laser.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-the sonar's geometry code (:func:`~saphira.sim.geometry.cast_even_fan`, which gives the distances of
-:func:`~saphira.sim.geometry.cast_rays` up to rounding); each reading is the distance to the first
+the sonar's geometry code (:func:`~saphira.world.raycast.cast_even_fan`, which gives the distances of
+:func:`~saphira.world.raycast.cast_rays` up to rounding); each reading is the distance to the first
 wall (or other robot, or free box) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
 nothing is within range (as AMRISim reports "no return").
 
-Speed: a scan of 181 rays must cost well under a simulator step. :func:`~saphira.sim.geometry.cast_even_fan`
-(a compiled kernel, saphira/jit.py) tries each ray only against the walls that lie in its direction,
+Speed: a scan of 181 rays must cost well under a simulator step. :func:`~saphira.world.raycast.cast_even_fan`
+(a compiled kernel, saphira/core/jit.py) tries each ray only against the walls that lie in its direction,
 finding them by arithmetic on the evenly spaced bearings, and skips the walls behind a fan of half a
-turn or less; the walls are prepared once per world (:class:`~saphira.sim.geometry.FanWalls`) and a
+turn or less; the walls are prepared once per world (:class:`~saphira.world.raycast.FanWalls`) and a
 robot standing still reuses its last distances (fresh noise each scan). About 15 us a scan in
 AMROffice's 243 walls (``bench/bench_laser.py``).
 
@@ -36,12 +36,12 @@ from typing import Final
 
 import numpy as np
 
-from saphira.geometry import Pose
-from saphira.laser_config import LaserConfig, readings_for
+from saphira.core.geometry import Pose
+from saphira.params.laser import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_stream
-from saphira.sim.geometry import FanWalls, FloatArray, IntArray, SegmentIndex, cast_even_fan, cast_fan
+from saphira.world.raycast import FanWalls, FloatArray, IntArray, SegmentIndex, cast_even_fan, cast_fan
 
 log = logging.getLogger("saphira.sim.laser")
 

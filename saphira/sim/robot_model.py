@@ -1,6 +1,6 @@
 """The simulated robot's body and drive: limits from a parameter file, and the firmware's motion control.
 
-:class:`RobotModel` is the static description built from :class:`~saphira.params.RobotParams` (body
+:class:`RobotModel` is the static description built from :class:`~saphira.params.robot_params.RobotParams` (body
 radius, velocity and acceleration limits, conversion factors, sonar poses). :class:`Drive` is the
 motion controller a Pioneer runs on board: a **translation** and a **rotation** channel, each in
 velocity or position mode, with the client commands of docs/protocol.md §4 as ``cmd_*`` methods.
@@ -33,8 +33,8 @@ from enum import Enum
 
 import numpy as np
 
-from saphira.params import RobotParams
-from saphira.sim.geometry import FloatArray
+from saphira.params.robot_params import RobotParams
+from saphira.world.raycast import FloatArray
 
 FIRMWARE_TRANS_ACCEL = 300.0
 """mm/s²: translational acceleration and deceleration when the parameter file says 0."""

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from saphira.jit import kernel
-from saphira.params import RobotParams
-from saphira.sim.geometry import FloatArray, as_segments, first_hit, walls_in_fan
+from saphira.core.jit import kernel
+from saphira.params.robot_params import RobotParams
 from saphira.sim.robot_model import wrap_degrees
+from saphira.world.raycast import FloatArray, as_segments, first_hit, walls_in_fan
 
 NO_ECHO_MM = 5000.0
 """Range a sonar reports when it hears nothing (ARIA's maximum sonar range)."""
@@ -281,7 +281,7 @@ def _fire(
     first wall it meets, unless it meets that wall more than the maximum incidence from its normal
     (then the sound is reflected away and that ray hears nothing). With ``edge_half_angle`` >= 0 the
     end of any wall within that angle of the axis and in range echoes too. Walls outside the fan of
-    rays are not tried (:func:`~saphira.sim.geometry.walls_in_fan`).
+    rays are not tried (:func:`~saphira.world.raycast.walls_in_fan`).
     """
     c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
     candidates = np.empty(walls.shape[0], dtype=np.intp)

@@ -59,8 +59,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from saphira.link import layout_for
-from saphira.params import RobotParams
+from saphira.client.link.pioneer import layout_for
+from saphira.client.transport import Transport, TransportClosed
+from saphira.params.robot_params import RobotParams
 from saphira.protocol.command_packet import CommandPacket, decode_command
 from saphira.protocol.commands import ArgType, Command, command_name
 from saphira.protocol.config import ConfigPacket, encode_config
@@ -75,9 +76,8 @@ from saphira.sim.laser import laser_handlers
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world import World
 from saphira.sim.world_requests import WorldAccess, WorldLoad, WorldRefused
-from saphira.transport import Transport, TransportClosed
+from saphira.world.world import World
 
 log = logging.getLogger("saphira.sim.server")
 
@@ -234,7 +234,7 @@ class _Revival:
 
 
 class PioneerServer:
-    """One robot's Pioneer protocol session over a :class:`~saphira.transport.Transport`.
+    """One robot's Pioneer protocol session over a :class:`~saphira.client.transport.Transport`.
 
     ``transport`` may be given later with :meth:`attach` (each attach is a new client line). The
     host calls :meth:`receive`, steps the world (calling :meth:`after_world_step` after each step),

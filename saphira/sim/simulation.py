@@ -29,17 +29,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from saphira.geometry import Pose
-from saphira.laser_config import laser_config
-from saphira.params import RobotParams
-from saphira.sim.geometry import FloatArray, circle_sweep_fraction, point_segment_distances
+from saphira.core.geometry import Pose
+from saphira.params.laser import laser_config
+from saphira.params.robot_params import RobotParams
 from saphira.sim.gripper import SimGripper
 from saphira.sim.laser import SimLaser
-from saphira.sim.objects import SimObject, spawn_objects
-from saphira.sim.placement import OCCUPIED, nearest_free_place
 from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_degrees
 from saphira.sim.sensors import Odometry, SonarBeam, SonarRing, chord, compass_reading
-from saphira.sim.world import World
+from saphira.world.objects import SimObject, spawn_objects
+from saphira.world.placement import OCCUPIED, nearest_free_place
+from saphira.world.raycast import FloatArray, circle_sweep_fraction, point_segment_distances
+from saphira.world.world import World
 
 log = logging.getLogger("saphira.sim")
 
@@ -521,7 +521,7 @@ class Simulation:
         """The wished-for pose when it is free, else the nearest free place (logged); the heading is kept.
 
         Free means clear of walls and of other robots (with a 100 mm gap); the default origin of a
-        world that names no start must also lie inside the map (:mod:`saphira.sim.placement`).
+        world that names no start must also lie inside the map (:mod:`saphira.world.placement`).
         """
         wanted = self._wanted_pose()
         place = nearest_free_place(

@@ -11,7 +11,7 @@ Camera model (documented choices; the manual gives only ``DEG_TO_PIXELS`` = 3):
   ahead; the image is :data:`IMAGE_WIDTH` × :data:`IMAGE_HEIGHT` pixels at 3 pixels per degree
   (about 53° × 40°); (0, 0) is the image centre, x grows to the right and y upwards;
 * a box is seen from its nearest corner's distance: its sides span from the floor to
-  :data:`~saphira.sim.objects.BOX_HEIGHT`, horizontally between its outermost corners; the blob is
+  :data:`~saphira.world.objects.BOX_HEIGHT`, horizontally between its outermost corners; the blob is
   that rectangle clipped to the image; ``area`` = w × h;
 * a box is not seen beyond :data:`MAX_RANGE`, behind the camera, when a wall cuts the line of sight
   to its centre, or when its blob is smaller than :data:`MIN_AREA` pixels; boxes do not hide each
@@ -28,11 +28,11 @@ import math
 from collections.abc import Iterable
 from typing import Final
 
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
 from saphira.protocol.vision import DEG_TO_PIXELS, VisionInfo, VisionMode, VisionPacket, VisionSetting
-from saphira.sim.geometry import FloatArray, segment_crosses
 from saphira.sim.gripper import to_robot_frame
-from saphira.sim.objects import BOX_HEIGHT, COLOURS, SimObject
+from saphira.world.objects import BOX_HEIGHT, COLOURS, SimObject
+from saphira.world.raycast import FloatArray, segment_crosses
 
 IMAGE_WIDTH: Final = 160
 IMAGE_HEIGHT: Final = 120

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from saphira.errors import SaphiraError
-from saphira.paths import data_dir
-from saphira.sim.world import WORLD_SUFFIXES, World, load_world
+from saphira.core.errors import SaphiraError
+from saphira.core.paths import data_dir
+from saphira.world.world import WORLD_SUFFIXES, World, load_world
 
 log = logging.getLogger("saphira.sim")
 

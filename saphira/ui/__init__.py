@@ -1,7 +1,7 @@
 """The live view: Saphira's client window as a web page.
 
-* :mod:`saphira.ui.display` — the display state (``sfSetDisplayState``), key/mouse hooks, the view.
-* :mod:`saphira.ui.drawing` — the drawing and colour API user tasks draw in the LPS with.
+* :mod:`saphira.display.state` — the display state (``sfSetDisplayState``), key/mouse hooks, the view.
+* :mod:`saphira.display.drawing` — the drawing and colour API user tasks draw in the LPS with.
 * :mod:`saphira.ui.snapshot` — what a page gets per display period, captured at a cycle boundary.
 * :mod:`saphira.ui.liveview` — the glue: the display task, the page's commands, the keyboard drive.
 * :mod:`saphira.ui.server` — HTTP and WebSocket (aiohttp) in its own thread, behind a secret token.

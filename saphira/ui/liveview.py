@@ -34,12 +34,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from saphira.clock import DEFAULT_PERIOD, RealTimeClock
-from saphira.errors import SaphiraError
+from saphira.core.clock import DEFAULT_PERIOD, RealTimeClock
+from saphira.core.errors import SaphiraError
+from saphira.core.tasks import Phase, TaskState
+from saphira.display.drawing import COLORS, Drawing, LocalPen, drawing_for
+from saphira.display.state import DisplayMenu, DisplayState, View, display_for
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
-from saphira.tasks import Phase, TaskState
-from saphira.ui.display import DisplayMenu, DisplayState, View, display_for
-from saphira.ui.drawing import COLORS, Drawing, LocalPen, drawing_for
 from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from saphira.colbert.evaluator import Evaluator
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
-    from saphira.sim.world import World
+    from saphira.world.world import World
 
 __all__ = ["CRUISE_SPEED", "GRID_EVERY", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
 

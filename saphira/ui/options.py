@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import socket
 
-from saphira.argtypes import positive_factor
+from saphira.core.argtypes import positive_factor
 
 __all__ = ["DEFAULT_HOST", "add_ui_options", "check_speed", "ui_address", "ui_port_problem"]
 

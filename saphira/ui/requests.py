@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from saphira.ui.display import MAX_PERIOD, DisplayMenu
+from saphira.display.state import MAX_PERIOD, DisplayMenu
 
 __all__ = ["RequestError", "display_setting", "integer", "number", "text"]
 
@@ -75,5 +75,5 @@ def text(message: dict[str, Any], key: str, longest: int) -> str:
 
 def display_setting(message: dict[str, Any]) -> tuple[int, int]:
     """A ``display`` request's ``(menu, state)``: integers within what ``sfSetDisplayState`` takes
-    (:meth:`saphira.ui.display.Display.set` then refuses what a menu does not allow)."""
+    (:meth:`saphira.display.state.Display.set` then refuses what a menu does not allow)."""
     return integer(message, "menu", 0, max(DisplayMenu)), integer(message, "state", 0, MAX_PERIOD)

@@ -26,9 +26,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from saphira.display.drawing import drawing_for
+from saphira.display.state import DisplayState
 from saphira.sim.simulation import Simulation
-from saphira.ui.display import DisplayState
-from saphira.ui.drawing import drawing_for
 from saphira.ui.requests import RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import world_outline

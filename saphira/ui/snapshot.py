@@ -23,18 +23,18 @@ import numpy.typing as npt
 
 from saphira.behavior.blend import Channel
 from saphira.behavior.executive import BehaviorTask
+from saphira.client.sensors.sonar import NO_ECHO
 from saphira.colbert.runtime import Activity
-from saphira.geometry import Pose
+from saphira.core.geometry import Pose
+from saphira.core.tasks import Task, state_name
+from saphira.display.drawing import Primitive
 from saphira.perception import LOCALIZE, perception_for
 from saphira.perception.occupancy import grid_image
-from saphira.sonar import NO_ECHO
-from saphira.tasks import Task, state_name
-from saphira.ui.drawing import Primitive
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
-    from saphira.sim.world import World
+    from saphira.world.world import World
 
 __all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "behavior_dicts", "capture", "world_outline"]
 

@@ -1,0 +1,87 @@
+"""``saphira check``, and the same check ``saphira run`` makes before it opens the robot link.
+
+Nothing is run and no robot is needed. The files are compiled in order, as ``run`` loads them, by a
+:class:`~saphira.colbert.checker.Checker`: every syntax, name and type error of every file, then
+every ``start`` of a name that no file defines (with the closest known names). Each error prints as
+``file:line:col: message`` with the offending line and a caret under the column. A Python plugin
+(``.py``, also when an ``.act`` file loads one) is imported and its ``load_init(env)`` run against
+the checking environment, which records what it registers: the names are listed, and later files may
+use them. That environment has a robot of its own, never connected, so a plugin that starts a
+behavior on ``env.robot`` checks as it loads. ``saphira check`` thus runs plugin code; ``saphira run``'s
+check (:func:`compile_for_run`) runs each plugin's ``load_init`` once, for the run itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from saphira.colbert.checker import Checker
+from saphira.colbert.evaluator import Evaluator
+from saphira.core.errors import SourceError
+
+
+def compile_files(
+    files: Sequence[str | Path],
+    output: Callable[[str], None],
+    *,
+    listing: Callable[[str], None] | None = None,
+    load_directory: Path | None = None,
+) -> list[SourceError]:
+    """Every error of ``files`` checked together, in a throwaway environment; warnings go to ``output``.
+
+    ``listing`` receives what each plugin registers (``saphira check`` shows it); ``load_directory``
+    is where relative paths are found (default: as the evaluator's, ``$SAPHIRA_LOAD`` or here).
+    """
+    from saphira.robot import Robot
+
+    evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=load_directory)
+    checker = Checker(evaluator, listing=listing)
+    errors: list[SourceError] = []
+    for path in files:
+        errors.extend(checker.check_path(path))
+    errors.extend(checker.resolve_starts())
+    errors.extend(checker.close())
+    for warning in checker.warnings:
+        output(warning)
+    return checker.in_order(errors)
+
+
+def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[SourceError]:
+    """``saphira run``'s check, before the robot is reached: every error of ``files``, in order.
+
+    Unlike :func:`compile_files` no code runs twice: each plugin is loaded into ``evaluator`` for good
+    (``load_init`` once; a failing one given on the command line is a failed part, announced on
+    ``on_plugin_failed``), brains are only parsed, the Colbert files compiled against a copy of the
+    symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
+    """
+    checker = Checker.scratch(evaluator, for_run=True)
+    errors: list[SourceError] = []
+    for path in files:
+        errors.extend(checker.check_path(path))
+    errors.extend(checker.resolve_starts())
+    if errors:
+        errors.extend(checker.close())
+    for warning in checker.warnings:
+        evaluator.output(warning)
+    return checker.in_order(errors)
+
+
+def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
+    """Every error in one file, against (a copy of) ``evaluator``'s environment; ``start`` is not resolved."""
+    return Checker.scratch(evaluator).check_path(path)
+
+
+def error_count(errors: Sequence[SourceError], files: Sequence[str | Path]) -> str:
+    """``2 errors in 3 files``."""
+    noun = "error" if len(errors) == 1 else "errors"
+    return f"{len(errors)} {noun} in {len(files)} file{'s' if len(files) != 1 else ''}"
+
+
+def check_files(files: Sequence[str | Path], output: Callable[[str], None] = print) -> int:
+    """Check the files together; print every error and a summary. Returns 1 if any error was found, else 0."""
+    errors = compile_files(files, output, listing=output)
+    for error in errors:
+        output(error.pretty())
+    output(error_count(errors, files))
+    return 1 if errors else 0

@@ -1,0 +1,386 @@
+"""``saphira run``: load activity files into one Colbert environment and run them on a robot.
+
+With ``--robot URL`` the robot is real (or any Pioneer server) and the cycle runs in real time. Without
+it, the embedded simulator is attached and the run is lock-step: as fast as the CPU allows, and the
+same every time for a given seed. Messages from activities print as plain lines on stdout; on a
+terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
+left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
+of the cycle: :mod:`saphira.core.interrupts`), when the reader of stdout goes away, or when the robot link is
+lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.app.link_watch`); the robot is then
+stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
+The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.app.parts`)
+decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
+With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
+with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from saphira.app.console import Console
+from saphira.app.link_watch import LinkWatch
+from saphira.app.parts import PartFailures
+from saphira.app.progress import RunProgress
+from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
+from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
+from saphira.client.link.pioneer import LinkOptions
+from saphira.colbert.evaluator import Evaluator
+from saphira.colbert.runtime import Activity
+from saphira.core.clock import Clock, LockStepClock, RealTimeClock
+from saphira.core.errors import SaphiraError
+from saphira.core.interrupts import StopSignals
+from saphira.core.jit import warm_up
+from saphira.core.tasks import TaskState, state_name
+from saphira.params.robot_params import check_params_file
+from saphira.record.mcap_export import FoxgloveServer, open_recorder
+from saphira.robot import Robot
+from saphira.sim.embedded import EmbeddedSim, attach_simulator
+
+if TYPE_CHECKING:
+    from saphira.ui.liveview import LiveView
+
+EXIT_OK = 0
+EXIT_ACTIVITY_FAILED = 1
+EXIT_LOAD_ERROR = 2
+EXIT_LINK_LOST = 2
+"""The robot link was lost (a connection error, as README says of status 2)."""
+EXIT_SIGNALLED = 128
+"""Plus the signal's number: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, as a shell reports a killed program."""
+
+HALT_CYCLES = 2
+"""Cycles given to the stop command before disconnecting (the robot hears it, and reports standing)."""
+STOP_CYCLES = HALT_CYCLES + 1
+"""Cycles the end of a connected run takes: halt, then disconnect and let the close go out."""
+
+
+@dataclass
+class Outcome:
+    """Final states of the top-level activities seen during a run."""
+
+    states: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    """Activities left suspended by a runtime error, and where it happened (``file:line:col``)."""
+
+    @property
+    def failed(self) -> list[str]:
+        return [n for n, s in self.states.items() if s in (TaskState.FAILURE, TaskState.TIMEOUT) or n in self.errors]
+
+
+class Session:
+    """One ``saphira run``: robot, optional embedded simulator, evaluator, trace and recorder."""
+
+    def __init__(self, args: argparse.Namespace, console: Console | None = None) -> None:
+        self.args = args
+        self.console = console or Console(quiet=bool(getattr(args, "quiet", False)))
+        self.signals = StopSignals()
+        self.wall_start = time.monotonic()
+        # A Flat server paces the run itself (each step waits for the controller): lock-step, as fast as both go.
+        flat = bool(args.robot) and str(args.robot).lower().startswith("flat://")
+        speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
+        if getattr(args, "realtime", False):
+            speed = 1.0
+        clock: Clock = LockStepClock()
+        if args.robot and not flat:
+            clock = RealTimeClock()
+        elif speed is not None:
+            clock = RealTimeClock(speed=speed)
+        self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
+        if self.ui_address is not None:  # a person watches: real time (x --speed with the simulator)
+            from saphira.ui.liveview import SteppedClock
+
+            clock = SteppedClock(speed=speed or 1.0)
+        self.live: LiveView | None = None
+        self.foxglove: FoxgloveServer | None = None
+        link_timeout: float | None = getattr(args, "link_timeout", None)
+        self.robot = Robot(clock, link_options=LinkOptions(loss_timeout=link_timeout) if link_timeout else None)
+        self.watch: LinkWatch | None = None
+        self.sim: EmbeddedSim | None = None
+        plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
+        self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
+        self.robot.scheduler.add(self.trace)
+        self.recorder = open_recorder(self.robot, args.record) if getattr(args, "record", None) else None
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
+        if self.recorder is not None:  # the activities' messages go into the recording too
+            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)
+        self.evaluator.connector = self._connect_url
+        self.outcome = Outcome()
+        self.parts = PartFailures()
+        self.robot.scheduler.on_task_failed.connect(self.parts.task_failed)
+        self.evaluator.on_plugin_failed.connect(self.parts.plugin_failed)
+        self._top_level: dict[str, Activity] = {}
+        self.brains: list[BrainTask] = []
+
+    # ------------------------------------------------------------------ connection
+    def _files_exist(self) -> None:
+        for path in self.args.files:  # a mistyped name fails before a robot is reached, as a bad option does
+            resolved = self.evaluator.resolve(path)
+            if not resolved.is_file():
+                raise SaphiraError(f"{resolved}: {'a folder, not a file' if resolved.is_dir() else 'no such file'}")
+
+    def compile(self) -> bool:
+        """Compile every file together before any robot is reached: print every error; False if any.
+
+        The check ``saphira check`` makes (:mod:`saphira.app.check`): syntax, names and types, and
+        the acts and behaviors ``start`` names, against what all the files (and plugins) define. The
+        plugins are loaded here, once, for the run (the robot not yet connected); brains only parsed.
+        """
+        from saphira.app.check import compile_for_run, error_count
+
+        self._files_exist()
+        errors = compile_for_run(self.args.files, self.evaluator)
+        for error in errors:
+            self.console.message(error.pretty())
+        if errors:
+            ran = "only the plugins' load_init and load_exit ran" if self.evaluator.preloaded else "nothing was run"
+            self.console.message(f"{error_count(errors, self.args.files)}: {ran}")
+        return not errors
+
+    def connect(self) -> None:
+        self._files_exist()
+        params = getattr(self.args, "params", None)
+        if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
+            self.robot.link.user_params = params
+            if self.recorder is not None:
+                self.recorder.note("params", str(params))
+        if self.args.robot:
+            self.console.note(f"connecting to {self.args.robot} ...")
+            self.robot.connect(self.args.robot)
+            reconnect: float | None = getattr(self.args, "reconnect", None)
+            self.watch = LinkWatch(self.robot, self.args.robot, self.console.message, reconnect=reconnect)
+        else:
+            pose = getattr(self.args, "pose", None)  # saphira batch: a start pose other than the world's
+            self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
+            sim = self.sim
+            self.trace.truth = lambda: sim.true_pose
+            if self.recorder is not None:  # a replay's plot and export draw the world's walls
+                self.recorder.note("world", str(self.args.world))
+        if getattr(self.args, "foxglove", None) is not None:
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
+            self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
+            self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
+        if self.ui_address is not None:
+            from saphira.ui.liveview import serve
+
+            self.live = serve(self.robot, self.evaluator, self.ui_address, sim=self.sim, say=self.console.message)
+        # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
+        self.signals.deferring = True
+        identity = self.robot.link.identity
+        who = f"{identity.name} ({identity.robot_class} {identity.subclass})" if identity else self.robot.link.url
+        self.console.note(f"connected to {who}; parameters from {self.robot.params.source}")
+
+    def _connect_url(self, url: str) -> str:
+        """A file's ``connect`` keeps the run's robot; returns what it really is connected to."""
+        if self.sim is not None:
+            if not self.robot.connected:
+                self.sim.connect()
+            return "sim://embedded"
+        if not self.robot.connected:
+            self.robot.connect(url)
+        return self.robot.link.url
+
+    # ------------------------------------------------------------------ running
+    def load(self) -> bool:
+        for path in self.args.files:
+            if not is_brain_file(path):
+                # a plugin compile() loaded stays (a failed one is a failed part: the summary says so)
+                if not self.evaluator.load(path) and not str(path).endswith(".py"):
+                    return False
+                continue
+            try:  # a .py with INIT(engine): a Pyro-style brain (saphira/brain.py)
+                self.brains.append(load_brain(path, self.robot, self.evaluator))
+            except BrainError as exc:
+                self.console.message(str(exc))
+                return False
+        return True
+
+    def _watch_activities(self) -> None:
+        for task in self.robot.scheduler.tasks:
+            if isinstance(task, Activity) and task.parent is None:
+                self._top_level[task.name] = task
+        for name, task in self._top_level.items():
+            if task.scheduler is not None:
+                self.outcome.states[name] = task.state
+                if task.trapped and task.suspended and task.error_position is not None:
+                    self.outcome.errors[name] = str(task.error_position)
+                else:  # resumed after the error (or never had one)
+                    self.outcome.errors.pop(name, None)
+            elif name in self.robot.scheduler.outcomes:
+                self.outcome.states[name] = self.robot.scheduler.outcomes[name]
+
+    def _anything_running(self) -> bool:
+        from saphira.behavior.executive import BehaviorTask
+
+        return any(
+            t.parent is None
+            and not t.finished
+            and t.state != TaskState.REMOVE
+            and not (isinstance(t, Activity) and t.trapped and t.suspended)  # disabled by a runtime error
+            for t in self.robot.scheduler.tasks
+            if isinstance(t, Activity | BehaviorTask | BrainTask)
+        )
+
+    def _cycles_left(self, end: int | None) -> bool:
+        """Whether another cycle fits before ``end``, keeping back the cycles stopping the robot takes.
+
+        ``--duration`` is robot time from the session's first cycle: connecting, running the activities
+        and stopping the robot all count, so a run of D seconds ends after D / period cycles (unless the
+        handshake alone took longer: it is never cut short).
+        """
+        if end is None:
+            return True
+        return self.robot.scheduler.cycle + (STOP_CYCLES if self.robot.connected else 0) < end
+
+    def run(self) -> int:
+        warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
+        duration = getattr(self.args, "duration", None)
+        end = self.robot.clock.cycles_for(duration) if duration else None
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
+        progress.start()
+        interrupted = ""
+        signum: int | None = None  # the signal that stopped the run early, if one did
+        try:
+            while self._cycles_left(end):
+                if self.signals.received is not None or self.console.closed:
+                    interrupted, signum = self.signals.name or "output closed", self.signals.received
+                    break
+                if self.watch is not None and self.watch.lost:  # the activities have had a cycle to see it
+                    break
+                self.robot.step()
+                self._watch_activities()
+                if self.robot.scheduler.cycle % 5 == 0:
+                    self.console.status(status_line(self.robot, self._running_names()))
+                progress.cycle(self._running_names)
+                if end is None and self.live is None and not self._anything_running():  # watched: run on
+                    break
+                if self.evaluator.exit_requested:
+                    break
+        except KeyboardInterrupt as exc:  # a second signal, or Ctrl-C outside the main thread
+            interrupted, signum = str(exc) or "SIGINT", getattr(exc, "signum", signal.SIGINT)
+        if self.watch is not None:
+            self.watch.ending()
+        self._finish(interrupted)
+        if signum is not None:  # a script tells an interrupted run from a finished one
+            return EXIT_SIGNALLED + signum
+        if self.watch is not None and self.watch.lost:
+            return EXIT_LINK_LOST
+        return EXIT_ACTIVITY_FAILED if self.failure_lines() else EXIT_OK
+
+    def _running_names(self) -> str:
+        names = [
+            t.name
+            for t in self.robot.scheduler.tasks
+            if t.parent is None
+            and t.active
+            and t.calls
+            and t.name not in ("packets", "motor", "trace", "simulator")
+            and not t.name.startswith("recorder")
+        ]
+        return " ".join(names[:6])
+
+    def _finish(self, interrupted: str) -> None:
+        robot = self.robot
+        for brain in self.brains:  # Pyro's destructor, on every ending (signals included)
+            brain.destroy()
+        self.evaluator.runtime.suspend_all()
+        if robot.connected:
+            robot.motion.halt()
+            robot.run(cycles=HALT_CYCLES)
+            robot.disconnect()
+            robot.run(cycles=STOP_CYCLES - HALT_CYCLES)
+        if self.recorder is not None:
+            self.recorder.close()
+        if self.console.quiet:  # only errors: the parts that failed
+            for line in self.failure_lines():
+                self.console.message(line)
+        else:
+            self.console.message(self.summary(time.monotonic() - self.wall_start, interrupted))
+        if getattr(self.args, "plot", None):
+            from saphira.app.plot import plot_run
+
+            simulation = self.sim.simulation if self.sim is not None else None
+            trace = self.trace
+            path, estimate = (trace.true_path, trace.path) if trace.true_path else (trace.path, [])
+            out = plot_run(self.args.plot, path, trace.hits, simulation.world if simulation else None,
+                           title=" ".join(self.args.files), radius=robot.params.robot_radius, estimate=estimate,
+                           scans=trace.scans, objects=simulation.objects if simulation else None)  # fmt: skip
+            self.console.note(f"plot written to {out}")
+
+    def _activity_line(self, name: str) -> str:
+        where = self.outcome.errors.get(name)
+        if where is not None:
+            return f"    activity {name}: error (suspended) at {where}"
+        state = self.outcome.states[name]
+        return f"    activity {name}: {state_name(state) if state <= 10 else 'still running'}"
+
+    def part_lines(self) -> list[tuple[str, bool]]:
+        """The summary's lines for what ran, each with whether it is a failure: every top-level activity,
+        each Python part that failed, and runtime errors no activity line shows."""
+        failed = self.outcome.failed
+        lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
+        lines += [(f"    {line}", True) for line in self.parts.lines()]
+        errors = self.evaluator.runtime.error_count
+        if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity
+            lines.append((f"    activities: {errors} runtime error(s), reported above", True))
+        return lines
+
+    def failure_lines(self) -> list[str]:
+        """The part lines that are failures: the run's exit status is 1 when there is one."""
+        return [line for line, failed in self.part_lines() if failed]
+
+    def summary(self, wall_seconds: float, interrupted: str = "") -> str:
+        """What the run did. ``interrupted`` names what stopped it early ("SIGTERM"), if anything did."""
+        robot, link = self.robot, self.robot.link
+        cycles = robot.scheduler.cycle
+        sim_seconds = cycles * robot.clock.period
+        ended = f"interrupted ({interrupted})" if interrupted else "done"
+        watch = self.watch
+        if watch is not None and watch.lost:
+            ended = watch.lost
+        lines = [
+            f"--- {ended}: {cycles} cycles, {sim_seconds:.1f} s robot time "
+            f"in {wall_seconds:.1f} s ({sim_seconds / max(wall_seconds, 1e-9):.0f}x real time)",
+            f"    travelled {self.trace.distance / 1000:.2f} m; final pose ({robot.state.ax:.0f}, "
+            f"{robot.state.ay:.0f}, {robot.state.ath:.1f}) by odometry",
+            f"    cycle time {robot.scheduler.stats.summary(robot.clock.overruns)}",
+            f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
+            f"{link.receiver.stats.dropped} dropped",
+        ]
+        if watch is not None and watch.losses:
+            lines[-1] += f"; lost {watch.losses}x, reconnected {watch.reconnects}x"
+        if self.sim is not None:  # truth beside belief
+            from saphira.perception.truth import pose_error_line
+
+            true = self.sim.true_pose
+            lines[2:2] = [
+                f"    true pose (simulator): ({true.x:.0f}, {true.y:.0f}, {true.th:.1f})",
+                pose_error_line(robot.state.global_pose, true),
+            ]
+            lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
+        lines += [line for line, _ in self.part_lines()]
+        return "\n".join(lines)
+
+
+def run_files(args: argparse.Namespace) -> int:
+    """The ``saphira run`` command."""
+    session = Session(args)
+    with session.signals:
+        try:
+            if not session.compile():
+                return EXIT_LOAD_ERROR
+            session.connect()
+            if not session.load():
+                session.robot.disconnect()
+                return EXIT_LOAD_ERROR
+            return session.run()
+        finally:
+            if session.recorder is not None:
+                session.recorder.close()
+            if session.live is not None:
+                session.live.stop()
+            if session.foxglove is not None:
+                session.foxglove.stop()

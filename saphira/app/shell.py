@@ -1,0 +1,242 @@
+"""``saphira shell``: the interactive Colbert evaluator (the manual's interaction area, docs/colbert.md §6).
+
+The robot runs in the background (the scheduler in its own thread, real time) while the prompt
+waits, so activities started at the prompt keep running between lines. Each line — or each group
+of lines, when braces are still open — is evaluated in the one environment; an expression prints
+its value and type. No error ends the shell: only ``exit`` (or ``quit``) or end of input does. With readline the
+history is kept in ``~/.saphira_history`` (or ``$SAPHIRA_HISTORY``).
+
+SIGTERM ends the shell: the robot is stopped and disconnected, and the exit status is 143. Ctrl-C at a
+terminal only abandons the line being typed or run, as in Python's prompt; with input from a file
+or a pipe (a script: no one to type ``exit``) it ends the shell as SIGTERM does, with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from saphira.app.link_watch import LinkWatch
+from saphira.client.link.pioneer import LinkOptions
+from saphira.colbert.evaluator import Evaluator
+from saphira.core.clock import RealTimeClock
+from saphira.core.interrupts import Interrupted, stop_signals
+from saphira.params.robot_params import check_params_file
+from saphira.robot import Robot
+
+if TYPE_CHECKING:
+    from saphira.sim.embedded import EmbeddedSim
+
+PROMPT = "colbert> "
+CONTINUATION = "     ... "
+QUIT = "quit"
+"""Alone on a line, the shell's synonym of ``exit``. Not a Colbert keyword (the manual has none), so a
+variable named ``quit`` stays legal everywhere else."""
+
+
+def _open_braces(text: str) -> int:
+    """Unclosed ``{`` in ``text``, ignoring strings and comments (enough to know a definition goes on)."""
+    depth = 0
+    i = 0
+    in_string = False
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                return depth + 1  # an open comment also needs more lines
+            i = end + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        i += 1
+    return depth
+
+
+class Shell:
+    """Reads statements from ``read_line`` and evaluates them until ``exit`` or end of input."""
+
+    def __init__(self, evaluator: Evaluator, read_line: Callable[[str], str] = input) -> None:
+        self.evaluator = evaluator
+        self.read_line = read_line
+
+    def read_statement(self) -> str | None:
+        """One complete input (several lines while braces are open); ``None`` at end of input."""
+        lines: list[str] = []
+        prompt = PROMPT
+        while True:
+            try:
+                line = self.read_line(prompt)
+            except EOFError:
+                return "\n".join(lines) if lines else None
+            lines.append(line)
+            text = "\n".join(lines)
+            if _open_braces(text) <= 0 and not line.rstrip().endswith("\\"):
+                return text
+            prompt = CONTINUATION
+
+    def loop(self) -> int:
+        number = 0
+        while not self.evaluator.exit_requested:
+            try:
+                text = self.read_statement()
+            except Interrupted:
+                raise
+            except KeyboardInterrupt:
+                self.evaluator.output("(interrupted; type 'exit' to leave)")
+                continue
+            if text is None:
+                break
+            if not text.strip():
+                continue
+            if text.strip().removesuffix(";").strip() == QUIT:
+                text = "exit"
+            number += 1
+            try:
+                self.evaluator.eval_text(text, f"<prompt {number}>", interactive=True)
+            except Interrupted:
+                raise
+            except KeyboardInterrupt:
+                self.evaluator.output("(interrupted)")
+            except Exception as exc:  # the shell must survive anything a line can do
+                self.evaluator.output(f"error: {type(exc).__name__}: {exc}")
+        return 0
+
+
+def _history_file() -> Path:
+    return Path(os.environ.get("SAPHIRA_HISTORY", Path.home() / ".saphira_history")).expanduser()
+
+
+def _setup_readline() -> Callable[[], None]:
+    """Enable line editing and persistent history when readline exists; returns the save function."""
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input() still works
+        return lambda: None
+    path = _history_file()
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    readline.set_history_length(1000)
+
+    def save() -> None:
+        with contextlib.suppress(OSError):
+            readline.write_history_file(path)
+
+    return save
+
+
+def run_shell(args: argparse.Namespace) -> int:
+    """The ``saphira shell`` command."""
+    ui = getattr(args, "ui", None)
+    link_timeout: float | None = getattr(args, "link_timeout", None)
+    options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
+    if ui is not None:
+        from saphira.ui.liveview import SteppedClock
+
+        robot = Robot(SteppedClock(speed=args.speed or 1.0), link_options=options)
+    else:
+        robot = Robot(RealTimeClock(speed=args.speed or 1.0), link_options=options)
+    if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
+        robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
+    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    quiet = getattr(args, "quiet", False)  # -q, "only errors": no connection notes, as in ``saphira run``
+    sim = None
+    if args.robot:
+        if not quiet:
+            evaluator.output(f"connecting to {args.robot} ...")
+        robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
+        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP,
+                  connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
+    elif not args.no_sim:
+        from saphira.sim.embedded import attach_simulator
+
+        sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
+        evaluator.settings["local"] = EMBEDDED_URL
+        evaluator.connected_url = EMBEDDED_URL
+        evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
+    live = None
+    if ui is not None:
+        from saphira.ui.liveview import serve
+
+        live = serve(robot, evaluator, ui, sim=sim, say=evaluator.output)
+    robot.scheduler.start_async()
+    interactive = sys.stdin.isatty()
+    ending = contextlib.ExitStack()
+    ending.enter_context(stop_signals(_ending_signal(interactive)))
+    try:
+        if args.robot or not args.no_sim:
+            robot.wait_connected(30.0)
+            if not quiet:
+                evaluator.output(f"connected; parameters from {robot.params.source}")
+        for path in args.files:
+            evaluator.load(path)
+        save_history = _setup_readline() if interactive else (lambda: None)
+        read = input if interactive else _plain_reader
+        try:
+            return Shell(evaluator, read).loop()
+        finally:
+            save_history()
+    except Interrupted as exc:
+        evaluator.output(f"({exc}: the robot is stopped and the shell ends)")
+        raise  # saphira's main: the exit status interrupts.signalled(signum)
+    finally:
+        robot.scheduler.stop()
+        if live is not None:
+            live.stop()
+        if robot.connected:
+            robot.disconnect()  # velocity 0, motors off, CLOSE
+        ending.close()
+
+
+def _ending_signal(interactive: bool) -> Callable[[int, FrameType | None], None]:
+    """The SIGINT / SIGTERM handler: :class:`Interrupted` ends the shell; Ctrl-C at a terminal only the line."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if interactive and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Interrupted(signum)
+
+    return handle
+
+
+SHELL_UP = " (the shell stays up; 'connect' reaches a robot again)"
+"""What the shell adds when the robot link is lost: it goes on, with or without ``--reconnect``."""
+
+EMBEDDED_URL = "sim://embedded"
+"""What ``connect local`` reaches in a shell with the embedded simulator (an in-process line)."""
+
+
+def _connect_embedded(robot: Robot, sim: EmbeddedSim, url: str) -> str:
+    """The shell's connector with an embedded simulator: :data:`EMBEDDED_URL` reconnects to it, any
+    other URL leaves it for that robot. Starts the connection; the evaluator waits for it."""
+    if url == EMBEDDED_URL:
+        sim.connect(wait=False)
+    else:
+        robot.connect(url, wait=False)
+    return url
+
+
+def _plain_reader(prompt: str) -> str:
+    """Input without a prompt echo, for piped input (scripts and tests)."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")

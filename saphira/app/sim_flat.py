@@ -1,0 +1,149 @@
+"""``saphira sim --flat PORT``: the command-line side of the Flat server (options, panel, signals).
+
+The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
+``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``
+(when exits are allowed: :mod:`saphira.sim.exposure`), Ctrl-C or SIGTERM. The control panel's
+buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
+``START``, ``STOP``, ``STEP [n]`` on the standard input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import signal
+import sys
+import threading
+from types import FrameType
+from typing import TextIO
+
+from saphira.core.errors import SaphiraError
+from saphira.core.interrupts import signalled, stop_signals
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.sim.exposure import exit_allowed, world_access
+from saphira.world.flat_world import load_world_file
+from saphira.world.world import load_world
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--flat*`` options to ``saphira sim``."""
+    group = parser.add_argument_group("Flat4 controller protocol (docs/flat.md)")
+    group.add_argument(
+        "--flat",
+        type=int,
+        metavar="PORT",
+        help="serve one Flat4 controller on PORT (0: any free port) instead of the Pioneer protocol",
+    )
+    group.add_argument(
+        "--flat-world",
+        metavar="FILE",
+        help="a Flat World file (maps and their transitions); its default map replaces --world",
+    )
+    group.add_argument(
+        "--flat-lasers",
+        type=int,
+        choices=(0, 1, 2),
+        default=1,
+        help="lasers on the robot: 0, 1 (TOP) or 2 (LEFT and RIGHT) (default 1)",
+    )
+    group.add_argument("--flat-no-sonar", action="store_true", help="send no sonar readings")
+    group.add_argument(
+        "--flat-realtime",
+        action="store_true",
+        help="real-time mode: a step lasts what the wall clock says (default: 100 ms per step)",
+    )
+    group.add_argument(
+        "--flat-stopped",
+        action="store_true",
+        help="start stopped (STOP pressed); type START, STOP or STEP [n] on the standard input",
+    )
+    group.add_argument("--flat-steps", type=int, metavar="N", help="start stopped and press STEP N times")
+
+
+class _Stop(Exception):
+    """A signal asked the server to stop; ``signum`` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _panel(server: FlatServer, stream: TextIO) -> None:
+    """Read START / STOP / STEP [n] lines and press the buttons."""
+    for line in stream:
+        if not line.strip():
+            continue
+        try:
+            server.press(line)
+        except ValueError as exc:
+            print(f"saphira sim --flat: {exc}", file=sys.stderr, flush=True)
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop(signum)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve a Flat controller as the options say; the exit status."""
+    if not 0 <= args.flat <= 65535:
+        print(f"saphira sim: --flat {args.flat} is not a port number", file=sys.stderr)
+        return 2
+    if args.flat_steps is not None and args.flat_steps < 0:
+        print("saphira sim: --flat-steps must be at least 0", file=sys.stderr)
+        return 2
+    stopped = args.flat_stopped or args.flat_steps is not None
+    try:
+        flat_world = load_world_file(args.flat_world) if args.flat_world else None
+        world = None if flat_world is not None else load_world(args.world)
+        options = FlatOptions(args.flat_lasers, not args.flat_no_sonar)
+        flat = FlatSimulation(world, flat_world=flat_world, seed=args.seed, options=options, access=world_access(args))
+        server = FlatServer(
+            flat,
+            args.host,
+            args.flat,
+            realtime=args.flat_realtime,
+            running=not stopped,
+            allow_exit=exit_allowed(args, args.host),
+            handshake_timeout=getattr(args, "handshake_timeout", None) or None,
+            idle_timeout=getattr(args, "idle_timeout", None) or None,
+        )
+    except (SaphiraError, OSError) as exc:
+        print(f"saphira sim: {exc}", file=sys.stderr)
+        return 2
+    if args.flat_steps:
+        server.step(args.flat_steps)
+    host, port = server.address
+    mode = "real-time" if args.flat_realtime else "standard"
+    view = None
+    status = 0
+    with stop_signals(_raise_stop):  # first: a supervisor may signal as soon as it reads "listening on"
+        try:
+            print(
+                f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
+                f"{mode} mode{', stopped' if stopped else ''})",
+                flush=True,
+            )
+            if getattr(args, "ui", None) is not None:
+                from saphira.ui.simview import FlatView
+
+                view = FlatView(flat, server)
+                try:
+                    view.start(*args.ui, say=functools.partial(print, flush=True))
+                except OSError as exc:
+                    view = None
+                    print(f"saphira sim: {exc}", file=sys.stderr)
+                    return 2
+            threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
+            server.serve()
+        except _Stop as stop:
+            status = signalled(stop.signum)
+        finally:
+            server.close()
+            if view is not None:
+                view.stop()
+    with contextlib.suppress(OSError, ValueError):
+        dropped = f" ({server.dropped} controller(s) dropped)" if server.dropped else ""
+        print(f"simulator stopped after {server.steps} steps{dropped}", flush=True)
+    return status

@@ -1,0 +1,277 @@
+"""What the links to velocity-only simulators share: a base for links that stand in for the Pioneer link.
+
+Flat4 (:mod:`saphira.flat.link`) and Gamebots (:mod:`saphira.gamebots.link`) both report a pose and
+take only velocities, so the same things happen on both sides of their wire:
+
+* the setpoints become one (mm/s, deg/s) command each cycle (:func:`setpoint_velocities`): position
+  moves already run on the client (:mod:`saphira.client.motion`), heading setpoints are closed here with a
+  braking profile on the robot's rotational deceleration (:func:`heading_velocity`);
+* the reported pose fills the reflector (:meth:`VelocityLink._take_pose`): the first one (or one after
+  a relocation) is the global pose, later ones move the global pose and the sonar buffers by the robot's
+  motion, velocities are the pose's change over the step's time, and a stall is inferred when a
+  commanded speed moves nothing for a few steps (:meth:`VelocityLink._track_stall`);
+* the link stands in for the Pioneer link for its URL scheme and gives it back for any other target
+  (:func:`link_for`), keeping the Pioneer link's events so their listeners stay.
+
+The protocol packages keep their wire: parsing, what a step output holds, how a command is written.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import logging
+import math
+import select
+import socket
+import time
+from collections.abc import Callable, Sized
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
+from saphira.client.reflector import Reflector, RobotStatus
+from saphira.client.transport import SocketTransport, Transport, TransportClosed
+from saphira.core.clock import Clock
+from saphira.core.geometry import Pose, change_vp, norm2_angle
+from saphira.params.robot_params import RobotParams
+from saphira.protocol.command_packet import CommandArg
+from saphira.protocol.sync import RobotIdentity
+
+HEADING_GAIN = 3.0
+"""1/s: near the target heading the turn rate is at most this times the error."""
+STALL_SPEED = 50.0
+"""mm/s: a commanded speed at least this fast that moves the robot less than :data:`STALL_MOTION`…"""
+STALL_MOTION = 1.0
+"""mm: …per step for :data:`STALL_STEPS` steps in a row is a stall (these simulators may report none)."""
+STALL_STEPS = 3
+
+Pose3 = tuple[float, float, float]
+
+
+def heading_velocity(error: float, rvel: float, limit: float, decel: float, deadband: float) -> float:
+    """Turn rate (deg/s) that brings a heading ``error`` (deg) to zero without overshoot at ``decel`` (deg/s²).
+
+    ``rvel`` (deg/s) is the current turn rate: the distance turned during the reaction time is not
+    there to brake in. Errors below ``deadband`` (deg) command no turn, so the robot does not hunt.
+    """
+    if abs(error) < deadband:
+        return 0.0
+    braking = max(0.0, abs(error) - abs(rvel) * REACTION_TIME)
+    speed = min(limit, math.sqrt(2.0 * BRAKING_MARGIN * decel * braking), HEADING_GAIN * abs(error))
+    return math.copysign(speed, error)
+
+
+def setpoint_velocities(motion: MotionControl, rvel: float, decel: float, deadband: float) -> tuple[float, float]:
+    """The (mm/s, deg/s) the motion setpoints ask for now, heading setpoints closed by :func:`heading_velocity`."""
+    linear = motion.target_vel() if motion.trans_mode is not TransMode.NONE else 0.0
+    if motion.rot_mode is RotMode.VELOCITY:
+        angular = motion.rvelocity
+    elif motion.rot_mode is RotMode.HEADING:
+        angular = heading_velocity(motion.heading_error(), rvel, motion.limit_rvelocity, decel, deadband)
+    else:
+        angular = 0.0
+    return linear, angular
+
+
+def link_for(link: Link, target: str | Transport, kind: type[VelocityLink]) -> Link:
+    """The link ``target`` needs: a ``kind`` link for a URL of its scheme, else the Pioneer link (given back)."""
+    if isinstance(target, str) and kind.handles(target):
+        return link if isinstance(link, kind) else kind.replacing(link)
+    if isinstance(link, kind):
+        return link.pioneer if link.pioneer is not None else Link(link.reflector, link.clock, link.options)
+    return link
+
+
+class VelocityLink(Link, abc.ABC):
+    """A link to a simulator that reports poses and takes velocities, standing in for the Pioneer link.
+
+    Subclasses set :attr:`SCHEME` and :attr:`HEADING_DEADBAND`, give :meth:`rot_decel`, read their
+    wire into the reflector with :meth:`_take_pose` and :meth:`_step_taken`, and write
+    :meth:`setpoints` out.
+    """
+
+    SCHEME: ClassVar[str] = ""
+    HEADING_DEADBAND: ClassVar[float] = 0.5
+    """deg: a smaller heading error commands no turn."""
+    NAME: ClassVar[str] = "velocity"
+    """The protocol's name in messages."""
+    LOG: ClassVar[logging.Logger] = logging.getLogger("saphira.client.link.pioneer")
+
+    def __init__(
+        self,
+        reflector: Reflector,
+        clock: Clock,
+        options: LinkOptions | None = None,
+        params_chooser: Callable[[RobotIdentity], RobotParams] | None = None,
+    ) -> None:
+        super().__init__(reflector, clock, options, params_chooser=params_chooser)
+        self.pioneer: Link | None = None
+        """The Pioneer link this one stands in for (given back for a URL of another scheme)."""
+        self._sock: socket.socket | None = None
+        self._commanded = 0.0
+        self._still_steps = 0
+
+    @classmethod
+    def handles(cls, url: str) -> bool:
+        return urlsplit(url).scheme.lower() == cls.SCHEME
+
+    @classmethod
+    def replacing(cls, link: Link) -> VelocityLink:
+        """A link on ``link``'s reflector and clock, sharing its events (their listeners stay)."""
+        new = cls(link.reflector, link.clock, link.options)
+        new.pioneer = link
+        new.on_connect = link.on_connect
+        new.on_disconnect = link.on_disconnect
+        new.on_packet_in = link.on_packet_in
+        new.on_packet_out = link.on_packet_out
+        new.user_params = link.user_params
+        return new
+
+    @property
+    def wait_limit(self) -> float:
+        """Wall seconds a lock-step cycle waits for the server's step before the robot counts as lost:
+        the link timeout, as for silence in real time (:meth:`_check_silence`)."""
+        return self.options.loss_timeout
+
+    # ------------------------------------------------------------------ connection
+    def _open_socket(self, host: str, port: int, timeout: float) -> None:
+        """Open the TCP connection to :attr:`url`'s server; a refusal fails the link with the reason."""
+        try:
+            self._sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            self.state = LinkState.FAILED
+            self.error = f"cannot connect to {self.url}: {exc.strerror or exc}"
+            raise ConnectError(self.error) from exc
+        self.transport = SocketTransport(self._sock, self.url)
+        self.error = None
+
+    def abort(self, reason: str) -> None:
+        if self.state == LinkState.CONNECTED:
+            self.disconnect(reason)
+        elif self.connecting:
+            self._fail(reason)
+
+    def send(self, command: int, arg: CommandArg = None) -> bool:
+        """Pioneer commands mean nothing to a velocity-only simulator: dropped, with a warning."""
+        self.LOG.warning("%s link: Pioneer command %d not sent (it takes only velocities)", self.NAME, command)
+        return False
+
+    # ------------------------------------------------------------------ input
+    def _read_wire(self, wait: float) -> bytes | None:
+        """What has arrived, waiting up to ``wait`` wall seconds for something; None if the line died."""
+        if self.transport is None:
+            return None
+        if wait > 0.0 and self._sock is not None:
+            with contextlib.suppress(OSError, ValueError):
+                select.select([self._sock], [], [], wait)
+        try:
+            return self.transport.read()
+        except TransportClosed as exc:
+            self._lost(self._without_url(exc))
+            return None
+
+    @abc.abstractmethod
+    def _pump(self, wait: float) -> bool:
+        """Read and handle what has arrived (see :meth:`_read_wire`); False if the line died."""
+
+    def _await(self, arrived: Sized, what: str, deadline: float) -> bool:
+        """Pump until ``arrived`` (a queue) holds something; False (link lost) past the wall-clock ``deadline``."""
+        while not arrived:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._lost(f"no {what} for {self.wait_limit:g} s")
+                return False
+            if not self._pump(min(left, 0.5)):
+                return False
+        return True
+
+    def receive(self) -> None:
+        """Receive phase: handle what arrived (:meth:`_receive_step`); a fault ends the link."""
+        if self.transport is None:
+            return
+        try:
+            self._receive_step()
+        except Exception as exc:
+            self.LOG.exception("%s link %s: internal error", self.NAME, self.url)
+            self.abort(f"error while reading the {self.NAME} server: {exc}")
+
+    @abc.abstractmethod
+    def _receive_step(self) -> None:
+        """This cycle's receive work on the subclass's wire (called by :meth:`receive`, which catches faults)."""
+
+    def _check_silence(self, now: float, what: str) -> None:
+        """In real time, no ``what`` (the server's state report) for the link timeout: the robot is lost.
+        (On a lock-step clock each cycle waits for its report instead: :meth:`_await`.)"""
+        silent = now - self._last_sip >= self.options.loss_timeout
+        if silent and self.state == LinkState.CONNECTED and not self.clock.is_lockstep:
+            self._lost(f"no {what} for {now - self._last_sip:.1f} s")
+
+    def _stop_quietly(self) -> None:
+        """Pioneer commands mean nothing here: a subclass whose server needs a stop sends its own."""
+
+    def _take_pose(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> None:
+        """The step's reported ``pose`` (mm, mm, deg) into the reflector; ``previous`` None places the robot.
+
+        ``dt`` (s) is the time since ``previous``: velocities are the pose's change over it.
+        """
+        reflector = self.reflector
+        state = reflector.state
+        x, y, th = pose
+        if previous is None:
+            reflector.set_global_pose(x, y, th)
+            reflector.sonar.clear()
+            state.vel = state.rvel = 0.0
+        else:
+            px, py, pth = previous
+            forward, left, _ = change_vp(Pose(px, py, pth), Pose(x, y))
+            dth = norm2_angle(th - pth)
+            reflector.move_robot(forward, left, dth)
+            reflector.sonar.move(forward, left, dth)
+            if dt > 0:
+                state.vel = forward / dt
+                state.rvel = dth / dt
+            self._track_stall(math.hypot(x - px, y - py), reported_stall)
+        state.odo_x, state.odo_y, state.odo_th = x, y, th
+        motion_pose = reflector.motion.pose
+        motion_pose.x, motion_pose.y, motion_pose.th, motion_pose.vel, motion_pose.control = x, y, th, state.vel, 0.0
+
+    def _track_stall(self, moved: float, reported: bool) -> None:
+        """A stall the server reports, or a commanded speed that moves nothing (``moved`` mm) for a while."""
+        if abs(self._commanded) >= STALL_SPEED and moved < STALL_MOTION:
+            self._still_steps += 1
+        else:
+            self._still_steps = 0
+        stalled = reported or self._still_steps >= STALL_STEPS
+        state = self.reflector.state
+        state.stall_left = state.stall_right = stalled
+        state.stall_word = 0x0101 if stalled else 0
+
+    def _step_taken(self, now: float, describe: str) -> None:
+        """Count the step as a SIP, set the status from the velocities and complete a pending connection."""
+        state = self.reflector.state
+        state.motors_enabled = True
+        state.sips += 1
+        self.counters.sips += 1
+        self._last_sip = now
+        self._sip_times.add(now)
+        if state.stalled:
+            state.status = RobotStatus.STALLED
+        elif abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:
+            state.status = RobotStatus.MOVING
+        else:
+            state.status = RobotStatus.STOPPED
+        if self.state == LinkState.CONFIGURING:
+            self.LOG.info("connected to %s at %s", describe, self.url)
+            self._connected()
+
+    # ------------------------------------------------------------------ output
+    @abc.abstractmethod
+    def rot_decel(self) -> float:
+        """deg/s²: the rotational deceleration heading setpoints brake with."""
+
+    def setpoints(self) -> tuple[float, float]:
+        """The (mm/s, deg/s) the setpoints ask for now (heading setpoints closed here)."""
+        return setpoint_velocities(self.reflector.motion, self.reflector.state.rvel, self.rot_decel(),
+                                   self.HEADING_DEADBAND)  # fmt: skip

@@ -1,0 +1,219 @@
+"""The state reflector: the robot as last reported, and the setpoints to reflect back (docs/architecture.md §4).
+
+:class:`RobotState` is the manual's ``sfRobot``. :class:`Reflector` turns each SIP into it, applying
+the parameter file's conversion factors (the only place raw units become mm, degrees and volts), and
+moves everything kept in the robot's frame — the sonar buffers and the artifacts' local coordinates —
+by the motion the SIP reports, so the LPS stays registered. The setpoints live in
+:class:`~saphira.client.motion.MotionControl`; their position feedback is set here.
+
+Three frames (docs/architecture.md §4): the server's odometric frame (``odo_x``, ``odo_y``, ``odo_th``), the LPS
+(the robot is always at 0, 0, 0), and the global frame (``ax``, ``ay``, ``ath``), which follows the
+odometric motion and can be corrected (``move_robot``, ``set_global_pose``) by registration or the user.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from saphira.client.artifacts import PointList
+from saphira.client.motion import MotionControl
+from saphira.client.odometry import Motion, OdometryIntegrator
+from saphira.client.sensors.accessories import AccessoryReflector
+from saphira.client.sensors.laser import FloatArray, LaserScan, ReflectedLaser
+from saphira.client.sensors.sonar import NO_ECHO, Sonar, SonarPose
+from saphira.core.geometry import Pose, norm2_angle
+from saphira.params.laser import laser_config
+from saphira.params.robot_params import RobotParams
+from saphira.protocol.sip import Sip
+
+
+class RobotStatus(Enum):
+    NOT_CONNECTED = "not connected"
+    STOPPED = "stopped"
+    MOVING = "moving"
+    STALLED = "stalled"
+    NO_HIGH_POWER = "no high power"
+
+
+@dataclass
+class RobotState:
+    """The reported robot (``sfRobot``): mm, degrees, mm/s, deg/s, volts."""
+
+    ax: float = 0.0
+    ay: float = 0.0
+    ath: float = 0.0
+    odo_x: float = 0.0
+    odo_y: float = 0.0
+    odo_th: float = 0.0
+    leftv: float = 0.0
+    rightv: float = 0.0
+    vel: float = 0.0
+    rvel: float = 0.0
+    status: RobotStatus = RobotStatus.NOT_CONNECTED
+    battery: float = 0.0
+    stall_word: int = 0
+    stall_left: bool = False
+    stall_right: bool = False
+    front_bumpers: int = 0
+    rear_bumpers: int = 0
+    control: float = 0.0
+    """The server's heading setpoint, as an offset from the current heading (degrees)."""
+    compass: float | None = None
+    digin: int = 0
+    digout: int = 0
+    analog: int = 0
+    motors_enabled: bool = False
+    sonar_enabled: bool = False
+    temperature: int | None = None
+    motor_packet_count: int = 0
+    """SIPs received during the last second of clock time (MPac)."""
+    sonar_packet_count: int = 0
+    """Sonar readings received during the last second (SPac): one per transducer firing, the manual's
+    "sonar packets, about 25" of a Pioneer 1 whose sonars fire at 25 Hz while SIPs come at 10 Hz
+    (several readings ride in one SIP). The simulator fires every 20 ms, as later robots do: ~50."""
+    sips: int = 0
+
+    # The robot is the origin of its own frame (the manual's x, y, th fields).
+    x: float = 0.0
+    y: float = 0.0
+    th: float = 0.0
+
+    @property
+    def global_pose(self) -> Pose:
+        return Pose(self.ax, self.ay, self.ath)
+
+    @property
+    def odo_pose(self) -> Pose:
+        """The server's odometric pose (``odo_x``, ``odo_y``, ``odo_th``)."""
+        return Pose(self.odo_x, self.odo_y, self.odo_th)
+
+    @property
+    def stalled(self) -> bool:
+        return self.stall_left or self.stall_right
+
+
+class Reflector:
+    """Applies SIPs to the state, the sonar, the artifacts and the setpoints' position feedback."""
+
+    def __init__(self, params: RobotParams, *, front_max_range: float = 2500.0) -> None:
+        self.state = RobotState()
+        self.motion = MotionControl()
+        self.pointlist = PointList()
+        self.sonar = Sonar([], front_max_range=front_max_range)
+        self.accessories = AccessoryReflector()
+        """Gripper, RC servo and FTVS vision state (:mod:`saphira.client.sensors.accessories`)."""
+        self.laser = ReflectedLaser()
+        self.params = params
+        self.configure(params)
+
+    def configure(self, params: RobotParams) -> None:
+        """Adopt a robot's parameters (on connect): conversion factors, sonar geometry, limits."""
+        self.params = params
+        self.odometry = OdometryIntegrator(params.dist_conv_factor, params.angle_conv_factor)
+        self._vel_conv = params.vel_conv_factor
+        self._range_conv = params.range_conv_factor
+        self._diff_conv = params.diff_conv_factor
+        self.sonar = Sonar(
+            [SonarPose(u.x, u.y, u.th) for u in params.sonar_units],
+            front_buffer=params.front_buffer,
+            side_buffer=params.side_buffer,
+            front_max_range=self.sonar.front_max_range,
+        )
+        self.laser = ReflectedLaser(laser_config(params, assume=True))
+        self.sonar.laser = self.laser.ring
+        self.motion.limit_velocity = float(params.trans_vel_max or params.max_velocity)
+        self.motion.limit_rvelocity = float(params.rot_vel_max or params.max_rvelocity)
+        self.motion.deceleration = float(params.trans_decel or params.max_acceleration or 300.0)
+
+    def restart(self) -> None:
+        """A new session: odometry counters start afresh; nothing has been sent yet."""
+        self.odometry.reset()
+        self.motion.forget_sent()
+        self.accessories.restart()
+        self.laser.restart()
+
+    def apply_sip(self, sip: Sip) -> Motion:
+        """Fold one SIP into the reflector and return the motion it reported."""
+        state = self.state
+        motion = self.odometry.update(sip.x, sip.y, sip.th)
+        odo = self.odometry
+        state.odo_x, state.odo_y, state.odo_th = odo.x, odo.y, odo.th
+        self.motion.pose.x, self.motion.pose.y, self.motion.pose.th = odo.x, odo.y, odo.th
+        if motion.forward or motion.left or motion.dth:
+            self._move_global(motion.forward, motion.left, motion.dth)
+            self.sonar.move(motion.forward, motion.left, motion.dth)
+        odo_pose = (odo.x, odo.y, odo.th)
+        global_pose = (state.ax, state.ay, state.ath)
+        for number, units in sip.sonar:
+            self.sonar.add_reading(number, min(NO_ECHO, round(units * self._range_conv)), odo_pose, global_pose)
+
+        state.leftv = sip.left_vel * self._vel_conv
+        state.rightv = sip.right_vel * self._vel_conv
+        state.vel = (state.leftv + state.rightv) / 2.0
+        self.motion.pose.vel = state.vel
+        if sip.rot_vel is not None:
+            state.rvel = sip.rot_vel / 10.0
+        else:
+            state.rvel = math.degrees((state.rightv - state.leftv) / 2.0 * self._diff_conv)
+        state.battery = (sip.battery_dv if sip.battery_dv is not None else sip.battery) / 10.0
+        state.stall_word = sip.stall
+        state.stall_left = sip.left_motor_stalled
+        state.stall_right = sip.right_motor_stalled
+        state.front_bumpers = (sip.stall >> 9) & 0x7F
+        state.rear_bumpers = (sip.stall >> 1) & 0x7F
+        state.control = norm2_angle(math.degrees((sip.control - sip.th) * self.params.angle_conv_factor))
+        self.motion.pose.control = state.control
+        state.compass = sip.compass * 2.0 if sip.compass else None
+        state.motors_enabled = sip.motors_enabled
+        state.sonar_enabled = sip.sonar_enabled
+        state.digin = sip.digin or 0
+        state.digout = sip.digout or 0
+        state.analog = sip.analog or 0
+        state.temperature = sip.temperature
+        self.accessories.apply_sip(sip)
+        state.sips += 1
+        if state.stalled:
+            state.status = RobotStatus.STALLED
+        elif sip.moving or abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:
+            state.status = RobotStatus.MOVING
+        else:
+            state.status = RobotStatus.STOPPED
+        return motion
+
+    def apply_laser(self, payload: bytes) -> LaserScan | None:
+        """Fold one 0x60/0x61 packet into the laser (DecodeError if malformed); the scan it completes."""
+        state = self.state
+        return self.laser.apply_packet(payload, state.odo_pose, state.global_pose)
+
+    def apply_laser_scan(
+        self, ranges: FloatArray, angles: FloatArray, max_range: float, mount: tuple[float, float] = (0.0, 0.0)
+    ) -> LaserScan:
+        """Take a whole scan taken now (a link whose protocol sends scans whole, as Flat's does): ranges
+        (mm) at robot-frame ``angles`` (deg) from the laser at ``mount`` (mm ahead, mm left)."""
+        state = self.state
+        odo = state.odo_pose
+        scan = LaserScan(
+            ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1], sequence=self.laser.scans + 1
+        )
+        return self.laser.keep(scan, odo)
+
+    def _move_global(self, forward: float, left: float, dth: float) -> None:
+        state = self.state
+        rad = math.radians(state.ath)
+        c, s = math.cos(rad), math.sin(rad)
+        state.ax += c * forward - s * left
+        state.ay += s * forward + c * left
+        state.ath = norm2_angle(state.ath + dth)
+        self.pointlist.update_local(state.global_pose)
+
+    def move_robot(self, dx: float, dy: float, dth: float) -> None:
+        """Shift the global pose by (dx, dy) in the robot frame and turn it dth (``sfMoveRobot``)."""
+        self._move_global(dx, dy, dth)
+
+    def set_global_pose(self, x: float, y: float, th: float) -> None:
+        """Place the robot in the global frame (registration, or the user's ``sfRobot.ax = …``)."""
+        state = self.state
+        state.ax, state.ay, state.ath = x, y, norm2_angle(th)
+        self.pointlist.update_local(state.global_pose)

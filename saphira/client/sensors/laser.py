@@ -1,0 +1,243 @@
+"""The laser in the state reflector: the latest scan, reassembled from its packets, and its LPS ring.
+
+A simulator sends each scan as several 0x60/0x61 packets (:mod:`saphira.protocol.laser`).
+:class:`LaserAssembler` puts them back together: a packet with index 0 starts a scan and records the
+robot's pose (as ARIA's ``ArSimulatedLaser`` does), each next packet must continue where the last one
+ended, and the scan is complete when its last reading arrives. When the indices wrap back to 0 before
+that, or skip (a packet lost), or the total changes, the partial scan is dropped and counted — a scan
+is never stitched from two.
+
+:class:`ReflectedLaser` keeps the latest complete :class:`LaserScan` (robot pose at scan time,
+ranges, angles) and a :class:`LaserRing` of its points in the LPS. The ring is moved with the robot
+like the sonar buffers; the sonar's occupancy queries read it too (:attr:`saphira.client.sensors.sonar.Sonar.laser`).
+
+Choices made here:
+
+* A reading at the laser's maximum range (or beyond) is "no return" and gives no point.
+* Occupancy queries see laser points out to :data:`~saphira.client.sensors.sonar.NO_ECHO` (5 m), the horizon their
+  answers are defined for; a point joins the query's region (front, sides, back) by its bearing from
+  the robot's centre, with the sonar's ±60° partition. Laser and sonar points are simply pooled: the
+  nearest wins, whichever sensor saw it.
+* The ring holds the latest scan only; a new scan replaces it (a laser sees all around each cycle,
+  unlike a sonar ring, so there is nothing older to keep).
+* The link asks for the laser (:func:`laser_request`) only from a simulator — CONFIG serial ``SIM``
+  or the name ``MobileSim``/``AMRISim``/``saphira-sim``, as ARIA decides — since a real robot's laser
+  is on its own serial port, and these command numbers mean other things to a real controller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from saphira.client.sensors.sonar import NO_ECHO, Region, move_points, region_mask
+from saphira.core.geometry import Pose, change_vp, cos_sin
+from saphira.params.laser import LaserConfig, laser_config
+from saphira.params.robot_params import RobotParams
+from saphira.protocol.commands import Command
+from saphira.protocol.config import ConfigPacket
+from saphira.protocol.laser import LaserPacket, decode_laser
+from saphira.protocol.sync import RobotIdentity
+
+FloatArray = npt.NDArray[np.float64]
+
+SIMULATOR_NAMES: Final = frozenset({"mobilesim", "amrisim", "saphira-sim"})
+
+
+@dataclass(frozen=True)
+class LaserScan:
+    """One complete scan: ``ranges`` (mm) at ``angles`` (degrees in the robot frame, the mount's
+    heading included), taken from the laser at (``mount_x``, ``mount_y``) on the body.
+
+    ``robot_pose`` and ``global_pose`` are the reflector's odometric and global robot poses when the
+    scan's first packet arrived; ``reported_pose`` is the odometric pose the 0x60 packet carries
+    (x mm, y mm, th deg, in the server's 16-bit frame), None for 0x61. ``sequence`` counts scans.
+    """
+
+    ranges: FloatArray
+    angles: FloatArray
+    robot_pose: Pose
+    global_pose: Pose
+    max_range: float
+    mount_x: float = 0.0
+    mount_y: float = 0.0
+    reported_pose: tuple[int, int, int] | None = None
+    reflectance: tuple[int, ...] = ()
+    sequence: int = 0
+
+    @property
+    def count(self) -> int:
+        return int(self.ranges.shape[0])
+
+    def points(self) -> tuple[FloatArray, FloatArray]:
+        """Robot-frame x, y (mm, at scan time) of every reading with a return (below ``max_range``)."""
+        keep = self.ranges < min(self.max_range, 0xFFFF)  # the wire's u16 caps longer ranges
+        rad = np.radians(self.angles[keep])
+        r = self.ranges[keep]
+        return self.mount_x + r * np.cos(rad), self.mount_y + r * np.sin(rad)
+
+
+class LaserRing:
+    """The latest scan's points in the LPS (robot frame), moved with the robot."""
+
+    def __init__(self) -> None:
+        self.xs: FloatArray = np.zeros(0)
+        self.ys: FloatArray = np.zeros(0)
+        self.version = 0
+        """Bumped by every change to the points, so :meth:`Sonar.points` can cache what it pools."""
+
+    def replace(self, xs: FloatArray, ys: FloatArray) -> None:
+        self.xs, self.ys = np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+        self.version += 1
+
+    def clear(self) -> None:
+        self.replace(np.zeros(0), np.zeros(0))
+
+    def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
+        """Re-express the points after the robot moved (dx, dy) and turned (cos_t, sin_t)."""
+        self.xs, self.ys = self.xs.copy(), self.ys.copy()  # new arrays: whoever holds the old ones keeps them
+        move_points(self.xs, self.ys, cos_t, sin_t, dx, dy)
+        self.version += 1
+
+    def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:
+        """The points within :data:`NO_ECHO` of the robot in the region ``source`` selects."""
+        mask = (np.hypot(self.xs, self.ys) < NO_ECHO) & region_mask(self.xs, self.ys, source)
+        return self.xs[mask], self.ys[mask]
+
+
+@dataclass
+class AssemblerCounters:
+    packets: int = 0
+    scans: int = 0
+    broken: int = 0
+    """Partial scans dropped (a lost packet, indices that wrapped early, a changed total)."""
+    stray: int = 0
+    """Packets that did not start a scan and continued none (the middle of a scan joined late)."""
+
+
+@dataclass
+class LaserAssembler:
+    """Reassembles scans from their packets (see the module docstring for the rules)."""
+
+    counters: AssemblerCounters = field(default_factory=AssemblerCounters)
+    _ranges: list[int] = field(default_factory=list)
+    _refl: list[int] = field(default_factory=list)
+    _total: int = 0
+    _first: LaserPacket | None = None
+    _poses: tuple[Pose, Pose] = (Pose(), Pose())
+
+    def reset(self) -> None:
+        self._ranges.clear()
+        self._refl.clear()
+        self._first = None
+
+    def feed(self, packet: LaserPacket, robot_pose: Pose, global_pose: Pose) -> LaserPacket | None:
+        """Take one packet; the scan's first packet when this one completes it, else None.
+
+        The complete scan's readings are then in :meth:`ranges` and :meth:`reflectance`.
+        """
+        self.counters.packets += 1
+        if packet.first == 0:
+            if self._first is not None:
+                self.counters.broken += 1
+            self.reset()
+            self._first, self._total, self._poses = packet, packet.total, (robot_pose, global_pose)
+        elif self._first is None:
+            self.counters.stray += 1
+            return None
+        elif packet.first != len(self._ranges) or packet.total != self._total:
+            self.counters.broken += 1
+            self.reset()
+            return None
+        self._ranges.extend(packet.ranges)
+        self._refl.extend(packet.reflectance)
+        if len(self._ranges) < self._total:
+            return None
+        first, self._first = self._first, None
+        self.counters.scans += 1
+        return first
+
+    @property
+    def poses(self) -> tuple[Pose, Pose]:
+        """(odometric, global) robot pose when the last scan's first packet arrived."""
+        return self._poses
+
+    def ranges(self) -> FloatArray:
+        return np.array(self._ranges, dtype=np.float64)
+
+    def reflectance(self) -> tuple[int, ...]:
+        return tuple(self._refl)
+
+
+class ReflectedLaser:
+    """The reflector's laser: configuration, the packet assembler, the latest scan and the LPS ring."""
+
+    def __init__(self, config: LaserConfig | None = None) -> None:
+        self.config = config or LaserConfig()
+        self.assembler = LaserAssembler()
+        self.ring = LaserRing()
+        self.scan: LaserScan | None = None
+        self.scans = 0
+        """Complete scans taken in (``sfLaserScans``), whichever link brought them."""
+
+    def restart(self) -> None:
+        """A new session: no scan yet."""
+        self.assembler.reset()
+        self.ring.clear()
+        self.scan = None
+
+    def apply_packet(self, payload: bytes, robot_pose: Pose, global_pose: Pose) -> LaserScan | None:
+        """Fold one laser packet in (DecodeError if it is malformed); the scan it completes, if any."""
+        assembler = self.assembler
+        first = assembler.feed(decode_laser(payload), robot_pose, global_pose)
+        if first is None:
+            return None
+        config = self.config
+        ranges = assembler.ranges()
+        angles = config.th + np.array(config.angles(ranges.shape[0]), dtype=np.float64)
+        at_odo, at_global = assembler.poses
+        scan = LaserScan(
+            ranges, angles, at_odo, at_global, config.max_range, config.x, config.y,
+            first.pose, assembler.reflectance(), self.scans + 1,
+        )  # fmt: skip
+        return self.keep(scan, robot_pose)
+
+    def keep(self, scan: LaserScan, robot_pose: Pose) -> LaserScan:
+        """Make ``scan`` the latest and its points the LPS ring, moved from the scan's robot pose to
+        ``robot_pose`` (the odometric pose now). Links whose scans come whole (Flat) call this directly."""
+        self.scan = scan
+        self.scans += 1
+        xs, ys = scan.points()
+        self.ring.replace(xs, ys)
+        dx, dy, dth = change_vp(scan.robot_pose, robot_pose)  # the motion since, in the scan's frame
+        if dx or dy or dth:
+            self.ring.move(*cos_sin(dth), dx, dy)
+        return scan
+
+
+def is_simulator(identity: RobotIdentity | None, config: ConfigPacket | None) -> bool:
+    """ARIA's test: the SYNC2 name is a simulator's, or the CONFIG serial number is ``SIM``."""
+    named = identity is not None and identity.name.lower() in SIMULATOR_NAMES
+    return named or (config is not None and config.serial_number == "SIM")
+
+
+def laser_request(
+    params: RobotParams, identity: RobotIdentity | None, config: ConfigPacket | None
+) -> list[tuple[int, int]]:
+    """The commands that ask a simulator for the robot's laser, or none (see the module docstring).
+
+    Field of view and resolution first (SIM_LRF_SET_FOV_START/END, SIM_LRF_SET_RES in 1/100
+    degree), then SIM_LRF_ENABLE 1: 0x60 packets, which carry the robot's pose at scan time.
+    """
+    laser = laser_config(params)  # None unless the file declares a laser
+    if laser is None or not is_simulator(identity, config):
+        return []
+    return [
+        (Command.SIM_LRF_SET_FOV_START, round(laser.start)),
+        (Command.SIM_LRF_SET_FOV_END, round(laser.end)),
+        (Command.SIM_LRF_SET_RES, round(laser.increment * 100.0)),
+        (Command.SIM_LRF_ENABLE, 1),
+    ]
