@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from saphira.colbert.parser import colbert_grammar, parse, parse_all_errors
+from saphira.colbert.syntax.parser import colbert_grammar, parse, parse_all_errors
 
 TARGET_LINES = 5000
 ROUNDS = 15

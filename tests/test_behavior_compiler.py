@@ -33,13 +33,13 @@ from saphira.behavior.behavior import (
 from saphira.behavior.executive import BehaviorTask, ExecutiveRecord
 from saphira.behavior.library import find_behavior
 from saphira.client.artifacts import Point, create_local_point
-from saphira.colbert.behavior_compiler import (
+from saphira.colbert.beh.compiler import (
     BehaviorArguments,
     BehaviorFrame,
     check_behavior_text,
     compile_behavior_text,
 )
-from saphira.colbert.compiler import ColbertCompileError
+from saphira.colbert.compile.compiler import ColbertCompileError
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.geometry import point_dist, point_phi
 from saphira.core.tasks import TaskState

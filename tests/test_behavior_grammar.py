@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.colbert import ast
-from saphira.colbert.behavior_parser import parse_all_behavior_errors, parse_behaviors
-from saphira.colbert.errors import ColbertSyntaxError
+from saphira.colbert.beh.parser import parse_all_behavior_errors, parse_behaviors
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.errors import ColbertSyntaxError
 
 # Versions of two predefined behaviors (docs/colbert.md §9) and of Listing 5.2, written in our .beh format.
 CONSTANT_VELOCITY = """\

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from saphira.colbert import ast
-from saphira.colbert.ast_builder import CURRENT_SESSION, ColbertAstBuilder, ParseSession
-from saphira.colbert.errors import ColbertSyntaxError
-from saphira.colbert.parser import (
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.ast_builder import CURRENT_SESSION, ColbertAstBuilder, ParseSession
+from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.parser import (
     GRAMMAR_FILE,
     CompiledGrammar,
     colbert_grammar,

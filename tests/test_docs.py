@@ -13,7 +13,7 @@ import pytest
 
 from saphira.app.shell import Shell
 from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
-from saphira.colbert.compiler import BEHAVIOR, Constant, Function
+from saphira.colbert.compile.compiler import BEHAVIOR, Constant, Function
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.reference import load_reference, parse_reference, reference_path
 from saphira.robot import Robot
@@ -202,7 +202,7 @@ def test_the_architecture_docs_worked_blending_example_holds() -> None:
 
 
 def test_the_behavior_file_example_compiles() -> None:
-    from saphira.colbert.behavior_compiler import check_behavior_text
+    from saphira.colbert.beh.compiler import check_behavior_text
 
     blocks = re.findall(r"^```beh\n(.*?)^```\n", DOC.read_text(encoding="utf-8"), re.M | re.S)
     assert blocks

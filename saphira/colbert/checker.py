@@ -29,12 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saphira.brain import is_brain_file
-from saphira.colbert import ast
-from saphira.colbert.behavior_compiler import check_behavior_text
-from saphira.colbert.compiler import Compiler
-from saphira.colbert.parser import parse, parse_all_errors
-from saphira.colbert.statements import PendingStart
-from saphira.colbert.symbols import (
+from saphira.colbert.beh.compiler import check_behavior_text
+from saphira.colbert.compile.compiler import Compiler
+from saphira.colbert.compile.statements import PendingStart
+from saphira.colbert.compile.symbols import (
     BEHAVIOR,
     ActSchema,
     ColbertCompileError,
@@ -44,6 +42,8 @@ from saphira.colbert.symbols import (
     LinkedVariable,
     SymbolTable,
 )
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.parser import parse, parse_all_errors
 from saphira.core.errors import SourceError, SourcePosition
 from saphira.core.modules import fresh_module
 from saphira.core.suggest import did_you_mean

@@ -33,8 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from saphira.client.link.pioneer import ConnectError
-from saphira.colbert import ast
-from saphira.colbert.compiler import (
+from saphira.colbert.compile.compiler import (
     BEHAVIOR,
     VOID,
     ActSchema,
@@ -55,11 +54,12 @@ from saphira.colbert.compiler import (
     runtime_message,
     struct_type,
 )
-from saphira.colbert.errors import ColbertSyntaxError
 from saphira.colbert.manual_names import install_manual_names, not_in_colbert
-from saphira.colbert.parser import parse, parse_interactive
 from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.parser import parse, parse_interactive
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition
 from saphira.core.events import Event
 from saphira.core.modules import fresh_module
@@ -176,7 +176,7 @@ class Evaluator:
         self._load_depth = 0
         self._plugin_serial = 0
         if bindings:
-            from saphira.colbert.bindings import install_bindings
+            from saphira.colbert.bindings.table import install_bindings
 
             install_bindings(self)
             install_manual_names(self)
@@ -215,7 +215,7 @@ class Evaluator:
         if resolved.suffix == ".py":
             return self._load_plugin(resolved)
         if resolved.suffix == ".beh":
-            from saphira.colbert.behavior_compiler import define_behaviors
+            from saphira.colbert.beh.compiler import define_behaviors
 
             try:
                 define_behaviors(self, resolved)

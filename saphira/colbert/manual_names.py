@@ -4,7 +4,7 @@ The manual's examples use C's ``TRUE`` and ``FALSE`` (``sfSetDisplayState(sfSTEP
 they are int constants here. Some of its names are C-only ("not in Colbert": callbacks, ``sfPause``,
 the ``sfAddEval*`` registration calls) or are Saphira 5.3 API that 6.x dropped. Using one of them is
 refused with what to write instead, rather than "unknown function": :data:`NOT_IN_COLBERT`.
-Names that are bound (see :mod:`saphira.colbert.bindings`) always win over this table.
+Names that are bound (see :mod:`saphira.colbert.bindings.table`) always win over this table.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 An :class:`Activity` is a :class:`~saphira.core.tasks.Task` whose state is ``FIRST_USER_STATE + node
 index`` of its compiled program. Each scheduler call it evaluates ``update``, then runs nodes until
-one breaks (see :mod:`saphira.colbert.compiler`), and returns the new state. Signals go through the
+one breaks (see :mod:`saphira.colbert.compile.compiler`), and returns the new state. Signals go through the
 scheduler, which propagates them to children; ``INIT`` starts at the first statement, ``RESUME`` at
 ``onresume:`` (else the first statement), ``INTERRUPT`` at ``oninterrupt:`` (else the act stays
 interrupted and does nothing).
@@ -46,8 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.client.motion import Channel
-from saphira.colbert import ast
-from saphira.colbert.compiler import (
+from saphira.colbert.compile.compiler import (
     BEHAVIOR,
     FLOAT,
     INT,
@@ -68,6 +67,7 @@ from saphira.colbert.compiler import (
     generated_position,
     runtime_message,
 )
+from saphira.colbert.syntax import ast
 from saphira.core.errors import SourceError, SourcePosition
 from saphira.core.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, Task, TaskState, state_name
 

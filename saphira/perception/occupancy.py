@@ -46,7 +46,7 @@ Across the cone the evidence falls off as
 
 **Task.** :func:`start_occupancy_grid` adds the micro-task :data:`TASK_NAME` (``"occ grid"``,
 ``INTERPRET`` phase) that feeds every new sonar reading into the robot's grid each cycle; the Colbert
-binding is ``sfInitOccGridProcs()`` (``saphira/colbert/bindings_maps.py``). Suspending the task
+binding is ``sfInitOccGridProcs()`` (``saphira/colbert/bindings/maps.py``). Suspending the task
 (``sfSuspendTask("occ grid", 0)``) pauses the grid. A live view shows :meth:`OccupancyGrid.probabilities`
 (row 0 at :attr:`OccupancyGrid.origin`'s y, the southernmost), or the compact
 :meth:`OccupancyGrid.view_image`, when ``sfOCCGRID`` is on.

@@ -38,8 +38,8 @@ from saphira.app.batch.watchdog import TrialTimeout, wall_clock_limit
 from saphira.app.console import Console
 from saphira.app.parts import user_place
 from saphira.app.run import Session
+from saphira.colbert.compile.symbols import FLOAT, INT, STRING, GlobalVariable, LinkedVariable
 from saphira.colbert.evaluator import Evaluator
-from saphira.colbert.symbols import FLOAT, INT, STRING, GlobalVariable, LinkedVariable
 from saphira.core.errors import SaphiraError
 from saphira.core.modules import NotAModule, fresh_module
 

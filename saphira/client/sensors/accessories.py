@@ -8,7 +8,7 @@ per second (the information window's ``VPac``). An ARCOS SIP carries no PTU word
 the reflector keeps the pulse width of the last PTUPOS the client sent.
 
 The functions below send the commands (snake_case Python API; the Colbert names are in
-:mod:`saphira.colbert.bindings_accessories`). Protocol details: :mod:`saphira.protocol.gripper`,
+:mod:`saphira.colbert.bindings.accessories`). Protocol details: :mod:`saphira.protocol.gripper`,
 :mod:`saphira.protocol.vision`.
 """
 

@@ -1,11 +1,11 @@
 """Colbert bindings for the display: drawing, colours, display state, screen coordinates; see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`; the Python side is
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`; the Python side is
 :mod:`saphira.display.drawing` and :mod:`saphira.display.state`. Choices the manual leaves open:
 
 * Drawing coordinates are global mm; what a task draws shows in the next frame of every page watching
   (a task that wants its picture to stay draws it every cycle, as in the manual).
-* ``sfSetDisplayState`` (registered by :mod:`~saphira.colbert.bindings_link`, which also puts the simulator
+* ``sfSetDisplayState`` (registered by :mod:`~saphira.colbert.bindings.link`, which also puts the simulator
   in single-step mode for sfSTEP) takes effect on every page and on later connections (sticky); an
   unknown menu or a period outside 0..10 is a runtime error naming the allowed values.
 * ``sfScreenToWorldX/Y`` use the view the page last drew with (a 800 x 600 view of the origin when no
@@ -18,19 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import ColbertRuntimeError
+from saphira.colbert.bindings.table import BindingTable
+from saphira.colbert.compile.compiler import ColbertRuntimeError
 from saphira.display.drawing import COLOR_VARIABLES, COLORS, LINE_DASHED, LINE_SOLID, drawing_for
 from saphira.display.state import BUTTON_LEFT, BUTTON_MIDDLE, BUTTON_RIGHT, display_for
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["table"]
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     drawing = drawing_for(s.ev.scheduler)
     display = display_for(s.ev.scheduler)
 

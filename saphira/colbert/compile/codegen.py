@@ -1,7 +1,7 @@
 """Compiled Colbert programs and the Python code they are generated as.
 
 An act compiles to an :class:`ActProgram`, a flat list of node functions (see
-:mod:`saphira.colbert.compiler`). The nodes are Python source generated into one :class:`CodeUnit`
+:mod:`saphira.colbert.compile.compiler`). The nodes are Python source generated into one :class:`CodeUnit`
 per act, statement or expression: its namespace holds the helpers below (C division, pointers, the
 top-level loop guard) and the objects the code refers to; its line map turns a Python traceback back
 into the Colbert source position (:func:`generated_position`).
@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from saphira.colbert import ast
-from saphira.colbert.symbols import ColbertRuntimeError, CType, Ref, Slot, SymbolTable
+from saphira.colbert.compile.symbols import ColbertRuntimeError, CType, Ref, Slot, SymbolTable
+from saphira.colbert.syntax import ast
 
 TOP_LEVEL_LOOP_LIMIT = 1_000_000
 """Iterations after which a ``while`` loop run directly at top level is stopped with an error."""

@@ -1,7 +1,7 @@
 """Colbert bindings for micro-tasks by pointer and by self, and for starting behaviors; see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. The manual gives every task operation
-in three forms: by instance name (``sfSuspendTask``, in :mod:`saphira.colbert.bindings`), by
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. The manual gives every task operation
+in three forms: by instance name (``sfSuspendTask``, in :mod:`saphira.colbert.bindings.table`), by
 ``sfprocess *`` (``sfSuspendProcess``) and on the caller itself (``sfSuspendSelf``). This module adds
 the last two, the ``process`` struct they use, and ``sfStartBehavior``. Choices the manual leaves open:
 
@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.behavior.blend import TurnModifier
 from saphira.behavior.executive import BehaviorTask
-from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
+from saphira.colbert.bindings.table import BindingTable
+from saphira.colbert.compile.compiler import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
 from saphira.colbert.runtime import Activity
 from saphira.core.errors import SaphiraError
 from saphira.core.tasks import Task, TaskState, state_name
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["PROCESS_SLOTS", "table"]
 
@@ -153,7 +153,7 @@ class _Tasks:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     t = _Tasks(s)
     sched = t.scheduler
     return BindingTable(

@@ -11,7 +11,7 @@ text. Bindings that need a robot raise a runtime error naming the function when 
 Choices the manual leaves open, documented here:
 
 * **Pointer out-parameters** (``sfOccBoxRet``, ``sfOccPlaneRet``) take ``&x, &y`` of two ``float``
-  variables (Colbert :class:`~saphira.colbert.compiler.Ref` pointers) and store the reading's
+  variables (Colbert :class:`~saphira.colbert.compile.compiler.Ref` pointers) and store the reading's
   coordinates there. ``sfOccBox`` accepts the manual examples' extra sixth argument and ignores it.
 * ``sfLEFT``/``sfRIGHT`` are the occupancy directions; ``sfStalledMotor`` also accepts them, as well
   as the ``0``/``1`` the BumpAndGo example passes (0 = left, 1 = right).
@@ -20,13 +20,13 @@ Choices the manual leaves open, documented here:
   runs the reflector tasks and the behavior executive. ``sfInitInterpretationProcs``,
   ``sfInitRegistrationProcs`` and ``sfInitAwareProcs`` start :mod:`saphira.perception`'s task sets;
   ``sfLeftWallHyp``/``sfRightWallHyp`` are ``point *`` (with ``length``), ``sfCurrentEnvironment``
-  NULL or the corridor the robot is in. Display and drawing: :mod:`~saphira.colbert.bindings_display`.
+  NULL or the corridor the robot is in. Display and drawing: :mod:`~saphira.colbert.bindings.display`.
 * ``sObjInFront()`` (used by the manual's ``approach`` example, undocumented there) is the distance
   along x from the robot's front to the nearest current reading of a sonar pointing within
   :data:`FRONT_CONE` degrees of ahead and lying within :data:`FRONT_MARGIN` of the body's sides;
   5000 if none.
 * Raw packets (``packet.act``): ``sfRobotCom*`` send on the link. ``sfHaveClientPacket()`` polls
-  without blocking, ``sfWaitClientPacket(ms)`` waits (see :mod:`saphira.colbert.bindings_link`):
+  without blocking, ``sfWaitClientPacket(ms)`` waits (see :mod:`saphira.colbert.bindings.link`):
   when the ``packets`` task has been removed they read the link themselves; the packet is parsed into
   ``sfRobot`` as it is read, so ``sfProcessClientPacket`` has nothing left to do.
   ``sfReadClient*`` read the current packet's payload, starting with its type byte.
@@ -45,8 +45,8 @@ from saphira.client.artifacts import ArtifactType, Category, Point, create_globa
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import RobotStatus
 from saphira.client.sensors.sonar import NO_ECHO, Region
-from saphira.colbert.bindings_link import install_link_bindings
-from saphira.colbert.compiler import ColbertRuntimeError, Ref, Slot, parse_type
+from saphira.colbert.bindings.link import install_link_bindings
+from saphira.colbert.compile.compiler import ColbertRuntimeError, Ref, Slot, parse_type
 from saphira.core import geometry
 from saphira.core.geometry import Pose
 from saphira.core.tasks import TaskState
@@ -580,19 +580,19 @@ class BindingTable:
 def install_bindings(ev: Evaluator) -> None:
     """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
 
-    Concept modules (``bindings_robot``, ``bindings_tasks``, ``bindings_session``, ``bindings_accessories``,
-    ``bindings_display``, ``bindings_laser``, ``bindings_maps``, ``bindings_flat``) add their own
-    :class:`BindingTable` after this module's tables, in that order; ``bindings_link`` installs its own.
+    The concept modules of this package (``robot``, ``tasks``, ``session``, ``accessories``, ``display``,
+    ``laser``, ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
+    order; ``link`` installs its own.
     """
-    from saphira.colbert import (
-        bindings_accessories,
-        bindings_display,
-        bindings_flat,
-        bindings_laser,
-        bindings_maps,
-        bindings_robot,
-        bindings_session,
-        bindings_tasks,
+    from saphira.colbert.bindings import (
+        accessories,
+        display,
+        flat,
+        laser,
+        maps,
+        robot,
+        session,
+        tasks,
     )
 
     s = _Session(ev)
@@ -603,14 +603,14 @@ def install_bindings(ev: Evaluator) -> None:
         *(
             module.table(s)
             for module in (
-                bindings_robot,
-                bindings_tasks,
-                bindings_session,
-                bindings_accessories,
-                bindings_display,
-                bindings_laser,
-                bindings_maps,
-                bindings_flat,
+                robot,
+                tasks,
+                session,
+                accessories,
+                display,
+                laser,
+                maps,
+                flat,
             )
         ),
     ]

@@ -1,6 +1,6 @@
 """The typed syntax tree of Colbert programs and of ``.beh`` behavior files.
 
-Produced by :mod:`saphira.colbert.parser` and :mod:`saphira.colbert.behavior_parser`; consumed by the
+Produced by :mod:`saphira.colbert.syntax.parser` and :mod:`saphira.colbert.beh.parser`; consumed by the
 compiler. Every node is an immutable dataclass with a ``pos`` (1-based line and column of the node's
 first character). Nodes carry syntax only: names are not resolved and expressions are not typed (the
 compiler does both), but literals keep their kind (int, float, string) so the manual's implicit casts

@@ -22,8 +22,8 @@ from lark import Token
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, LexerState, PatternStr, TerminalDef
 
-from saphira.colbert.ast_builder import CURRENT_SESSION
-from saphira.colbert.errors import C_ONLY_KEYWORDS
+from saphira.colbert.syntax.ast_builder import CURRENT_SESSION
+from saphira.colbert.syntax.errors import C_ONLY_KEYWORDS
 
 UTILITY_WORDS = frozenset({"LOAD", "UNLOAD", "CD", "PWD", "HELP", "CONNECT", "DISCONNECT", "EXIT", "SET"})
 # Terminals the lexer produces by context rather than by pattern.

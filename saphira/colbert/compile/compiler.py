@@ -1,8 +1,8 @@
 """Compiling Colbert: the translation of acts, top-level statements and prompt expressions into Python.
 
-The compiler is split by concept: :mod:`~saphira.colbert.symbols` (types, symbols, errors),
-:mod:`~saphira.colbert.codegen` (compiled programs, generated code and its helpers),
-:mod:`~saphira.colbert.expressions` and :mod:`~saphira.colbert.statements`; this module assembles
+The compiler is split by concept: :mod:`~saphira.colbert.compile.symbols` (types, symbols, errors),
+:mod:`~saphira.colbert.compile.codegen` (compiled programs, generated code and its helpers),
+:mod:`~saphira.colbert.compile.expressions` and :mod:`~saphira.colbert.compile.statements`; this module assembles
 them into :class:`Compiler` and re-exports the names the rest of the package uses.
 
 Each ``act`` becomes an :class:`ActProgram`: a flat list of *nodes*, one per statement that does
@@ -47,8 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from saphira.colbert import ast
-from saphira.colbert.codegen import (
+from saphira.colbert.compile.codegen import (
     TOP_LEVEL_LOOP_LIMIT,
     ActProgram,
     CodeUnit,
@@ -57,9 +56,9 @@ from saphira.colbert.codegen import (
     generated_line,
     generated_position,
 )
-from saphira.colbert.expressions import Scope
-from saphira.colbert.statements import Label, Node, StatementCompiler
-from saphira.colbert.symbols import (
+from saphira.colbert.compile.expressions import Scope
+from saphira.colbert.compile.statements import Label, Node, StatementCompiler
+from saphira.colbert.compile.symbols import (
     ACTIVITY,
     BEHAVIOR,
     FLOAT,
@@ -87,6 +86,7 @@ from saphira.colbert.symbols import (
     struct_type,
     zero_value,
 )
+from saphira.colbert.syntax import ast
 
 __all__ = [
     "ACTIVITY",

@@ -1,6 +1,6 @@
 """Colbert bindings for the robot's identity, its sonar buckets and the pointlist; see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. Choices the manual leaves open:
 
 * ``sfRobotName``, ``sfRobotClass``, ``sfRobotSubclass`` are the three strings of the server's SYNC2
   reply (§5.6), read-only, and ``""`` while no robot is connected.
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from saphira.client.sensors.sonar import SonarBucket
-from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import Slot, parse_type
+from saphira.colbert.bindings.table import BindingTable
+from saphira.colbert.compile.compiler import Slot, parse_type
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
     from saphira.robot import Robot
 
 __all__ = ["SDATA_SLOTS", "table"]
@@ -91,7 +91,7 @@ def _sonar_bucket(s: _Session, index: int) -> SonarBucket | None:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         structs=[
             ("sdata", SDATA_SLOTS, None, "a sonar's latest reading (sfSonarBucket)"),

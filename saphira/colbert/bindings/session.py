@@ -1,6 +1,6 @@
 """Colbert bindings for loading files, error messages and the exit flag; see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. Choices the manual leaves open:
 
 * ``sfLoadEvalFile(name)`` is the ``load`` command as a function: a Colbert, behavior or plugin file,
   relative to ``sfLoadDirectory``. ``sfLoadParamFile(name)`` takes a path (absolute, or relative to
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.bindings import BindingTable, c_format
+from saphira.colbert.bindings.table import BindingTable, c_format
 from saphira.core.errors import SaphiraError, SourceError
 from saphira.params.robot_params import find_params_file, load_params
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["ERROR_PREFIX", "table"]
 
@@ -58,7 +58,7 @@ def _error(s: _Session, fmt: str, *args: Any) -> None:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         variables=[
             ("sfIsExited", "int", lambda: int(s.ev.exit_requested), None, "1 once 'exit' was given"),

@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from saphira.colbert import ast
-from saphira.colbert.codegen import CodeUnit
-from saphira.colbert.manual_names import not_in_colbert
-from saphira.colbert.symbols import (
+from saphira.colbert.compile.codegen import CodeUnit
+from saphira.colbert.compile.symbols import (
     BASIC_TYPES,
     BEHAVIOR,
     FLOAT,
@@ -35,6 +33,8 @@ from saphira.colbert.symbols import (
     Slot,
     SymbolTable,
 )
+from saphira.colbert.manual_names import not_in_colbert
+from saphira.colbert.syntax import ast
 from saphira.core.errors import SourcePosition
 from saphira.core.suggest import did_you_mean
 

@@ -1,4 +1,4 @@
-"""Parsing ``.beh`` behavior files (docs/colbert.md §10) into :class:`saphira.colbert.ast.BehaviorFile`.
+"""Parsing ``.beh`` behavior files (docs/colbert.md §10) into :class:`saphira.colbert.syntax.ast.BehaviorFile`.
 
 A file holds one or more ``BeginBehavior name ... EndBehavior`` definitions with the sections Params,
 Rules, Init, Update and Activity, in that order (each may be empty; Init and Update may be left out,
@@ -37,8 +37,8 @@ from typing import Any, cast
 
 from lark import Token
 
-from saphira.colbert import ast
-from saphira.colbert.ast_builder import (
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.ast_builder import (
     CURRENT_SESSION,
     ColbertAstBuilder,
     _Declarator,
@@ -47,8 +47,8 @@ from saphira.colbert.ast_builder import (
     nested_statements,
     token_pos,
 )
-from saphira.colbert.errors import ColbertSyntaxError
-from saphira.colbert.parser import (
+from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.parser import (
     DEFAULT_STRUCT_TYPES,
     GRAMMAR_FILE,
     CompiledGrammar,
@@ -264,5 +264,5 @@ def parse_behaviors(
 def parse_all_behavior_errors(
     text: str, filename: str = "<input>", struct_types: Iterable[str] = DEFAULT_STRUCT_TYPES
 ) -> list[ColbertSyntaxError]:
-    """Every syntax error of a ``.beh`` file, as :func:`saphira.colbert.parser.parse_all_errors` does."""
+    """Every syntax error of a ``.beh`` file, as :func:`saphira.colbert.syntax.parser.parse_all_errors` does."""
     return collect_all_errors(behavior_grammar(), text, filename, struct_types, _SECTIONS, _STARTERS)

@@ -1,6 +1,6 @@
 """Colbert bindings for a Flat4 connection's map changes (:mod:`saphira.flat.link`); see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. A Flat server announces a map change
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. A Flat server announces a map change
 (an automatic transition, or the answer to a ``t``/``m`` query) with ``:MAP-CHANGED``; the link fires a
 Python event (:attr:`~saphira.flat.link.FlatLink.on_map_changed`). Colbert has no events, so an activity
 polls two values instead, as it polls ``sfLaserScans``:
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from saphira.colbert.bindings import BindingTable
+from saphira.colbert.bindings.table import BindingTable
 from saphira.flat.link import FlatLink
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["table"]
 
@@ -40,7 +40,7 @@ def _changes(s: _Session) -> int:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         functions=[
             ("sfFlatMap", "string()", lambda: _map(s), "the map file a Flat server last announced (\"\": none)"),

@@ -16,7 +16,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedInput
 from lark.parsers.lalr_analysis import Shift
 
-from saphira.colbert.lexer import ColbertLexer
+from saphira.colbert.syntax.lexer import ColbertLexer
 
 _Action = int | tuple[int, Any, str]
 

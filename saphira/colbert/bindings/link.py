@@ -1,6 +1,6 @@
 """Bindings that talk to the robot server itself: turning commands, raw-packet waits, simulator control.
 
-Installed by :func:`saphira.colbert.bindings.install_bindings` after its table. Choices the manual
+Installed by :func:`saphira.colbert.bindings.table.install_bindings` after its table. Choices the manual
 leaves open, documented here:
 
 * ``sfHasDCHead`` reads 1 when heading setpoints go out as DCHEAD. Assigning 1 sends
@@ -28,7 +28,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.compiler import ColbertRuntimeError
+from saphira.colbert.compile.compiler import ColbertRuntimeError
 from saphira.colbert.runtime import WaitNextCycle
 from saphira.core.tasks import Task
 from saphira.display.state import DisplayError, display_for
@@ -36,7 +36,7 @@ from saphira.perception.occupancy import start_occupancy_grid
 from saphira.protocol.commands import Command
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
     from saphira.colbert.evaluator import Evaluator
 
 __all__ = ["install_link_bindings"]

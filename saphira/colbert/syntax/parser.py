@@ -1,14 +1,14 @@
-"""Parsing Colbert text into the typed AST of :mod:`saphira.colbert.ast`.
+"""Parsing Colbert text into the typed AST of :mod:`saphira.colbert.syntax.ast`.
 
 ``parse`` reads a file, ``parse_interactive`` one prompt input (the final ``;`` is optional there, as in
 the manual), ``parse_statement`` exactly one statement, and ``parse_all_errors`` reports every
 independent error of a file for ``saphira check``.
 
 How: grammar.lark is compiled once per process into a Lark LALR(1) parser whose inline transformer
-(:class:`~saphira.colbert.ast_builder.ColbertAstBuilder`) builds the AST while parsing, with the Colbert
-lexer (:mod:`~saphira.colbert.lexer`). Text that parses goes through :class:`FastLalr` (the same tables
+(:class:`~saphira.colbert.syntax.ast_builder.ColbertAstBuilder`) builds the AST while parsing, with the Colbert
+lexer (:mod:`~saphira.colbert.syntax.lexer`). Text that parses goes through :class:`FastLalr` (the same tables
 and callbacks in a lean loop); text that does not is parsed again by Lark itself for its detailed
-exception, which :mod:`~saphira.colbert.diagnose` turns into a message.
+exception, which :mod:`~saphira.colbert.syntax.diagnose` turns into a message.
 
 Struct type names are needed to tell ``robot *r;`` (a declaration) from a multiplication, exactly as in
 C: pass the struct types known at that point (``robot`` and ``point`` are predefined).
@@ -27,12 +27,12 @@ import lark
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput, UnexpectedToken
 
-from saphira.colbert import ast
-from saphira.colbert.ast_builder import CURRENT_SESSION, ColbertAstBuilder, ParseSession
-from saphira.colbert.diagnose import blank_statement_at, convert_exception
-from saphira.colbert.errors import ColbertSyntaxError
-from saphira.colbert.fast_lalr import FastLalr, FastPathFailed
-from saphira.colbert.lexer import ColbertLexer
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.ast_builder import CURRENT_SESSION, ColbertAstBuilder, ParseSession
+from saphira.colbert.syntax.diagnose import blank_statement_at, convert_exception
+from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.fast_lalr import FastLalr, FastPathFailed
+from saphira.colbert.syntax.lexer import ColbertLexer
 
 GRAMMAR_FILE = Path(__file__).with_name("grammar.lark")
 DEFAULT_STRUCT_TYPES: frozenset[str] = frozenset({"robot", "point"})
@@ -170,7 +170,7 @@ def collect_all_errors(
     starters: frozenset[str] = frozenset(),
 ) -> list[ColbertSyntaxError]:
     """The recovery loop behind :func:`parse_all_errors` (``sections``/``starters``: see
-    :func:`~saphira.colbert.diagnose.blank_statement_at`)."""
+    :func:`~saphira.colbert.syntax.diagnose.blank_statement_at`)."""
     lines = text.split("\n")
     found: dict[tuple[int, int], ColbertSyntaxError] = {}
     current = text

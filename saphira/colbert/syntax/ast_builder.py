@@ -16,9 +16,9 @@ from typing import Any, TypeAlias, cast
 
 from lark import Token, Transformer
 
-from saphira.colbert import ast
-from saphira.colbert.ast import Pos
-from saphira.colbert.errors import ColbertSyntaxError
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.ast import Pos
+from saphira.colbert.syntax.errors import ColbertSyntaxError
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Colbert bindings for the Pioneer accessories: gripper, RC servos and FTVS vision; see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. The manual names the vision API
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. The manual names the vision API
 (manual §9, Saphira Vision: ``sfVaInfo``, ``sfVbInfo``, ``sfVcInfo`` of ``struct vinfo``, ``VISION_COM``, the
 modes, ``DEG_TO_PIXELS``); it has no gripper functions, so saphira adds ``sfGripperOpen``,
 ``sfGripperClose``, ``sfGripperUp``, ``sfGripperDown``, ``sfGripperStop`` (commands) and
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import ColbertRuntimeError, Slot, parse_type
+from saphira.colbert.bindings.table import BindingTable
+from saphira.colbert.compile.compiler import ColbertRuntimeError, Slot, parse_type
 from saphira.protocol.commands import Command
 from saphira.protocol.gripper import GripperCommand
 from saphira.protocol.vision import DEG_TO_PIXELS, VISION_COM, VisionMode
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["NO_BLOB", "VINFO_SLOTS", "table"]
 
@@ -37,7 +37,7 @@ VINFO_SLOTS = [_vinfo_slot(name) for name in ("type", "x", "y", "area", "h", "w"
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
 
     def state() -> Any:
         return s.robot.reflector.accessories.state

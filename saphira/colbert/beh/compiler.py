@@ -59,10 +59,8 @@ from saphira.behavior.behavior import (
     turn_left,
     turn_right,
 )
-from saphira.colbert import ast
-from saphira.colbert.ast_builder import nested_statements
-from saphira.colbert.behavior_parser import parse_all_behavior_errors, parse_behaviors
-from saphira.colbert.compiler import (
+from saphira.colbert.beh.parser import parse_all_behavior_errors, parse_behaviors
+from saphira.colbert.compile.compiler import (
     BEHAVIOR,
     FLOAT,
     PTR,
@@ -80,6 +78,8 @@ from saphira.colbert.compiler import (
     generated_line,
     runtime_message,
 )
+from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.ast_builder import nested_statements
 from saphira.core.errors import SourceError, SourcePosition
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from saphira.colbert.ast_builder import ParseSession
-from saphira.colbert.errors import (
+from saphira.colbert.syntax.ast_builder import ParseSession
+from saphira.colbert.syntax.errors import (
     C_ONLY_KEYWORDS,
     ColbertSyntaxError,
     describe_expected,

@@ -1,6 +1,6 @@
 """Colbert bindings for map files and the occupancy grid (the Saphira manual §8.10, Display→Occ Grid).
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. Choices the manual leaves open:
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. Choices the manual leaves open:
 
 * ``sfLoadMapFile(name)`` adds the file's artifacts to the pointlist (additive) and returns 0; when
   the file is missing or broken it prints why (file, line and column, with the line and a caret),
@@ -20,12 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saphira.colbert.bindings import BindingTable
+from saphira.colbert.bindings.table import BindingTable
 from saphira.perception import mapfile
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["table"]
 
@@ -71,7 +71,7 @@ class _Maps:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     maps = _Maps(s)
     return BindingTable(
         variables=[

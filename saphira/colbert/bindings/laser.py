@@ -1,6 +1,6 @@
 """Colbert bindings for the laser's latest scan (:mod:`saphira.client.sensors.laser`); see docs/colbert.md.
 
-Registered by :func:`saphira.colbert.bindings.install_bindings`. Saphira had no laser bindings of
+Registered by :func:`saphira.colbert.bindings.table.install_bindings`. Saphira had no laser bindings of
 its own, so the names follow its sonar ones (``sfSonarRange``, ``sfSonarXCoord``):
 
 * ``sfLaserCount()`` is the number of readings in the latest complete scan, 0 before the first;
@@ -17,11 +17,11 @@ import math
 from typing import TYPE_CHECKING
 
 from saphira.client.sensors.laser import LaserScan
-from saphira.colbert.bindings import BindingTable
-from saphira.colbert.compiler import ColbertRuntimeError
+from saphira.colbert.bindings.table import BindingTable
+from saphira.colbert.compile.compiler import ColbertRuntimeError
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings import _Session
+    from saphira.colbert.bindings.table import _Session
 
 __all__ = ["table"]
 
@@ -64,7 +64,7 @@ def _coord(s: _Session, index: int, axis: int) -> float:
 
 
 def table(s: _Session) -> BindingTable:
-    """The bindings of this module, for :func:`~saphira.colbert.bindings.install_bindings`."""
+    """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         functions=[
             ("sfLaserCount", "int()", lambda: _count(s), "readings in the latest laser scan (0: none yet)"),

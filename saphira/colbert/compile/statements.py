@@ -1,7 +1,7 @@
 """Compiling Colbert statements: act bodies into FSM nodes, top-level and ``update`` code into plain Python.
 
 In an act body each statement that does something becomes a :class:`Node` whose code returns where
-to go next (see :mod:`saphira.colbert.compiler` for the encoding of continues, breaks and waits);
+to go next (see :mod:`saphira.colbert.compile.compiler` for the encoding of continues, breaks and waits);
 jumps are threaded away when the nodes are rendered. At top level and in ``update`` statements run
 directly, as ordinary Python statements.
 """
@@ -13,10 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from saphira.colbert import ast
-from saphira.colbert.codegen import TOP_LEVEL_LOOP_LIMIT, CodeUnit, RuntimeHooks, StartSpec
-from saphira.colbert.expressions import ExpressionCompiler, convertible, describe_expression
-from saphira.colbert.symbols import (
+from saphira.colbert.compile.codegen import TOP_LEVEL_LOOP_LIMIT, CodeUnit, RuntimeHooks, StartSpec
+from saphira.colbert.compile.expressions import ExpressionCompiler, convertible, describe_expression
+from saphira.colbert.compile.symbols import (
     BEHAVIOR,
     INT,
     ActSchema,
@@ -26,6 +25,7 @@ from saphira.colbert.symbols import (
     Function,
     SymbolTable,
 )
+from saphira.colbert.syntax import ast
 from saphira.core.errors import SourcePosition
 
 

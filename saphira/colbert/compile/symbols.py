@@ -1,8 +1,8 @@
 """Colbert's types and symbols: errors, C types and their conversions, structs, and the symbol table.
 
-Everything here is data that the compiler (:mod:`saphira.colbert.compiler`), the runtime and the
+Everything here is data that the compiler (:mod:`saphira.colbert.compile.compiler`), the runtime and the
 bindings share: what a name means (:class:`SymbolTable`), what a type is (:class:`CType`), and how
-runtime values convert and print. See :mod:`saphira.colbert.compiler` for the decisions on types.
+runtime values convert and print. See :mod:`saphira.colbert.compile.compiler` for the decisions on types.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.core.errors import SaphiraError, SourceError
 
 if TYPE_CHECKING:
-    from saphira.colbert.codegen import ActProgram
+    from saphira.colbert.compile.codegen import ActProgram
 
 # ==== errors ============================================================================================
 
