@@ -1,0 +1,1 @@
+"""What Colbert's drawing calls and the live view share: the display state and the user's drawings."""

@@ -1,0 +1,1 @@
+"""Recordings of runs (the byte stream and what the session saw), their playback, and MCAP export."""

@@ -1,0 +1,2 @@
+"""The manual's behavior language (``.beh`` files: ``BeginBehavior … EndBehavior``), parsed and compiled
+into the same behavior objects as Python behaviors."""

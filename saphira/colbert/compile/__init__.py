@@ -1,0 +1,1 @@
+"""Colbert's compiler: symbols, expressions and statements into the runtime's finite-state machines."""

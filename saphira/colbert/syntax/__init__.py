@@ -1,0 +1,1 @@
+"""Colbert's syntax: the grammar, the lexer and parser, the AST and located syntax errors."""
