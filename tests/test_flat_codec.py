@@ -23,8 +23,8 @@ from saphira.flat.codec import (
     JumpQuery,
     JumpsReply,
     LaserQuery,
+    LaserReading,
     LaserReply,
-    LaserScan,
     MapChanged,
     MapQuery,
     OpenSpaceQuery,
@@ -54,7 +54,7 @@ REPLIES = [
     # sonars not used: the list is empty "but the surrounding parentheses are still there"; one TOP laser
     (
         f"(() (-150.2 30 -45) 0 ((TOP 0 {RANGES})))",
-        StepOutput((), (-150.2, 30, -45), 0, (LaserScan("TOP", 0, tuple(float(1000 + k) for k in range(180))),)),
+        StepOutput((), (-150.2, 30, -45), 0, (LaserReading("TOP", 0, tuple(float(1000 + k) for k in range(180))),)),
     ),
     # two lasers: LEFT at -45, RIGHT at 45
     (f"({SONAR} (0 0 0) 100 ((LEFT -45 {RANGES}) (RIGHT 45 {RANGES})))", None),

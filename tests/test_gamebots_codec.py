@@ -14,9 +14,9 @@ from saphira.gamebots.codec import (
     Geometry,
     Init,
     JointDrive,
-    LaserScan,
     LineReader,
     Message,
+    RangeScannerMessage,
     SensorGeometry,
     SonarScan,
     Sta,
@@ -53,7 +53,7 @@ def test_seed_messages_read_as_their_types() -> None:
     assert sta.attitude == (0.0, 1.5708, 0.0) and sta.light is False
     sonar = SonarScan.read(messages["SEN", "Range"])
     assert sonar.ranges == (("F1", 4.5), ("F2", 3.25)) and sonar.sensor_type == "Range"
-    laser = LaserScan.read(parse(SEED_LINES[3]))
+    laser = RangeScannerMessage.read(parse(SEED_LINES[3]))
     assert laser.name == "Scanner1" and laser.ranges == (1.5, 2.25, 3.0)
     geo = Geometry.read(messages["GEO", "Range"])
     assert [s.name for s in geo.sensors] == ["F1", "F2"]
@@ -80,8 +80,8 @@ def test_typed_messages_round_trip() -> None:
     assert Sta.read(parse(format_message(sta.message()))) == sta
     scan = SonarScan(1.5, (("F1", 0.25), ("R8", 5.0)))
     assert SonarScan.read(parse(format_message(scan.message()))) == scan
-    laser = LaserScan(2.0, "Scanner1", 0.0175, 3.1416, (1.0, 2.5, 20.0))
-    assert LaserScan.read(parse(format_message(laser.message()))) == laser
+    laser = RangeScannerMessage(2.0, "Scanner1", 0.0175, 3.1416, (1.0, 2.5, 20.0))
+    assert RangeScannerMessage.read(parse(format_message(laser.message()))) == laser
     geo = Geometry("Sonar", (SensorGeometry("F1", (0.069, -0.136, 0.0), (0.0, 0.0, -1.5708)),))
     text = format_message(geo.message())
     assert text == (

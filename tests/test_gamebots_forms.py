@@ -9,8 +9,8 @@ import pytest
 from saphira.gamebots.codec import (
     GamebotsError,
     Init,
-    LaserScan,
     Message,
+    RangeScannerMessage,
     SonarScan,
     Sta,
     StartPoses,
@@ -82,5 +82,5 @@ def test_udks_sta_has_no_location_and_the_laser_reads_fov_either_way() -> None:
     sta = Sta.read(parse("STA {Time 3.2} {Battery 1190}"))
     assert sta.location is None and sta.time == 3.2 and sta.battery == 1190.0
     assert "Location" not in format_message(sta.message())
-    scan = LaserScan.read(parse("SEN {Type RangeScanner} {Name S} {Fov 1.5708} {Range 1,2,3}"))
+    scan = RangeScannerMessage.read(parse("SEN {Type RangeScanner} {Name S} {Fov 1.5708} {Range 1,2,3}"))
     assert scan.fov == pytest.approx(math.pi / 2, abs=1e-4)

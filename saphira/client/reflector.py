@@ -14,6 +14,7 @@ odometric motion and can be corrected (``move_robot``, ``set_global_pose``) by r
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -21,7 +22,7 @@ from saphira.client.artifacts import PointList
 from saphira.client.motion import MotionControl
 from saphira.client.odometry import Motion, OdometryIntegrator
 from saphira.client.sensors.accessories import AccessoryReflector
-from saphira.client.sensors.laser import FloatArray, LaserScan, ReflectedLaser
+from saphira.client.sensors.laser import LaserScan, ReflectedLaser
 from saphira.client.sensors.sonar import NO_ECHO, Sonar, SonarPose
 from saphira.core.geometry import Pose, norm2_angle
 from saphira.params.laser import laser_config
@@ -94,8 +95,33 @@ class RobotState:
         return self.stall_left or self.stall_right
 
 
+@dataclass(frozen=True)
+class PoseReport:
+    """One step of a simulator that reports where its robot is instead of sending SIPs (Flat, Gamebots):
+    what its link worked out from the wire, in Saphira's units, handed to :meth:`Reflector.apply_report`.
+
+    ``pose`` (mm, mm, deg) is the odometric pose; ``motion`` (mm ahead, mm left, deg) is the motion
+    since the last report, None when the pose places the robot (the first report, a new map): the
+    global pose becomes ``pose`` and the sonar buffers are cleared. ``battery`` and ``sonar_enabled``
+    None leave the state's as they are.
+    """
+
+    pose: tuple[float, float, float]
+    motion: tuple[float, float, float] | None
+    vel: float
+    rvel: float
+    leftv: float
+    rightv: float
+    stalled: bool
+    battery: float | None = None
+    sonar_enabled: bool | None = None
+
+
 class Reflector:
-    """Applies SIPs to the state, the sonar, the artifacts and the setpoints' position feedback."""
+    """Applies SIPs to the state, the sonar, the artifacts and the setpoints' position feedback.
+
+    It holds state and offers the methods that update it; it decodes no packets: the links do
+    (:mod:`saphira.client.link.devices` for the Pioneer protocol's laser, gripper and vision packets)."""
 
     def __init__(self, params: RobotParams, *, front_max_range: float = 2500.0) -> None:
         self.state = RobotState()
@@ -182,22 +208,61 @@ class Reflector:
             state.status = RobotStatus.STOPPED
         return motion
 
-    def apply_laser(self, payload: bytes) -> LaserScan | None:
-        """Fold one 0x60/0x61 packet into the laser (DecodeError if malformed); the scan it completes."""
-        state = self.state
-        return self.laser.apply_packet(payload, state.odo_pose, state.global_pose)
+    def apply_laser_scan(self, scan: LaserScan) -> LaserScan:
+        """Keep a complete scan (however its link decoded it): the latest, numbered, its points the LPS
+        ring moved to where the robot is now."""
+        return self.laser.keep(scan, self.state.odo_pose)
 
-    def apply_laser_scan(
-        self, ranges: FloatArray, angles: FloatArray, max_range: float, mount: tuple[float, float] = (0.0, 0.0)
-    ) -> LaserScan:
-        """Take a whole scan taken now (a link whose protocol sends scans whole, as Flat's does): ranges
-        (mm) at robot-frame ``angles`` (deg) from the laser at ``mount`` (mm ahead, mm left)."""
+    def apply_sonar_ranges(self, readings: Iterable[tuple[int, int]]) -> None:
+        """Sonar ranges (transducer, mm) taken at the current pose, from a link whose protocol reports
+        ranges rather than SIPs (Flat, Gamebots); the sonar counts as on."""
         state = self.state
-        odo = state.odo_pose
-        scan = LaserScan(
-            ranges, angles, odo, state.global_pose, max_range, mount[0], mount[1], sequence=self.laser.scans + 1
-        )
-        return self.laser.keep(scan, odo)
+        odo, global_pose = (state.odo_x, state.odo_y, state.odo_th), state.global_pose
+        for number, mm in readings:
+            self.sonar.add_reading(number, mm, odo, global_pose)
+        state.sonar_enabled = True
+
+    def apply_report(self, report: PoseReport) -> None:
+        """Fold one step of a pose-reporting simulator (:class:`PoseReport`) in, as :meth:`apply_sip` does a SIP."""
+        state = self.state
+        x, y, th = report.pose
+        if report.motion is None:
+            self.set_global_pose(x, y, th)
+            self.sonar.clear()
+        else:
+            forward, left, dth = report.motion
+            self._move_global(forward, left, dth)
+            self.sonar.move(forward, left, dth)
+        state.vel, state.rvel = report.vel, report.rvel
+        state.leftv, state.rightv = report.leftv, report.rightv
+        state.stall_left = state.stall_right = report.stalled
+        state.stall_word = 0x0101 if report.stalled else 0
+        state.odo_x, state.odo_y, state.odo_th = x, y, th
+        motion_pose = self.motion.pose
+        motion_pose.x, motion_pose.y, motion_pose.th, motion_pose.vel, motion_pose.control = x, y, th, state.vel, 0.0
+        if report.battery is not None:
+            state.battery = report.battery
+        if report.sonar_enabled is not None:
+            state.sonar_enabled = report.sonar_enabled
+        state.motors_enabled = True
+        state.sips += 1
+        if state.stalled:
+            state.status = RobotStatus.STALLED
+        elif abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:
+            state.status = RobotStatus.MOVING
+        else:
+            state.status = RobotStatus.STOPPED
+
+    def set_rates(self, motor_packets: int, sonar_packets: int, now: float) -> None:
+        """The link's packet counts over the last second (MPac, SPac; VPac is counted here)."""
+        self.state.motor_packet_count, self.state.sonar_packet_count = motor_packets, sonar_packets
+        self.accessories.update_rates(now)
+
+    def disconnected(self) -> None:
+        """The link is down: no setpoints, no status, no packet rates."""
+        self.motion.reset()
+        self.state.status = RobotStatus.NOT_CONNECTED
+        self.state.motor_packet_count = self.state.sonar_packet_count = 0
 
     def _move_global(self, forward: float, left: float, dth: float) -> None:
         state = self.state

@@ -246,7 +246,7 @@ def format_input(item: Input) -> str:
 
 # ============================================================================ Flat's forms
 @dataclass(frozen=True)
-class LaserScan:
+class LaserReading:
     """One laser's data in the step output: ``(NAME angle n1 … n180)``, ranges in mm from the laser."""
 
     name: str
@@ -261,7 +261,7 @@ class StepOutput:
     sonar: tuple[float, ...]
     pose: tuple[float, float, float]
     time: int
-    lasers: tuple[LaserScan, ...] = ()
+    lasers: tuple[LaserReading, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -541,5 +541,5 @@ def _step_output(r: _Reader, form: _List) -> StepOutput:
         name = r.word(head).lstrip(":")
         if len(ranges) != LASER_READINGS:
             raise r.fail(f"laser {name} has {len(ranges)} readings, not {LASER_READINGS},", node)
-        scans.append(LaserScan(name, r.num(angle), tuple(r.num(v) for v in ranges)))
+        scans.append(LaserReading(name, r.num(angle), tuple(r.num(v) for v in ranges)))
     return StepOutput(sonar, (x, y, th), int(r.num(time_node)), tuple(scans))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from saphira.core.geometry import Pose, change_vp, unchange_vp
-from saphira.flat.codec import LASER_READINGS, LaserScan, Reading
+from saphira.flat.codec import LASER_READINGS, LaserReading, Reading
 from saphira.sim.laser import cast_scan
 from saphira.world.raycast import FloatArray
 from saphira.world.world import World
@@ -75,7 +75,7 @@ def bearing(right: float, ahead: float) -> float:
     return theta + 360.0 if theta < -90.0 else theta
 
 
-def robot_frame_scan(scans: tuple[LaserScan, ...]) -> tuple[FloatArray, FloatArray]:
+def robot_frame_scan(scans: tuple[LaserReading, ...]) -> tuple[FloatArray, FloatArray]:
     """Every laser's ranges (mm) as one scan, with bearings (deg, counter-clockwise from ahead) increasing.
 
     Reading *i* of a laser at Flat's (clockwise) mount angle *a* looks ``i + 0.5 − 90 − a`` degrees off
@@ -121,7 +121,7 @@ class LaserRig:
         x, y = to_world(pose, -mount.left, mount.forward)
         return x, y, pose.th - mount.angle
 
-    def scan(self, world: World, pose: Pose) -> tuple[LaserScan, ...]:
+    def scan(self, world: World, pose: Pose) -> tuple[LaserReading, ...]:
         """Every laser's 180 ranges from the robot's true ``pose`` in ``world``."""
         scans = []
         offsets = np.arange(LASER_READINGS, dtype=np.float64) + 0.5 - 90.0
@@ -129,10 +129,10 @@ class LaserRig:
             x, y, heading = self._origin(pose, mount)
             distances = cast_scan(world.index, (x, y), heading + offsets, self.max_range)
             ranges = np.where(np.isfinite(distances), distances, self.max_range)
-            scans.append(LaserScan(mount.name, mount.angle, tuple(float(r) for r in ranges)))
+            scans.append(LaserReading(mount.name, mount.angle, tuple(float(r) for r in ranges)))
         return tuple(scans)
 
-    def readings(self, scans: tuple[LaserScan, ...]) -> tuple[tuple[str, tuple[Reading, ...]], ...]:
+    def readings(self, scans: tuple[LaserReading, ...]) -> tuple[tuple[str, tuple[Reading, ...]], ...]:
         """Each laser's readings in the robot's "y ahead" frame (no-echo readings included, at full range)."""
         out = []
         by_name = {m.name: m for m in self.mounts}
@@ -149,7 +149,7 @@ class LaserRig:
             out.append((scan.name, tuple(readings)))
         return tuple(out)
 
-    def echoes(self, scans: tuple[LaserScan, ...]) -> list[tuple[Reading, bool]]:
+    def echoes(self, scans: tuple[LaserReading, ...]) -> list[tuple[Reading, bool]]:
         """All readings of all lasers in bearing order, each with whether it hit something."""
         merged: list[tuple[Reading, bool]] = []
         for (_, readings), scan in zip(self.readings(scans), scans, strict=True):

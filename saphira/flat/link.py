@@ -6,9 +6,9 @@ reflector, Colbert and the behaviors run unchanged. Each step output fills the r
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
 ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans, merged into one scan in the robot
-frame (:func:`saphira.flat.laser.robot_frame_scan`), go to the reflector's laser
-(:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS ring, the occupancy
-queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
+frame (:func:`saphira.flat.laser.robot_frame_scan`), a :class:`~saphira.client.sensors.laser.LaserScan`, go to
+the reflector's laser (:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS
+ring, the occupancy queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
 Each cycle the setpoints go out as one ``c v w 1 message`` line.
 
 Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.md):
@@ -35,12 +35,14 @@ import contextlib
 import logging
 import time
 from collections import deque
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
 from saphira.client.link.velocity import VelocityLink, link_for
 from saphira.client.link.velocity import heading_velocity as _heading_velocity
 from saphira.client.reflector import Reflector
+from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import Transport, TransportError
 from saphira.core.clock import Clock
 from saphira.core.events import Event
@@ -232,24 +234,26 @@ class FlatLink(VelocityLink):
 
     def _apply(self, output: StepOutput, now: float) -> None:
         reflector = self.reflector
-        state = reflector.state
         previous = None if self._relocated or self._previous is None else self._previous
         dt = 0.0 if previous is None else (output.time - previous.time) / 1000.0
-        self._take_pose(output.pose, previous.pose if previous is not None else None, dt)
+        report = self._pose_report(output.pose, previous.pose if previous is not None else None, dt)
+        reflector.apply_report(replace(report, sonar_enabled=bool(output.sonar)))
         self._relocated = False
         self._previous = output
         self.last_output = output
-        state.leftv = state.rightv = state.vel
-        odo = output.pose
-        for number, value in enumerate(output.sonar):
-            reflector.sonar.add_reading(number, round(value), odo, state.global_pose)
-        state.sonar_enabled = bool(output.sonar)
+        if output.sonar:
+            reflector.apply_sonar_ranges((number, round(value)) for number, value in enumerate(output.sonar))
         if output.lasers:
-            ranges, angles = robot_frame_scan(output.lasers)
-            reflector.apply_laser_scan(ranges, angles, MAX_RANGE)
+            reflector.apply_laser_scan(self._scan(output))
         self._sonar_times.add(now, len(output.sonar))
         self._owe_input = True
         self._step_taken(now, "the Flat server")
+
+    def _scan(self, output: StepOutput) -> LaserScan:
+        """The step's lasers as one scan in the robot frame, taken where the reflector has the robot now."""
+        ranges, angles = robot_frame_scan(output.lasers)
+        state = self.reflector.state
+        return LaserScan(ranges, angles, state.odo_pose, state.global_pose, MAX_RANGE)
 
     def reflect(self) -> None:
         """Reflect phase: one control line for the step output taken in this cycle."""

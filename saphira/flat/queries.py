@@ -40,8 +40,8 @@ from saphira.flat.codec import (
     JumpQuery,
     JumpsReply,
     LaserQuery,
+    LaserReading,
     LaserReply,
-    LaserScan,
     OpenSpaceQuery,
     OpenSpaceReply,
     Reading,
@@ -55,7 +55,7 @@ from saphira.flat.laser import LaserRig
 LaserQueryKind = BlobQuery | DoorwayQuery | JumpQuery | LaserQuery | OpenSpaceQuery | SegmentQuery
 
 
-def answer(query: LaserQueryKind, time: int, rig: LaserRig, scans: tuple[LaserScan, ...]) -> Reply:
+def answer(query: LaserQueryKind, time: int, rig: LaserRig, scans: tuple[LaserReading, ...]) -> Reply:
     """The reply to one laser query at ``time`` (ms) for the rig's current ``scans``."""
     if isinstance(query, LaserQuery):
         return LaserReply(time, rig.readings(scans))

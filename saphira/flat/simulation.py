@@ -28,7 +28,7 @@ from saphira.flat import queries
 from saphira.flat.codec import (
     Control,
     DefaultQuery,
-    LaserScan,
+    LaserReading,
     MapChanged,
     MapQuery,
     Query,
@@ -146,7 +146,7 @@ class FlatSimulation:
             self.robot.cmd_setra(accel)
         self.message = ""
         self.wall_contacts = 0
-        self._scans: tuple[LaserScan, ...] | None = None
+        self._scans: tuple[LaserReading, ...] | None = None
         self._inside = self._covering()
 
     # ------------------------------------------------------------------ state
@@ -162,7 +162,7 @@ class FlatSimulation:
     def pose(self) -> Pose:
         return self.robot.pose
 
-    def scans(self) -> tuple[LaserScan, ...]:
+    def scans(self) -> tuple[LaserReading, ...]:
         """This step's laser scans (cast once per step)."""
         if self._scans is None:
             self._scans = self.rig.scan(self.world, self.pose)

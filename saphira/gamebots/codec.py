@@ -11,7 +11,7 @@ segment), and :func:`format_message` always writes the braces, as Gamebots sends
 ``\\r\\n`` on the wire (:func:`encode`); a reader accepts ``\\n`` alone.
 
 Everything that goes over the wire is a :class:`Message`; the typed views below it
-(:class:`Drive`, :class:`Init`, :class:`Sta`, :class:`SonarScan`, :class:`LaserScan`,
+(:class:`Drive`, :class:`Init`, :class:`Sta`, :class:`SonarScan`, :class:`RangeScannerMessage`,
 :class:`Geometry`, …) build and read the forms the server and client use. Units and frames are
 USARSim 3.x's (docs/gamebots.md): metres, seconds, radians, and Unreal's left-handed frame — x
 forward, y to the right, z down, so a positive yaw turns clockwise seen from above. The conversion to
@@ -451,7 +451,7 @@ class SonarScan:
 
 
 @dataclass(frozen=True)
-class LaserScan:
+class RangeScannerMessage:
     """``SEN {Time t} {Type RangeScanner} {Name Scanner1} {Resolution r} {FOV f} {Range r1,r2,…}``.
 
     Ranges in metres from the rightmost beam to the leftmost (Unreal's yaw grows clockwise, so the
@@ -476,7 +476,7 @@ class LaserScan:
         )
 
     @classmethod
-    def read(cls, message: Message) -> LaserScan:
+    def read(cls, message: Message) -> RangeScannerMessage:
         ranges = parse_floats(message.get("Range") or "", "Range")
         # USARSim writes FOV in SEN and Fov in CONF; the 2003 form has neither (nor Resolution): 180°
         fov = message.number("FOV", message.number("Fov", math.pi))

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from saphira.gamebots.codec import LaserScan
+from saphira.gamebots.codec import RangeScannerMessage
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.raycast import cast_rays
 
@@ -30,10 +30,10 @@ class LaserConfig:
     def resolution(self) -> float:
         return self.fov / max(1, self.beams - 1)
 
-    def scan(self, robot: SimRobot, simulation: Simulation, time: float) -> LaserScan:
+    def scan(self, robot: SimRobot, simulation: Simulation, time: float) -> RangeScannerMessage:
         th = math.radians(robot.th)
         origin = (robot.x + self.mount_x * 1000.0 * math.cos(th), robot.y + self.mount_x * 1000.0 * math.sin(th))
         angles = robot.th + np.degrees(np.linspace(-self.fov / 2.0, self.fov / 2.0, self.beams))
         hits = cast_rays(origin, angles, simulation.world.segments, self.max_range * 1000.0)
         ranges = np.minimum(hits.distances / 1000.0, self.max_range)
-        return LaserScan(time, self.name, self.resolution, self.fov, tuple(float(r) for r in ranges))
+        return RangeScannerMessage(time, self.name, self.resolution, self.fov, tuple(float(r) for r in ranges))

@@ -17,7 +17,8 @@ Colbert and the behaviors run on it unchanged:
   or one message per sonar (UDK); a sonar whose range has not changed since its last message is not
   taken again (a whole ring repeats the sonars that did not fire). The sonar geometry is the one ``GEO``
   reports (it replaces the parameter file's). ``SEN {Type RangeScanner}`` scans go to the reflector's
-  laser (:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
+  laser (as one :class:`~saphira.client.sensors.laser.LaserScan`,
+  :meth:`~saphira.client.reflector.Reflector.apply_laser_scan`) once the step's STA has moved the robot,
   as Flat's and the Pioneer protocol's do, so the ``sfLaser*`` bindings, avoidance and the perception
   tasks see them; the laser's mount and range are the ones ``GEO`` and ``CONF {Type RangeScanner}`` give.
 * Each cycle the setpoints become one ``DRIVE {Left l} {Right r}`` of wheel spin speeds (rad/s), from
@@ -45,6 +46,7 @@ import numpy as np
 from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
 from saphira.client.link.velocity import VelocityLink, link_for
 from saphira.client.reflector import Reflector
+from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import Transport, TransportError
 from saphira.core.clock import Clock
 from saphira.core.geometry import norm2_angle
@@ -55,9 +57,9 @@ from saphira.gamebots.codec import (
     GamebotsError,
     Geometry,
     Init,
-    LaserScan,
     LineReader,
     Message,
+    RangeScannerMessage,
     SonarScan,
     Sta,
     encode,
@@ -144,7 +146,7 @@ class GamebotsLink(VelocityLink):
         """mm ahead, mm left of the centre: where ``GEO {Type RangeScanner}`` puts the laser."""
         self.laser_range = DEFAULT_LASER_RANGE
         """mm: the laser's MaxRange (``CONF {Type RangeScanner}``); a reading this long saw nothing."""
-        self._scans: list[LaserScan] = []
+        self._scans: list[RangeScannerMessage] = []
         self.last_sta: Sta | None = None
         self.sonar_names: dict[str, int] = {}
         self._last_ranges: dict[int, float] = {}
@@ -253,7 +255,7 @@ class GamebotsLink(VelocityLink):
         elif kind == "SEN" and sensor in ("GroundTruth", "Odometry"):
             self._take_sensor_pose(message, sensor)
         elif kind == "SEN" and sensor == "RangeScanner":
-            self._scans.append(LaserScan.read(message))
+            self._scans.append(RangeScannerMessage.read(message))
         elif kind == "GEO" and sensor in SONAR_TYPES:
             self._apply_sonar_geometry(Geometry.read(message))
         elif kind == "GEO" and sensor == "RangeScanner":
@@ -320,8 +322,7 @@ class GamebotsLink(VelocityLink):
         self.sonar_names = names
 
     def _apply_sonar(self, scan: SonarScan) -> None:
-        state = self.reflector.state
-        odo = (state.odo_x, state.odo_y, state.odo_th)
+        readings = []
         for name, metres in scan.ranges:
             number = self.sonar_names.get(name, sonar_number(name))
             if number is None or number >= len(self.reflector.params.sonar_units):
@@ -329,20 +330,23 @@ class GamebotsLink(VelocityLink):
             if self._last_ranges.get(number) == metres:
                 continue
             self._last_ranges[number] = metres
-            self.reflector.sonar.add_reading(number, round(metres * 1000.0), odo, state.global_pose)
+            readings.append((number, round(metres * 1000.0)))
+        self.reflector.apply_sonar_ranges(readings)
+        for _ in readings:
             self._sonar_times.add(self.clock.now())
-        state.sonar_enabled = True
 
-    def _apply_laser(self, scan: LaserScan) -> None:
+    def _apply_laser(self, message: RangeScannerMessage) -> None:
         """A RangeScanner scan (metres, right to left over the FOV) into the reflector's laser."""
-        ranges = np.asarray(scan.ranges, dtype=np.float64) * 1000.0
-        half = math.degrees(scan.fov) / 2.0
+        ranges = np.asarray(message.ranges, dtype=np.float64) * 1000.0
+        half = math.degrees(message.fov) / 2.0
         angles = np.linspace(-half, half, len(ranges)) if len(ranges) > 1 else np.zeros(len(ranges))
-        self.reflector.apply_laser_scan(ranges, angles, self.laser_range, self.laser_mount)
+        state = self.reflector.state
+        mount_x, mount_y = self.laser_mount
+        scan = LaserScan(ranges, angles, state.odo_pose, state.global_pose, self.laser_range, mount_x, mount_y)
+        self.reflector.apply_laser_scan(scan)
 
     def _apply_sta(self, sta: Sta, now: float) -> None:
         reflector = self.reflector
-        state = reflector.state
         assert sta.location is not None, "posed before it is applied"
         x, y, th = from_unreal(sta.location, sta.attitude[1])
         previous = self.last_sta
@@ -352,11 +356,12 @@ class GamebotsLink(VelocityLink):
             else from_unreal(previous.location, previous.attitude[1])
         )
         dt = 0.0 if previous is None else sta.time - previous.time
-        self._take_pose((x, y, norm2_angle(th)), before, dt, sta.stalled)
+        report = self._pose_report((x, y, norm2_angle(th)), before, dt, sta.stalled)
         self.last_sta = sta
-        half = math.radians(state.rvel) / (reflector.params.diff_conv_factor or 0.0056)
-        state.leftv, state.rightv = state.vel - half, state.vel + half
-        state.battery = sta.battery
+        half = math.radians(report.rvel) / (reflector.params.diff_conv_factor or 0.0056)
+        reflector.apply_report(
+            dataclasses.replace(report, leftv=report.vel - half, rightv=report.vel + half, battery=sta.battery)
+        )
         self._step_taken(now, self.identity.robot_class if self.identity else "USARSim")
 
     # ------------------------------------------------------------------ output

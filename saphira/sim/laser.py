@@ -31,11 +31,11 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
+from saphira.client.sensors.laser import LaserScan
 from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
@@ -51,19 +51,6 @@ MAX_READINGS: Final = 2000
 MODE_OFF: Final = 0
 MODE_NORMAL: Final = 1
 MODE_EXTENDED: Final = 2
-
-
-@dataclass(frozen=True)
-class LaserScan:
-    """One simulated scan: ranges (mm) from ``start`` every ``increment`` degrees about the laser's
-    axis, the robot's odometric pose (reported in 0x60) and true pose when it was taken."""
-
-    ranges: FloatArray
-    start: float
-    increment: float
-    odometric: Pose
-    true_pose: Pose
-    sequence: int
 
 
 def cast_scan(
@@ -103,6 +90,7 @@ class SimLaser:
         self._fan_walls: tuple[IntArray | None, SegmentIndex, bytes, FanWalls] | None = None
         self._cast_key: tuple[object, ...] | None = None
         self._distances: FloatArray = np.zeros(0)
+        self._angles: tuple[tuple[float, float, int], FloatArray] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -115,6 +103,13 @@ class SimLaser:
     def angles(self) -> FloatArray:
         """Bearing of each reading about the laser's axis, degrees."""
         return self.start + self.increment * np.arange(self.count, dtype=np.float64)
+
+    def _robot_angles(self, count: int) -> FloatArray:
+        """Bearing of each reading in the robot frame (the mount's heading added), kept while the settings stay."""
+        key = (self.start, self.increment, count)
+        if self._angles is None or self._angles[0] != key:
+            self._angles = (key, self.config.th + self.start + self.increment * np.arange(count, dtype=np.float64))
+        return self._angles[1]
 
     def set_mode(self, mode: int) -> None:
         self.mode = mode
@@ -140,7 +135,9 @@ class SimLaser:
         rng: np.random.Generator,
         extra: FloatArray | None = None,
     ) -> LaserScan:
-        """Take a scan from the robot's true pose; it becomes :attr:`scan`."""
+        """Take a scan from the robot's true pose; it becomes :attr:`scan`: the client's
+        :class:`~saphira.client.sensors.laser.LaserScan`, with the odometric pose (reported in 0x60)
+        as ``robot_pose`` and the true pose as ``global_pose``."""
         config = self.config
         x, y, th = true_pose
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
@@ -154,7 +151,9 @@ class SimLaser:
         noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
         ranges = np.maximum(np.minimum(noisy, config.max_range), 0.0)  # no return (inf) reads as the maximum range
         self.scans += 1
-        self.scan = LaserScan(ranges, self.start, self.increment, odometric, true_pose, self.scans)
+        angles = self._robot_angles(key[3])
+        self.scan = LaserScan(ranges, angles, odometric, true_pose, config.max_range, config.x, config.y,
+                              sequence=self.scans)  # fmt: skip
         return self.scan
 
     def _walls(self, index: SegmentIndex, origin: tuple[float, float], extra: FloatArray | None) -> FanWalls:
@@ -192,7 +191,7 @@ class SimLaser:
         flags = FLAG_MOVED if self.moved else 0
         self.moved = False
         extended = self.mode == MODE_EXTENDED
-        return laser_stream(scan.ranges, extended=extended, pose=scan.odometric, flags=flags)
+        return laser_stream(scan.ranges, extended=extended, pose=scan.robot_pose, flags=flags)
 
     def reset(self) -> None:
         """Back to power-on: off, the parameter file's field of view and resolution."""

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from saphira.client.reflector import Reflector, RobotStatus
+from saphira.client.link.devices import DeviceDecoder
+from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import laser_request
 from saphira.client.transport import Transport, TransportClosed, TransportError, open_transport
 from saphira.core.clock import Clock
@@ -131,13 +132,15 @@ class Link:
         self.error: str | None = None
         self.counters = LinkCounters()
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
+        self.devices = DeviceDecoder(reflector)
+        """Decodes the laser, gripper and vision packets (and the PTUPOS sent) into the reflector."""
         self.on_connect: Event[[]] = Event("connect")
         self.on_disconnect: Event[[str]] = Event("disconnect")
         self.on_packet_in: Event[[bytes]] = Event("packet_in")
         """Every checked payload received (for recording and custom packet handlers)."""
         self.on_packet_out: Event[[bytes]] = Event("packet_out")
         """Every framed packet sent."""
-        self.on_packet_out.connect(reflector.accessories.note_sent)
+        self.on_packet_out.connect(self.devices.note_sent)
         self.user_params: str | None = None
         """A parameter file (path or bundled name) laid over the reported model's own parameters."""
         self._choose_params = params_chooser or self._params_for_identity
@@ -222,9 +225,7 @@ class Link:
             self.transport.close()
         self.transport = None
         self.state = state
-        self.reflector.motion.reset()
-        self.reflector.state.status = RobotStatus.NOT_CONNECTED
-        self.reflector.state.motor_packet_count = self.reflector.state.sonar_packet_count = 0
+        self.reflector.disconnected()
         if state == LinkState.FAILED:
             self.error = reason
         if notify:
@@ -342,6 +343,7 @@ class Link:
         params = self._choose_params(identity)
         self.reflector.configure(params)
         self.reflector.restart()
+        self.devices.restart()
         log.info(
             "connected to %s (%s %s), parameters from %s",
             identity.name,
@@ -390,13 +392,13 @@ class Link:
             self._connected()
         elif packet_id in LASER_IDS:
             try:
-                self.reflector.apply_laser(payload)
+                self.devices.apply_laser(payload)
             except PacketError as exc:
                 self.counters.undecodable += 1
                 log.debug("undecodable laser packet dropped: %s", exc)
         elif packet_id in (PacketId.RESET, PacketId.RESET_WITH_DATA):
             self._lost("the robot's controller reset")
-        elif not self.reflector.accessories.apply_packet(payload, now):
+        elif not self.devices.apply_accessory(payload, now):
             self.counters.other_packets += 1
 
     def _check_timers(self, now: float) -> None:
@@ -427,9 +429,7 @@ class Link:
             self._update_rates(now)
 
     def _update_rates(self, now: float) -> None:
-        self.reflector.state.motor_packet_count = self._sip_times.count(now)
-        self.reflector.state.sonar_packet_count = self._sonar_times.count(now)
-        self.reflector.accessories.update_rates(now)
+        self.reflector.set_rates(self._sip_times.count(now), self._sonar_times.count(now), now)
 
     def _stop_quietly(self) -> None:
         """A lost robot that may still hear us (it fell silent, or reset): stop and CLOSE, if the line takes them."""

@@ -6,10 +6,12 @@ take only velocities, so the same things happen on both sides of their wire:
 * the setpoints become one (mm/s, deg/s) command each cycle (:func:`setpoint_velocities`): position
   moves already run on the client (:mod:`saphira.client.motion`), heading setpoints are closed here with a
   braking profile on the robot's rotational deceleration (:func:`heading_velocity`);
-* the reported pose fills the reflector (:meth:`VelocityLink._take_pose`): the first one (or one after
-  a relocation) is the global pose, later ones move the global pose and the sonar buffers by the robot's
-  motion, velocities are the pose's change over the step's time, and a stall is inferred when a
-  commanded speed moves nothing for a few steps (:meth:`VelocityLink._track_stall`);
+* the reported pose becomes the reflector's :class:`~saphira.client.reflector.PoseReport`
+  (:meth:`VelocityLink._pose_report`), which the reflector applies as it does a SIP: the first one (or
+  one after a relocation) is the global pose, later ones move the global pose and the sonar buffers by
+  the robot's motion, velocities are the pose's change over the step's time, and a stall is inferred
+  when a commanded speed moves nothing for a few steps (:meth:`VelocityLink._track_stall`); the links
+  write no reflector attribute themselves;
 * the link stands in for the Pioneer link for its URL scheme and gives it back for any other target
   (:func:`link_for`), keeping the Pioneer link's events so their listeners stay.
 
@@ -31,7 +33,7 @@ from urllib.parse import urlsplit
 
 from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
 from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
-from saphira.client.reflector import Reflector, RobotStatus
+from saphira.client.reflector import PoseReport, Reflector
 from saphira.client.transport import SocketTransport, Transport, TransportClosed
 from saphira.core.clock import Clock
 from saphira.core.geometry import Pose, change_vp, norm2_angle
@@ -88,7 +90,7 @@ class VelocityLink(Link, abc.ABC):
     """A link to a simulator that reports poses and takes velocities, standing in for the Pioneer link.
 
     Subclasses set :attr:`SCHEME` and :attr:`HEADING_DEADBAND`, give :meth:`rot_decel`, read their
-    wire into the reflector with :meth:`_take_pose` and :meth:`_step_taken`, and write
+    wire into the reflector with :meth:`_pose_report` (applied by the reflector) and :meth:`_step_taken`, and write
     :meth:`setpoints` out.
     """
 
@@ -211,57 +213,36 @@ class VelocityLink(Link, abc.ABC):
     def _stop_quietly(self) -> None:
         """Pioneer commands mean nothing here: a subclass whose server needs a stop sends its own."""
 
-    def _take_pose(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> None:
-        """The step's reported ``pose`` (mm, mm, deg) into the reflector; ``previous`` None places the robot.
+    def _pose_report(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> PoseReport:
+        """The reflector's report of a step's ``pose`` (mm, mm, deg); ``previous`` None places the robot.
 
-        ``dt`` (s) is the time since ``previous``: velocities are the pose's change over it.
+        ``dt`` (s) is the time since ``previous``: velocities are the pose's change over it (kept as they
+        were when no time passed). The wheel speeds are both the velocity; a subclass may replace them.
         """
-        reflector = self.reflector
-        state = reflector.state
-        x, y, th = pose
+        state = self.reflector.state
         if previous is None:
-            reflector.set_global_pose(x, y, th)
-            reflector.sonar.clear()
-            state.vel = state.rvel = 0.0
-        else:
-            px, py, pth = previous
-            forward, left, _ = change_vp(Pose(px, py, pth), Pose(x, y))
-            dth = norm2_angle(th - pth)
-            reflector.move_robot(forward, left, dth)
-            reflector.sonar.move(forward, left, dth)
-            if dt > 0:
-                state.vel = forward / dt
-                state.rvel = dth / dt
-            self._track_stall(math.hypot(x - px, y - py), reported_stall)
-        state.odo_x, state.odo_y, state.odo_th = x, y, th
-        motion_pose = reflector.motion.pose
-        motion_pose.x, motion_pose.y, motion_pose.th, motion_pose.vel, motion_pose.control = x, y, th, state.vel, 0.0
+            return PoseReport(pose, None, 0.0, 0.0, 0.0, 0.0, state.stalled)
+        x, y, th = pose
+        px, py, pth = previous
+        forward, left, _ = change_vp(Pose(px, py, pth), Pose(x, y))
+        dth = norm2_angle(th - pth)
+        vel, rvel = (forward / dt, dth / dt) if dt > 0 else (state.vel, state.rvel)
+        stalled = self._track_stall(math.hypot(x - px, y - py), reported_stall)
+        return PoseReport(pose, (forward, left, dth), vel, rvel, vel, vel, stalled)
 
-    def _track_stall(self, moved: float, reported: bool) -> None:
+    def _track_stall(self, moved: float, reported: bool) -> bool:
         """A stall the server reports, or a commanded speed that moves nothing (``moved`` mm) for a while."""
         if abs(self._commanded) >= STALL_SPEED and moved < STALL_MOTION:
             self._still_steps += 1
         else:
             self._still_steps = 0
-        stalled = reported or self._still_steps >= STALL_STEPS
-        state = self.reflector.state
-        state.stall_left = state.stall_right = stalled
-        state.stall_word = 0x0101 if stalled else 0
+        return reported or self._still_steps >= STALL_STEPS
 
     def _step_taken(self, now: float, describe: str) -> None:
-        """Count the step as a SIP, set the status from the velocities and complete a pending connection."""
-        state = self.reflector.state
-        state.motors_enabled = True
-        state.sips += 1
+        """Count the step (the report is applied) as a SIP and complete a pending connection."""
         self.counters.sips += 1
         self._last_sip = now
         self._sip_times.add(now)
-        if state.stalled:
-            state.status = RobotStatus.STALLED
-        elif abs(state.vel) > 1.0 or abs(state.rvel) > 0.5:
-            state.status = RobotStatus.MOVING
-        else:
-            state.status = RobotStatus.STOPPED
         if self.state == LinkState.CONFIGURING:
             self.LOG.info("connected to %s at %s", describe, self.url)
             self._connected()

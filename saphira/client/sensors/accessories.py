@@ -3,7 +3,8 @@
 :class:`AccessoryReflector` is the reflector's part for them (the reflector owns one): it reads the
 gripper switch byte from each SIP (the ARCOS gripper byte, or a PSOS robot's digital inputs, where a
 Pioneer 1 gripper is wired) and from 0xE0 gripper packets, the PTU word of a PSOS SIP, and the FTVS
-vision packets into the manual's ``sfVaInfo``, ``sfVbInfo``, ``sfVcInfo``; it counts vision packets
+vision packets (both decoded by the link's device layer, :mod:`saphira.client.link.devices`) into
+the manual's ``sfVaInfo``, ``sfVbInfo``, ``sfVcInfo``; it counts vision packets
 per second (the information window's ``VPac``). An ARCOS SIP carries no PTU word, so for those robots
 the reflector keeps the pulse width of the last PTUPOS the client sent.
 
@@ -18,22 +19,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from saphira.core.rates import PerSecond
-from saphira.protocol.command_packet import decode_command
-from saphira.protocol.commands import ArgType, Command
-from saphira.protocol.errors import PacketError
+from saphira.protocol.commands import Command
 from saphira.protocol.gripper import (
     GripperCommand,
+    GripperPacket,
     GripState,
     break_beams,
-    decode_gripper_packet,
     grip_state,
     lift_maxed,
     ptu_arg,
-    split_ptu_arg,
 )
-from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.sip import Sip
-from saphira.protocol.vision import CHANNELS, VISION_COM, VisionInfo, VisionMode, decode_vision_packet
+from saphira.protocol.vision import CHANNELS, VISION_COM, VisionInfo, VisionMode, VisionPacket
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -73,7 +70,8 @@ class AccessoryState:
 
 
 class AccessoryReflector:
-    """Folds SIPs, gripper and vision packets, and the client's own PTUPOS commands into :class:`AccessoryState`."""
+    """Folds SIPs, decoded gripper and vision packets, and the client's own PTUPOS settings into
+    :class:`AccessoryState`."""
 
     def __init__(self) -> None:
         self.state = AccessoryState()
@@ -93,34 +91,21 @@ class AccessoryReflector:
             if sip.digin is not None:
                 self.state.gripper_switches = sip.digin
 
-    def apply_packet(self, payload: bytes, now: float) -> bool:
-        """Take a gripper (0xE0) or vision (0x50) packet; False for any other (or undecodable) one."""
-        kind = payload[0] if payload else -1
-        try:
-            if kind == PacketId.GRIPPER:
-                packet = decode_gripper_packet(payload)
-                state = self.state
-                state.gripper_io, state.gripper_switches = packet.io, packet.switches
-                state.grasp_time = packet.grasp_time
-                state.gripper_packets += 1
-                return True
-            if kind == PacketId.VISION:
-                self.state.vision = list(decode_vision_packet(payload).channels)
-                self.state.vision_packets += 1
-                self._vision_times.add(now)
-                return True
-        except PacketError:
-            return False
-        return False
+    def apply_gripper(self, packet: GripperPacket) -> None:
+        """A decoded 0xE0 gripper packet: its I/O type, switches and grasp time."""
+        state = self.state
+        state.gripper_io, state.gripper_switches = packet.io, packet.switches
+        state.grasp_time = packet.grasp_time
+        state.gripper_packets += 1
 
-    def note_sent(self, packet: bytes) -> None:
-        """Watch the client's own packets (framed) for PTUPOS, whose value an ARCOS SIP does not report."""
-        if len(packet) < 6 or packet[3] != Command.PTUPOS:
-            return
-        command = decode_command(packet[3:-2])
-        if command.arg_type not in (ArgType.POSINT, ArgType.NEGINT):
-            return
-        servo, width = split_ptu_arg(command.int_value)
+    def apply_vision(self, packet: VisionPacket, now: float) -> None:
+        """A decoded 0x50 vision packet: channels A, B, C, counted for VPac."""
+        self.state.vision = list(packet.channels)
+        self.state.vision_packets += 1
+        self._vision_times.add(now)
+
+    def note_ptu(self, servo: int, width: int) -> None:
+        """The client sent PTUPOS ``width`` to ``servo``, whose value an ARCOS SIP does not report."""
         if servo < len(self.state.ptu_servos):
             self.state.ptu_servos[servo] = width
         self.state.ptu = width

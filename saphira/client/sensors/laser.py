@@ -1,4 +1,9 @@
-"""The laser in the state reflector: the latest scan, reassembled from its packets, and its LPS ring.
+"""The laser on the client side: THE scan type, its reassembly from packets, and the reflector's LPS ring.
+
+:class:`LaserScan` is the one scan type: the Pioneer protocol's packets (reassembled here for the
+link's device layer, :mod:`saphira.client.link.devices`), Flat's and Gamebots' wire messages
+(``flat.codec.LaserReading``, ``gamebots.codec.RangeScannerMessage``, converted by their links) and
+the Pioneer simulator's laser (:class:`saphira.sim.laser.SimLaser`) all come as one.
 
 A simulator sends each scan as several 0x60/0x61 packets (:mod:`saphira.protocol.laser`).
 :class:`LaserAssembler` puts them back together: a packet with index 0 starts a scan and records the
@@ -27,7 +32,7 @@ Choices made here:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import numpy as np
@@ -39,7 +44,7 @@ from saphira.params.laser import LaserConfig, laser_config
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
-from saphira.protocol.laser import LaserPacket, decode_laser
+from saphira.protocol.laser import LaserPacket
 from saphira.protocol.sync import RobotIdentity
 
 FloatArray = npt.NDArray[np.float64]
@@ -52,9 +57,11 @@ class LaserScan:
     """One complete scan: ``ranges`` (mm) at ``angles`` (degrees in the robot frame, the mount's
     heading included), taken from the laser at (``mount_x``, ``mount_y``) on the body.
 
-    ``robot_pose`` and ``global_pose`` are the reflector's odometric and global robot poses when the
-    scan's first packet arrived; ``reported_pose`` is the odometric pose the 0x60 packet carries
-    (x mm, y mm, th deg, in the server's 16-bit frame), None for 0x61. ``sequence`` counts scans.
+    ``robot_pose`` and ``global_pose`` are the odometric and global robot poses when the scan was
+    taken: on the client the reflector's when its first packet arrived, in the simulator the robot's
+    odometric and true pose. ``reported_pose`` is the odometric pose a 0x60 packet carries (x mm,
+    y mm, th deg, in the server's 16-bit frame), None for 0x61 and the other protocols.
+    ``sequence`` counts the scans of whoever keeps them (the reflector numbers those it keeps).
     """
 
     ranges: FloatArray
@@ -120,7 +127,8 @@ class AssemblerCounters:
 
 @dataclass
 class LaserAssembler:
-    """Reassembles scans from their packets (see the module docstring for the rules)."""
+    """Reassembles scans from their packets (see the module docstring for the rules); the link's device
+    layer owns one (:class:`saphira.client.link.devices.DeviceDecoder`)."""
 
     counters: AssemblerCounters = field(default_factory=AssemblerCounters)
     _ranges: list[int] = field(default_factory=list)
@@ -171,13 +179,21 @@ class LaserAssembler:
     def reflectance(self) -> tuple[int, ...]:
         return tuple(self._refl)
 
+    def scan(self, first: LaserPacket, config: LaserConfig) -> LaserScan:
+        """The scan :meth:`feed` just completed (``first`` its first packet), as ``config``'s laser took it."""
+        ranges = self.ranges()
+        angles = config.th + np.array(config.angles(ranges.shape[0]), dtype=np.float64)
+        at_odo, at_global = self._poses
+        return LaserScan(ranges, angles, at_odo, at_global, config.max_range, config.x, config.y,
+                         first.pose, self.reflectance())  # fmt: skip
+
 
 class ReflectedLaser:
-    """The reflector's laser: configuration, the packet assembler, the latest scan and the LPS ring."""
+    """The reflector's laser: configuration, the latest scan and the LPS ring (no decoding: the link
+    reassembles scans, :mod:`saphira.client.link.devices`, or gets them whole, as Flat's and Gamebots' do)."""
 
     def __init__(self, config: LaserConfig | None = None) -> None:
         self.config = config or LaserConfig()
-        self.assembler = LaserAssembler()
         self.ring = LaserRing()
         self.scan: LaserScan | None = None
         self.scans = 0
@@ -185,31 +201,14 @@ class ReflectedLaser:
 
     def restart(self) -> None:
         """A new session: no scan yet."""
-        self.assembler.reset()
         self.ring.clear()
         self.scan = None
 
-    def apply_packet(self, payload: bytes, robot_pose: Pose, global_pose: Pose) -> LaserScan | None:
-        """Fold one laser packet in (DecodeError if it is malformed); the scan it completes, if any."""
-        assembler = self.assembler
-        first = assembler.feed(decode_laser(payload), robot_pose, global_pose)
-        if first is None:
-            return None
-        config = self.config
-        ranges = assembler.ranges()
-        angles = config.th + np.array(config.angles(ranges.shape[0]), dtype=np.float64)
-        at_odo, at_global = assembler.poses
-        scan = LaserScan(
-            ranges, angles, at_odo, at_global, config.max_range, config.x, config.y,
-            first.pose, assembler.reflectance(), self.scans + 1,
-        )  # fmt: skip
-        return self.keep(scan, robot_pose)
-
     def keep(self, scan: LaserScan, robot_pose: Pose) -> LaserScan:
-        """Make ``scan`` the latest and its points the LPS ring, moved from the scan's robot pose to
-        ``robot_pose`` (the odometric pose now). Links whose scans come whole (Flat) call this directly."""
-        self.scan = scan
+        """Make ``scan``, numbered as the next one, the latest and its points the LPS ring, moved from the
+        scan's robot pose to ``robot_pose`` (the odometric pose now)."""
         self.scans += 1
+        scan = self.scan = replace(scan, sequence=self.scans)
         xs, ys = scan.points()
         self.ring.replace(xs, ys)
         dx, dy, dth = change_vp(scan.robot_pose, robot_pose)  # the motion since, in the scan's frame
