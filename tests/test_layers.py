@@ -17,8 +17,10 @@ from typing import Any
 
 from tests.sim_process import PROJECT, Program
 
-ABOVE_THE_CLIENT = ("saphira.sim", "saphira.flat", "saphira.gamebots", "saphira.ui", "saphira.app")
-"""Packages a Pioneer client never needs: the simulators, the other protocols, the live view, the commands."""
+ABOVE_THE_ROBOT = ("saphira.sim", "saphira.flat", "saphira.gamebots", "saphira.pyro_robot", "saphira.brain",
+                   "saphira.colbert", "saphira.record", "saphira.ui", "saphira.app")  # fmt: skip
+"""Layers above the robot session, which a Pioneer client never needs: the simulators, the other protocols,
+Pyro's brains, Colbert, recording, the live view and the commands."""
 
 CONNECT_TIMEOUT = 20.0
 """Wall seconds the fresh interpreter's handshake may take (the first run compiles kernels)."""
@@ -59,7 +61,7 @@ robot.connect("tcp://{address}", timeout={CONNECT_TIMEOUT})
 robot.run(cycles=3)
 connected, model = robot.connected, robot.params.subclass
 robot.disconnect()
-print(json.dumps({{"connected": connected, "model": model, "loaded": {loaded_from(ABOVE_THE_CLIENT)}}}))
+print(json.dumps({{"connected": connected, "model": model, "loaded": {loaded_from(ABOVE_THE_ROBOT)}}}))
 """
         )
     finally:
