@@ -24,6 +24,7 @@ from typing import TypeVar
 from saphira.behavior.behavior import BehaviorDef
 from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
 from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.link.registry import link_for
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import Reflector, RobotState
 from saphira.client.sensors.sonar import Sonar
@@ -131,12 +132,8 @@ class Robot:
             self.wait_connected(timeout)
 
     def _use_link_for(self, target: str | Transport) -> None:
-        """The link a target needs: Flat4's for ``flat://`` (:mod:`saphira.flat.link`), Gamebots' for
-        ``usarsim://`` (:mod:`saphira.gamebots.link`), the Pioneer link for anything else."""
-        from saphira.flat.link import link_for_url as flat_link_for
-        from saphira.gamebots.link import link_for_url as gamebots_link_for
-
-        link = gamebots_link_for(flat_link_for(self.link, target), target)
+        """The link a target needs, chosen by its URL's scheme (:mod:`saphira.client.link.registry`)."""
+        link = link_for(self.link, target)
         if link is not self.link:
             if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
                 self.link.disconnect()

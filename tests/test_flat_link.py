@@ -21,11 +21,12 @@ import pytest
 
 from saphira.behavior.library import find_behavior
 from saphira.client.link.pioneer import Link
+from saphira.client.link.registry import link_for
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.geometry import norm2_angle
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
-from saphira.flat.link import FlatLink, heading_velocity, link_for_url
+from saphira.flat.link import FlatLink, heading_velocity
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.perception import perception_for
@@ -281,10 +282,10 @@ def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: P
 def test_a_pioneer_url_gives_the_pioneer_link_back() -> None:
     robot = Robot()
     pioneer = robot.link
-    flat = link_for_url(pioneer, "flat://127.0.0.1:1095")
+    flat = link_for(pioneer, "flat://127.0.0.1:1095")
     assert isinstance(flat, FlatLink) and flat.reflector is robot.reflector and flat.on_connect is pioneer.on_connect
-    assert link_for_url(flat, "tcp://127.0.0.1:8101") is pioneer
-    assert type(link_for_url(FlatLink(robot.reflector, robot.clock), "sim:")) is Link
+    assert link_for(flat, "tcp://127.0.0.1:8101") is pioneer
+    assert type(link_for(FlatLink(robot.reflector, robot.clock), "unix:///tmp/robot")) is Link
 
 
 def test_heading_setpoints_brake_for_flats_angular_acceleration() -> None:
@@ -363,6 +364,6 @@ def test_a_transport_after_a_flat_url_gets_the_pioneer_link_back() -> None:
     """The embedded simulator's in-process line (``connect local`` in the shell) after a ``flat://`` link."""
     robot = Robot()
     pioneer = robot.link
-    robot.link = link_for_url(pioneer, "flat://127.0.0.1:1095")
+    robot.link = link_for(pioneer, "flat://127.0.0.1:1095")
     attach_simulator(robot, "simple", "p3dx")
     assert robot.link is pioneer and robot.connected

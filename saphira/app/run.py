@@ -28,7 +28,8 @@ from saphira.app.parts import PartFailures
 from saphira.app.progress import RunProgress
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
-from saphira.client.link.pioneer import LinkOptions
+from saphira.client.link.pioneer import ConnectError, LinkOptions
+from saphira.client.link.registry import link_type
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.core.clock import Clock, LockStepClock, RealTimeClock
@@ -71,6 +72,14 @@ class Outcome:
         return [n for n, s in self.states.items() if s in (TaskState.FAILURE, TaskState.TIMEOUT) or n in self.errors]
 
 
+def _paces_clock(url: str) -> bool:
+    """Whether the link for ``url`` paces the run (a Flat server steps with the controller): lock-step then."""
+    try:
+        return link_type(url).paces_clock
+    except ConnectError:  # no link for the URL: connecting reports it, with every other connection error
+        return False
+
+
 class Session:
     """One ``saphira run``: robot, optional embedded simulator, evaluator, trace and recorder."""
 
@@ -79,13 +88,11 @@ class Session:
         self.console = console or Console(quiet=bool(getattr(args, "quiet", False)))
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
-        # A Flat server paces the run itself (each step waits for the controller): lock-step, as fast as both go.
-        flat = bool(args.robot) and str(args.robot).lower().startswith("flat://")
         speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
         if getattr(args, "realtime", False):
             speed = 1.0
         clock: Clock = LockStepClock()
-        if args.robot and not flat:
+        if args.robot and not _paces_clock(str(args.robot)):
             clock = RealTimeClock()
         elif speed is not None:
             clock = RealTimeClock(speed=speed)

@@ -269,10 +269,22 @@ def memory_pair(name: str = "sim") -> tuple[MemoryTransport, MemoryTransport]:
     return client, server
 
 
+PYSERIAL_SCHEMES = ("socket", "loop", "spy", "rfc2217", "hwgrep", "alt", "cp2110")
+"""pyserial's own URL handlers, passed through to it."""
+TRANSPORT_SCHEMES = ("tcp", "unix", "serial", *PYSERIAL_SCHEMES)
+"""Every URL scheme :func:`open_transport` opens, besides a bare device name (:func:`url_scheme` ``""``)."""
+
+
+def url_scheme(url: str) -> str:
+    """``url``'s scheme, lower-cased; ``""`` for a bare device name (``/dev/ttyS0``, ``COM3``, ``C:\\…``)."""
+    scheme = urlsplit(url).scheme.lower()
+    return "" if len(scheme) == 1 and url[1:2] == ":" else scheme
+
+
 def open_transport(url: str, *, timeout: float = 5.0) -> Transport:
     """Open the transport a URL names (see the module docstring). Errors say what could not be opened."""
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
+    scheme = url_scheme(url)
     if scheme == "tcp":
         if not parts.hostname:
             raise TransportError(f"{url!r}: a tcp URL needs a host, e.g. tcp://127.0.0.1:8101")
@@ -298,9 +310,7 @@ def open_transport(url: str, *, timeout: float = 5.0) -> Transport:
         except ValueError as exc:
             raise TransportError(f"{url!r}: baud must be an integer") from exc
         return SerialTransport.open(device, baud)
-    if scheme in ("socket", "loop", "spy", "rfc2217", "hwgrep", "alt", "cp2110"):
-        return SerialTransport.open(url)
-    if scheme == "" or (len(scheme) == 1 and url[1:2] == ":"):  # /dev/ttyS0, COM3, C:\… device paths
+    if scheme in PYSERIAL_SCHEMES or scheme == "":
         return SerialTransport.open(url)
     raise TransportError(
         f"unknown transport URL {url!r}: use tcp://host:port, unix:///path, serial:///dev/ttyX?baud=N, "

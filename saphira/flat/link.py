@@ -19,7 +19,7 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
 * Flat reports no velocities and no stall: velocities are the pose's change over the step's time; a
   stall is inferred when a commanded speed does not move the robot for a few steps
   (:meth:`~saphira.client.link.velocity.VelocityLink._track_stall`).
-* Time: Flat paces the run. With a lock-step clock (``saphira run`` picks one for ``flat://``) every cycle
+* Time: Flat paces the run (:attr:`FlatLink.paces_clock`). With a lock-step clock (``saphira run`` picks one) each cycle
   waits for the server's next step output, so a standard-mode server and the client advance together, as
   fast as both can go; with a real-time clock the link takes whatever has arrived.
 * ``sfSMessage`` text goes to Flat's message field too (blanks as ``_``); Pioneer commands sent
@@ -38,12 +38,13 @@ from collections import deque
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
-from saphira.client.link.velocity import VelocityLink, link_for
+from saphira.client.link.pioneer import ConnectError, LinkOptions, LinkState
+from saphira.client.link.registry import register_link
+from saphira.client.link.velocity import VelocityLink
 from saphira.client.link.velocity import heading_velocity as _heading_velocity
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
-from saphira.client.transport import Transport, TransportError
+from saphira.client.transport import TransportError
 from saphira.core.clock import Clock
 from saphira.core.events import Event
 from saphira.flat.codec import (
@@ -74,11 +75,6 @@ def is_flat_url(url: str) -> bool:
     return FlatLink.handles(url)
 
 
-def link_for_url(link: Link, target: str | Transport) -> Link:
-    """The link a robot URL needs: a :class:`FlatLink` for ``flat://``, the Pioneer link for anything else."""
-    return link_for(link, target, FlatLink)
-
-
 def heading_velocity(error: float, rvel: float, limit: float, decel: float = ROT_ACCEL) -> float:
     """Angular velocity (deg/s) that brings a heading ``error`` (deg) to 0 without overshoot at Flat's ``decel``."""
     return _heading_velocity(error, rvel, limit, decel, HEADING_DEADBAND)
@@ -92,6 +88,7 @@ class FlatLink(VelocityLink):
     NAME = "Flat"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
+    paces_clock = True
 
     def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
         super().__init__(reflector, clock, options, params_chooser=lambda identity: flat_params())
@@ -275,3 +272,6 @@ class FlatLink(VelocityLink):
     def rot_decel(self) -> float:
         """Flat's fixed rotational acceleration (:data:`saphira.flat.simulation.ROT_ACCEL`)."""
         return ROT_ACCEL
+
+
+register_link(SCHEME, FlatLink)

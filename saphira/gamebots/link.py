@@ -43,11 +43,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
-from saphira.client.link.velocity import VelocityLink, link_for
+from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, LinkOptions, LinkState
+from saphira.client.link.registry import register_link
+from saphira.client.link.velocity import VelocityLink
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
-from saphira.client.transport import Transport, TransportError
+from saphira.client.transport import TransportError
 from saphira.core.clock import Clock
 from saphira.core.geometry import norm2_angle
 from saphira.gamebots.codec import (
@@ -91,11 +92,6 @@ HEADING_DEADBAND = 0.5
 
 def is_usarsim_url(url: str) -> bool:
     return GamebotsLink.handles(url)
-
-
-def link_for_url(link: Link, target: str | Transport) -> Link:
-    """The link ``target`` needs: a :class:`GamebotsLink` for a ``usarsim://`` URL, else the Pioneer link."""
-    return link_for(link, target, GamebotsLink)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -381,3 +377,6 @@ class GamebotsLink(VelocityLink):
         """The robot's rotational deceleration (its acceleration when the parameters give none)."""
         params = self.reflector.params
         return float(params.rot_decel or params.rot_accel or 100.0)
+
+
+register_link(SCHEME, GamebotsLink)

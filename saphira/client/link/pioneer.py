@@ -111,6 +111,27 @@ class Link:
 
     STATE_REPORTS: ClassVar[str] = "SIPs"
     """What the robot's state reports (counted in :attr:`LinkCounters.sips`) are called in the run's summary."""
+    paces_clock: ClassVar[bool] = False
+    """The peer paces the run (each cycle waits for its step, as Flat's server does), so a session runs it
+    lock-step as fast as both go; a robot or a real-time server (False) needs a real-time clock."""
+    map_name: str | None = None
+    """The map file the peer last announced (Flat's ``:MAP-CHANGED``); None when it announces none."""
+    map_changes: int = 0
+    """Map changes the peer announced since connecting (Colbert's ``sfFlatMapChanges``)."""
+    stands_in_for: Link | None = None
+    """The link this one replaced on the robot (:meth:`replacing`), given back for a URL of its kind."""
+
+    @classmethod
+    def replacing(cls, link: Link) -> Link:
+        """A link of this kind on ``link``'s reflector, clock and options, sharing its events (their listeners stay)."""
+        new = cls(link.reflector, link.clock, link.options)
+        new.stands_in_for = link
+        new.on_connect = link.on_connect
+        new.on_disconnect = link.on_disconnect
+        new.on_packet_in = link.on_packet_in
+        new.on_packet_out = link.on_packet_out
+        new.user_params = link.user_params
+        return new
 
     def __init__(
         self,

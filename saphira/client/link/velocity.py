@@ -12,8 +12,8 @@ take only velocities, so the same things happen on both sides of their wire:
   the robot's motion, velocities are the pose's change over the step's time, and a stall is inferred
   when a commanded speed moves nothing for a few steps (:meth:`VelocityLink._track_stall`); the links
   write no reflector attribute themselves;
-* the link stands in for the Pioneer link for its URL scheme and gives it back for any other target
-  (:func:`link_for`), keeping the Pioneer link's events so their listeners stay.
+* the link stands in for the Pioneer link for its URL scheme (:meth:`Link.replacing`, chosen by
+  :mod:`saphira.client.link.registry`), keeping the Pioneer link's events so their listeners stay.
 
 The protocol packages keep their wire: parsing, what a step output holds, how a command is written.
 """
@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
 from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
 from saphira.client.reflector import PoseReport, Reflector
-from saphira.client.transport import SocketTransport, Transport, TransportClosed
+from saphira.client.transport import SocketTransport, TransportClosed
 from saphira.core.clock import Clock
 from saphira.core.geometry import Pose, change_vp, norm2_angle
 from saphira.params.robot_params import RobotParams
@@ -77,15 +77,6 @@ def setpoint_velocities(motion: MotionControl, rvel: float, decel: float, deadba
     return linear, angular
 
 
-def link_for(link: Link, target: str | Transport, kind: type[VelocityLink]) -> Link:
-    """The link ``target`` needs: a ``kind`` link for a URL of its scheme, else the Pioneer link (given back)."""
-    if isinstance(target, str) and kind.handles(target):
-        return link if isinstance(link, kind) else kind.replacing(link)
-    if isinstance(link, kind):
-        return link.pioneer if link.pioneer is not None else Link(link.reflector, link.clock, link.options)
-    return link
-
-
 class VelocityLink(Link, abc.ABC):
     """A link to a simulator that reports poses and takes velocities, standing in for the Pioneer link.
 
@@ -109,8 +100,6 @@ class VelocityLink(Link, abc.ABC):
         params_chooser: Callable[[RobotIdentity], RobotParams] | None = None,
     ) -> None:
         super().__init__(reflector, clock, options, params_chooser=params_chooser)
-        self.pioneer: Link | None = None
-        """The Pioneer link this one stands in for (given back for a URL of another scheme)."""
         self._sock: socket.socket | None = None
         self._commanded = 0.0
         self._still_steps = 0
@@ -118,18 +107,6 @@ class VelocityLink(Link, abc.ABC):
     @classmethod
     def handles(cls, url: str) -> bool:
         return urlsplit(url).scheme.lower() == cls.SCHEME
-
-    @classmethod
-    def replacing(cls, link: Link) -> VelocityLink:
-        """A link on ``link``'s reflector and clock, sharing its events (their listeners stay)."""
-        new = cls(link.reflector, link.clock, link.options)
-        new.pioneer = link
-        new.on_connect = link.on_connect
-        new.on_disconnect = link.on_disconnect
-        new.on_packet_in = link.on_packet_in
-        new.on_packet_out = link.on_packet_out
-        new.user_params = link.user_params
-        return new
 
     @property
     def wait_limit(self) -> float:

@@ -1,12 +1,14 @@
-"""Colbert bindings for a Flat4 connection's map changes (:mod:`saphira.flat.link`); see docs/colbert.md.
+"""Colbert bindings for a Flat4 connection's map changes; see docs/colbert.md.
 
 Registered by :func:`saphira.colbert.bindings.table.install_bindings`. A Flat server announces a map change
-(an automatic transition, or the answer to a ``t``/``m`` query) with ``:MAP-CHANGED``; the link fires a
-Python event (:attr:`~saphira.flat.link.FlatLink.on_map_changed`). Colbert has no events, so an activity
-polls two values instead, as it polls ``sfLaserScans``:
+(an automatic transition, or the answer to a ``t``/``m`` query) with ``:MAP-CHANGED``; its link keeps the
+announcement in :attr:`~saphira.client.link.pioneer.Link.map_name` and
+:attr:`~saphira.client.link.pioneer.Link.map_changes`, which every link has (a link whose peer announces no
+maps keeps None and 0), so these bindings need not know which protocol the robot speaks. Colbert has no
+events, so an activity polls two values, as it polls ``sfLaserScans``:
 
 * ``sfFlatMap()`` is the map file the server last announced: ``""`` before any change (Flat does not
-  name the first map), and when the robot link is not a Flat link;
+  name the first map), and when the robot link announces no maps;
 * ``sfFlatMapChanges()`` counts the announcements since the link connected, so
   ``waitfor sfFlatMapChanges() > n;`` waits for the next one.
 """
@@ -16,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from saphira.colbert.bindings.table import BindingTable
-from saphira.flat.link import FlatLink
 
 if TYPE_CHECKING:
     from saphira.colbert.bindings.table import _Session
@@ -24,19 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["table"]
 
 
-def _flat(s: _Session) -> FlatLink | None:
-    link = s.robot.link
-    return link if isinstance(link, FlatLink) else None
-
-
 def _map(s: _Session) -> str:
-    link = _flat(s)
-    return "" if link is None or link.map_name is None else link.map_name
+    return s.robot.link.map_name or ""
 
 
 def _changes(s: _Session) -> int:
-    link = _flat(s)
-    return 0 if link is None else link.map_changes
+    return s.robot.link.map_changes
 
 
 def table(s: _Session) -> BindingTable:
