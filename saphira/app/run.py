@@ -6,9 +6,9 @@ same every time for a given seed. Messages from activities print as plain lines 
 terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
 of the cycle: :mod:`saphira.core.interrupts`), when the reader of stdout goes away, or when the robot link is
-lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.app.link_watch`); the robot is then
+lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.client.link.watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
-The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.app.parts`)
+The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.core.parts`)
 decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
@@ -23,18 +23,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from saphira.app.console import Console
-from saphira.app.link_watch import LinkWatch
-from saphira.app.parts import PartFailures
 from saphira.app.progress import RunProgress
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.client.link.pioneer import LinkOptions
+from saphira.client.link.watch import LinkWatch
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
 from saphira.core.clock import Clock, LockStepClock, RealTimeClock
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
+from saphira.core.parts import PartFailures
 from saphira.core.tasks import TaskState, state_name
 from saphira.params.robot_params import check_params_file
 from saphira.record.mcap_export import FoxgloveServer, open_recorder

@@ -23,8 +23,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from saphira.app.link_watch import LinkWatch
 from saphira.client.link.pioneer import LinkOptions
+from saphira.client.link.watch import LinkWatch
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.interrupts import Interrupted, stop_signals

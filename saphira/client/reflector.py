@@ -21,8 +21,9 @@ from saphira.client.artifacts import PointList
 from saphira.client.motion import MotionControl
 from saphira.client.odometry import Motion, OdometryIntegrator
 from saphira.client.sensors.accessories import AccessoryReflector
-from saphira.client.sensors.laser import FloatArray, LaserScan, ReflectedLaser
+from saphira.client.sensors.laser import LaserScan, ReflectedLaser
 from saphira.client.sensors.sonar import NO_ECHO, Sonar, SonarPose
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, norm2_angle
 from saphira.params.laser import laser_config
 from saphira.params.robot_params import RobotParams
