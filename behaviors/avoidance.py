@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from saphira.behavior.behavior import (
     Activity,
@@ -69,10 +68,9 @@ from saphira.behavior.behavior import (
     turn_right,
 )
 from saphira.client.sensors.sonar import NO_ECHO, Region, Sonar
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import norm2_angle
 from saphira.core.jit import kernel
-
-FloatArray = npt.NDArray[np.float64]
 
 SENSING_LATENCY = 0.4
 """Seconds between an obstacle coming into view and the robot responding (sonar cycle + command)."""

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.core.errors import SaphiraError
 from saphira.core.modules import fresh_module
-from saphira.core.tasks import Phase, Task, TaskState
+from saphira.core.tasks import Phase, Task, TaskKind, TaskState
 from saphira.pyro_robot import PyroRobot
 
 if TYPE_CHECKING:
@@ -105,11 +105,17 @@ class Brain:
 class BrainTask(Task):
     """The micro-task that steps a brain in the activities phase and destroys it when it ends."""
 
+    kind = TaskKind.BRAIN
+
     def __init__(self, brain: Brain, source: str) -> None:
         super().__init__(f"brain {brain.name}", phase=Phase.ACTIVITIES)
         self.brain = brain
         self.source = source
         self.destroyed = False
+
+    @property
+    def part_name(self) -> str:
+        return self.brain.name
 
     def step(self, state: int) -> int:
         try:

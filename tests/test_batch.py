@@ -325,7 +325,7 @@ def test_the_confidence_interval_uses_students_t_without_scipy_at_run_time(df: i
 
 def test_an_error_row_names_the_users_line_not_saphiras(tmp_path: Path) -> None:
     """A metrics hook whose call into saphira raises there: the row names the hook's line, as a run's summary
-    names a part's (saphira.app.parts.user_place), not the saphira line the exception came out of."""
+    names a part's (saphira.core.parts.user_place), not the saphira line the exception came out of."""
     hook = tmp_path / "badhook.py"
     hook.write_text("def measure(trial):\n    trial.session.robot.motion.set_velocity('fast')\n    return {}\n")
     exp = _experiment(tmp_path, f'duration = 1\nseeds = [0]\n[metrics]\nhook = "{hook}:measure"\n')

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.app.link_watch import LinkWatch
 from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
+from saphira.client.link.watch import LinkWatch
 from saphira.client.transport import Transport
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import LockStepClock

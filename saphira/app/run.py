@@ -6,9 +6,9 @@ same every time for a given seed. Messages from activities print as plain lines 
 terminal a status line is redrawn below them. The run ends when no top-level activity or behavior is
 left running (or suspended, waiting), when ``--duration`` runs out, on Ctrl-C or SIGTERM (at the end
 of the cycle: :mod:`saphira.core.interrupts`), when the reader of stdout goes away, or when the robot link is
-lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.app.link_watch`); the robot is then
+lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.client.link.watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
-The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.app.parts`)
+The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.core.parts`)
 decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
@@ -23,23 +23,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from saphira.app.console import Console
-from saphira.app.link_watch import LinkWatch
-from saphira.app.parts import PartFailures
 from saphira.app.progress import RunProgress
+from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
-from saphira.client.link.pioneer import ConnectError, LinkOptions
-from saphira.client.link.registry import link_type
+from saphira.client.link.watch import LinkWatch
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
-from saphira.core.clock import Clock, LockStepClock, RealTimeClock
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
+from saphira.core.parts import PartFailures
 from saphira.core.tasks import TaskState, state_name
-from saphira.params.robot_params import check_params_file
 from saphira.record.mcap_export import FoxgloveServer, open_recorder
-from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
@@ -72,14 +68,6 @@ class Outcome:
         return [n for n, s in self.states.items() if s in (TaskState.FAILURE, TaskState.TIMEOUT) or n in self.errors]
 
 
-def _paces_clock(url: str) -> bool:
-    """Whether the link for ``url`` paces the run (a Flat server steps with the controller): lock-step then."""
-    try:
-        return link_type(url).paces_clock
-    except ConnectError:  # no link for the URL: connecting reports it, with every other connection error
-        return False
-
-
 class Session:
     """One ``saphira run``: robot, optional embedded simulator, evaluator, trace and recorder."""
 
@@ -91,20 +79,11 @@ class Session:
         speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
         if getattr(args, "realtime", False):
             speed = 1.0
-        clock: Clock = LockStepClock()
-        if args.robot and not _paces_clock(str(args.robot)):
-            clock = RealTimeClock()
-        elif speed is not None:
-            clock = RealTimeClock(speed=speed)
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
-        if self.ui_address is not None:  # a person watches: real time (x --speed with the simulator)
-            from saphira.ui.liveview import SteppedClock
-
-            clock = SteppedClock(speed=speed or 1.0)
         self.live: LiveView | None = None
         self.foxglove: FoxgloveServer | None = None
-        link_timeout: float | None = getattr(args, "link_timeout", None)
-        self.robot = Robot(clock, link_options=LinkOptions(loss_timeout=link_timeout) if link_timeout else None)
+        clock = session_clock(args.robot, speed, self.ui_address)
+        self.robot = session_robot(clock, getattr(args, "link_timeout", None))
         self.watch: LinkWatch | None = None
         self.sim: EmbeddedSim | None = None
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
@@ -150,15 +129,12 @@ class Session:
     def connect(self) -> None:
         self._files_exist()
         params = getattr(self.args, "params", None)
-        if params is not None and check_params_file(params) is not None:  # a bad file fails before connecting
-            self.robot.link.user_params = params
-            if self.recorder is not None:
-                self.recorder.note("params", str(params))
+        if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting
+            self.recorder.note("params", str(params))
         if self.args.robot:
             self.console.note(f"connecting to {self.args.robot} ...")
-            self.robot.connect(self.args.robot)
             reconnect: float | None = getattr(self.args, "reconnect", None)
-            self.watch = LinkWatch(self.robot, self.args.robot, self.console.message, reconnect=reconnect)
+            self.watch = connect_robot(self.robot, self.args.robot, self.console.message, reconnect=reconnect)
         else:
             pose = getattr(self.args, "pose", None)  # saphira batch: a start pose other than the world's
             self.sim = attach_simulator(self.robot, self.args.world, params, seed=self.args.seed, pose=pose)
@@ -170,10 +146,7 @@ class Session:
             self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
-        if self.ui_address is not None:
-            from saphira.ui.liveview import serve
-
-            self.live = serve(self.robot, self.evaluator, self.ui_address, sim=self.sim, say=self.console.message)
+        self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True
         identity = self.robot.link.identity

@@ -23,15 +23,12 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from saphira.app.link_watch import LinkWatch
-from saphira.client.link.pioneer import LinkOptions
+from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
 from saphira.colbert.evaluator import Evaluator
-from saphira.core.clock import RealTimeClock
 from saphira.core.interrupts import Interrupted, stop_signals
-from saphira.params.robot_params import check_params_file
-from saphira.robot import Robot
 
 if TYPE_CHECKING:
+    from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
 
 PROMPT = "colbert> "
@@ -146,25 +143,18 @@ def _setup_readline() -> Callable[[], None]:
 def run_shell(args: argparse.Namespace) -> int:
     """The ``saphira shell`` command."""
     ui = getattr(args, "ui", None)
-    link_timeout: float | None = getattr(args, "link_timeout", None)
-    options = LinkOptions(loss_timeout=link_timeout) if link_timeout else None
-    if ui is not None:
-        from saphira.ui.liveview import SteppedClock
-
-        robot = Robot(SteppedClock(speed=args.speed or 1.0), link_options=options)
-    else:
-        robot = Robot(RealTimeClock(speed=args.speed or 1.0), link_options=options)
-    if args.params is not None and check_params_file(args.params) is not None:  # a bad file fails at once
-        robot.link.user_params = args.params  # laid over the model the robot reports, as ``saphira run`` does
+    clock = session_clock(args.robot, args.speed, ui, real_time=True)
+    robot = session_robot(clock, getattr(args, "link_timeout", None))
+    lay_params_file(robot, args.params)  # a bad file fails at once
     evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
     quiet = getattr(args, "quiet", False)  # -q, "only errors": no connection notes, as in ``saphira run``
     sim = None
     if args.robot:
         if not quiet:
             evaluator.output(f"connecting to {args.robot} ...")
-        robot.connect(args.robot, wait=False)  # the URL chooses the link (usarsim://: saphira.gamebots)
-        LinkWatch(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), still_up=SHELL_UP,
-                  connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
+        connect_robot(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), wait=False,
+                      still_up=SHELL_UP,
+                      connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
@@ -172,11 +162,7 @@ def run_shell(args: argparse.Namespace) -> int:
         evaluator.settings["local"] = EMBEDDED_URL
         evaluator.connected_url = EMBEDDED_URL
         evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
-    live = None
-    if ui is not None:
-        from saphira.ui.liveview import serve
-
-        live = serve(robot, evaluator, ui, sim=sim, say=evaluator.output)
+    live = serve_live_view(robot, evaluator, ui, sim, evaluator.output)
     robot.scheduler.start_async()
     interactive = sys.stdin.isatty()
     ending = contextlib.ExitStack()

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from saphira.core.arrays import FloatArray
 from saphira.core.errors import SaphiraError
 from saphira.core.jit import kernel
 
@@ -73,7 +74,6 @@ __all__ = [
     "turn_right",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 METHODS = ("centroid", "bisector", "mom", "som", "lom")
 

@@ -40,7 +40,7 @@ from saphira.behavior.blend import METHODS, BehaviorOutput, Blender, BlendResult
 from saphira.client.motion import Channel as MotionChannel
 from saphira.client.motion import TransMode
 from saphira.client.reflector import Reflector
-from saphira.core.tasks import FINISHED_STATES, Phase, Scheduler, Task, TaskRef, TaskState
+from saphira.core.tasks import FINISHED_STATES, Phase, Scheduler, Task, TaskKind, TaskRef, TaskState
 
 __all__ = ["GOAL_THRESHOLD", "BehaviorExecutive", "BehaviorTask", "ExecutiveRecord", "RobotHost"]
 
@@ -78,6 +78,8 @@ class BehaviorTask(Task, Generic[P, V]):
     last cycle the behavior ran (the Behaviors window's columns), ``rule_consequents`` what each rule
     recommended then. ``priority`` may be changed at any time.
     """
+
+    kind = TaskKind.BEHAVIOR
 
     def __init__(self, defn: BehaviorDef[P, V], ctx: BehaviorContext[P, V], priority: int, timeout: int | None) -> None:
         super().__init__(ctx.name, phase=Phase.BEHAVE, timeout=timeout)

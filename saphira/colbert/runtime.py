@@ -69,7 +69,16 @@ from saphira.colbert.compile.compiler import (
 )
 from saphira.colbert.syntax import ast
 from saphira.core.errors import SourceError, SourcePosition
-from saphira.core.tasks import FINISHED_STATES, FIRST_USER_STATE, Phase, Scheduler, Task, TaskState, state_name
+from saphira.core.tasks import (
+    FINISHED_STATES,
+    FIRST_USER_STATE,
+    Phase,
+    Scheduler,
+    Task,
+    TaskKind,
+    TaskState,
+    state_name,
+)
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -97,6 +106,8 @@ _CHANNEL_OF = {
 
 class Activity(Task):
     """One running instance of an act schema."""
+
+    kind = TaskKind.ACTIVITY
 
     def __init__(self, program: ActProgram, args: list[Any], runtime: ColbertRuntime, name: str) -> None:
         super().__init__(name, phase=Phase.ACTIVITIES)

@@ -31,7 +31,8 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from enum import IntEnum
+from enum import Enum, IntEnum
+from typing import ClassVar
 
 from saphira.core.clock import Clock, CycleStats, LockStepClock
 from saphira.core.errors import SaphiraError
@@ -73,6 +74,22 @@ class Phase(IntEnum):
     OBSERVE = 5
 
 
+class TaskKind(Enum):
+    """What part of a program a task is, declared by the class that makes such tasks (a class attribute).
+
+    The session's supervision (a lost link suspends activities, behaviors and brains; a run's summary names
+    a failed brain or behavior) asks a task its kind instead of knowing the layers that define them."""
+
+    TASK = "task"
+    """A plain task: a plugin's, the library's own."""
+    BEHAVIOR = "behavior"
+    """A fuzzy behavior's instance (``saphira.behavior.executive.BehaviorTask``)."""
+    ACTIVITY = "activity"
+    """A Colbert activity (``saphira.colbert.runtime.Activity``)."""
+    BRAIN = "brain"
+    """A Pyro-style brain stepped as a task (``saphira.brain.BrainTask``)."""
+
+
 class TaskError(SaphiraError):
     """Misuse of the task API: a duplicate instance name, an unknown task, a bad state."""
 
@@ -104,6 +121,9 @@ class Task:
     removed, or ended with its parent), to release what it holds (e.g. stop a motion).
     """
 
+    kind: ClassVar[TaskKind] = TaskKind.TASK
+    """What part of a program this task is; a subclass that makes behaviors, activities or brains says so."""
+
     def __init__(self, name: str | None = None, *, phase: Phase = Phase.ACTIVITIES, timeout: int | None = None) -> None:
         self.name = name or type(self).__name__
         self.phase = phase
@@ -120,6 +140,11 @@ class Task:
         self.calls = 0
         self._deadline: int | None = None
         self._terminated = False
+
+    @property
+    def part_name(self) -> str:
+        """The name a run's summary gives this part of the program (a brain task's is its brain's)."""
+        return self.name
 
     def step(self, state: int) -> int:
         """Run one cycle's work for ``state`` and return the next state."""

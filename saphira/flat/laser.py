@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, change_vp, unchange_vp
 from saphira.flat.codec import LASER_READINGS, LaserReading, Reading
 from saphira.sim.laser import cast_scan
-from saphira.world.raycast import FloatArray
 from saphira.world.world import World
 
 MAX_RANGE = 8000.0

@@ -15,12 +15,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from saphira.core.arrays import BoolArray, FloatArray
 from saphira.core.jit import kernel
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 INLIER_BAND = 60.0
 """mm: how far from a candidate line a point may lie and still count for it (RANSAC stage)."""

@@ -41,10 +41,9 @@ import numpy.typing as npt
 from saphira.client.artifacts import Artifact, Category, Corridor, Wall
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.sonar import NO_ECHO
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, cos_sin, move_pose, norm2_angle
 from saphira.perception.mcl_kernels import distance_field, predict, resample_kld, weigh
-
-FloatArray = npt.NDArray[np.float64]
 
 RESOLUTION = 50.0
 """mm: the likelihood field's cell size."""

@@ -12,13 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from saphira.core.arrays import Float32Array, FloatArray
 from saphira.core.jit import kernel
-
-FloatArray = npt.NDArray[np.float64]
-Float32Array = npt.NDArray[np.float32]
-IntArray = npt.NDArray[np.intp]
 
 
 def _field_example() -> tuple[object, ...]:

@@ -64,6 +64,7 @@ import numpy.typing as npt
 
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.sonar import NO_ECHO, Sonar
+from saphira.core.arrays import FloatArray
 from saphira.core.attached import Attached
 from saphira.core.tasks import Phase, Scheduler, Task, TaskState
 
@@ -75,7 +76,6 @@ __all__ = [
     "start_occupancy_grid",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 TASK_NAME = "occ grid"
 """The micro-task that updates a robot's grid."""

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from saphira.client.artifacts import Wall, create_wall
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.perception.mapfile import format_map
-from saphira.world.raycast import FloatArray
 from saphira.world.world import World, load_world
 
 __all__ = ["add_map_parser", "cmd_map", "merge_segments", "world_map_text", "world_walls"]

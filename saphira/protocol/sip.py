@@ -30,6 +30,7 @@ from saphira.protocol.errors import DecodeError, EncodeError
 from saphira.protocol.framing import encode_packet
 from saphira.protocol.packet_ids import SIP_IDS, PacketId
 from saphira.protocol.sip_bits import ChargeState, FaultFlags, SipFlags, Stall
+from saphira.protocol.sync import RobotIdentity
 
 
 class SipLayout(Enum):
@@ -39,6 +40,16 @@ class SipLayout(Enum):
     """Pioneer 1 PSOS 4.x (Saphira manual Table 7.5)."""
     ARCOS = "arcos"
     """P2OS/AROS/ARCOS as ARIA parses it and MobileSim/AMRISim emits it."""
+
+
+PSOS_SUBCLASSES = frozenset({"", "pion1", "pion1m", "pion1x", "psos1m", "psos1x", "psos41m", "psos41x",
+                             "psos43m", "pionat"})  # fmt: skip
+"""Subclasses whose SIPs use the PSOS 4.x layout; every other robot speaks ARCOS."""
+
+
+def layout_for(identity: RobotIdentity) -> SipLayout:
+    """The layout a robot's SIPs use, told by its SYNC2 subclass (client and simulator agree on it)."""
+    return SipLayout.PSOS if identity.subclass.lower() in PSOS_SUBCLASSES else SipLayout.ARCOS
 
 
 class SonarReading(NamedTuple):

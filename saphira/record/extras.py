@@ -7,8 +7,8 @@ Version 3 adds two event kinds, each one JSON value on its line (ASCII: ``json.d
     12 a [[5,3,2000.0,1500.0,90.0,0.0,3000.0]]
 
 A ``b`` line is the behaviors' state at the end of the cycle — the blended desired turn and speed
-and each behavior's Behaviors-window row (:func:`saphira.ui.snapshot.behavior_dicts`, rules with their
-antecedent truths) — written only when it differs from the last one, so a steady behavior costs no
+and each behavior's Behaviors-window row (:func:`saphira.record.behavior_rows.behavior_dicts`, rules
+with their antecedent truths) — written only when it differs from the last one, so a steady behavior costs no
 lines; it holds at most :data:`MAX_BEHAVIORS` rows and :data:`MAX_LINE` characters. An ``m`` line is
 an activity's message (``sfMessage``, name ``sfMessage``) or a ``saphira`` log record. An ``a`` line is
 the map's artifacts (the pointlist's viewable ones: type, id, global x, y, th, width, length), written
@@ -21,6 +21,8 @@ import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from saphira.record.behavior_rows import behavior_dicts
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -44,8 +46,6 @@ MESSAGE_NAME = "sfMessage"
 
 def behavior_state(robot: Robot) -> dict[str, Any]:
     """The desired turn and speed the executive blended last, and the running behaviors' rows."""
-    from saphira.ui.snapshot import behavior_dicts
-
     record = robot.executive.last_record
     turn, speed = (record.result.turn, record.result.speed) if record is not None else (None, None)
     return {

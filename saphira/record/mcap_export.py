@@ -33,6 +33,7 @@ import numpy as np
 
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.errors import SaphiraError
+from saphira.core.hosts import beyond_loopback
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.record.extras import MessageTap, artifact_rows, behavior_state
@@ -289,8 +290,6 @@ class FoxgloveServer:
     """``saphira run --foxglove [HOST:]PORT``: the run's channels served live to Foxglove's viewers."""
 
     def __init__(self, robot: Robot, address: tuple[str, int], *, say: Callable[[str], None] = print) -> None:
-        from saphira.ui.access import exposure_warning
-
         fg = foxglove_sdk()
         self.robot = robot
         self._context = fg.Context()
@@ -305,7 +304,7 @@ class FoxgloveServer:
         self.tap = MessageTap(self.channels.message)
         shown = f"[{host}]" if ":" in host else host
         say(f"foxglove: ws://{shown}:{self.port} (open it in Foxglove: Open connection, Foxglove WebSocket)")
-        if exposure_warning(host) is not None:  # the live view's test: a wildcard or non-loopback address
+        if beyond_loopback(host) is not None:  # the live view's test: a wildcard or non-loopback address
             say(f"warning: the Foxglove server listens on {host or 'every interface'}, not only on loopback, with no "
                 "token: anyone who reaches it sees the run (read only); prefer the default 127.0.0.1 and an SSH "
                 "tunnel (ssh -L PORT:127.0.0.1:PORT host)")  # fmt: skip

@@ -15,17 +15,20 @@ clock (real time) gets the same order from a scheduler task in the last phase (`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
 from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams, params_for_file
-from saphira.robot import Robot
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.world import World, load_world
+
+if TYPE_CHECKING:
+    from saphira.robot import Robot  # the simulator only drives the robot it is given: sim and robot are siblings
 
 TASK_NAME = "simulator"
 """The scheduler task that steps the simulator when the clock is not lock-step."""

@@ -25,10 +25,10 @@ from typing import Final
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.protocol.gripper import GripperCommand, GripperSwitches
 from saphira.world.objects import SimObject
-from saphira.world.raycast import FloatArray
 
 PADDLE_TRAVEL_S: Final = 2.0
 LIFT_TRAVEL_S: Final = 3.0

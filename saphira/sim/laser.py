@@ -36,12 +36,13 @@ from typing import Final
 import numpy as np
 
 from saphira.client.sensors.laser import LaserScan
+from saphira.core.arrays import FloatArray, IntArray
 from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_stream
-from saphira.world.raycast import FanWalls, FloatArray, IntArray, SegmentIndex, cast_even_fan, cast_fan
+from saphira.world.raycast import FanWalls, SegmentIndex, cast_even_fan, cast_fan
 
 log = logging.getLogger("saphira.sim.laser")
 

@@ -33,8 +33,8 @@ from enum import Enum
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.params.robot_params import RobotParams
-from saphira.world.raycast import FloatArray
 
 FIRMWARE_TRANS_ACCEL = 300.0
 """mm/s²: translational acceleration and deceleration when the parameter file says 0."""

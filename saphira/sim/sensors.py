@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.jit import kernel
 from saphira.params.robot_params import RobotParams
 from saphira.sim.robot_model import wrap_degrees
-from saphira.world.raycast import FloatArray, as_segments, first_hit, walls_in_fan
+from saphira.world.raycast import as_segments, first_hit, walls_in_fan
 
 NO_ECHO_MM = 5000.0
 """Range a sonar reports when it hears nothing (ARIA's maximum sonar range)."""

@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from saphira.client.link.pioneer import layout_for
 from saphira.client.transport import Transport, TransportClosed
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.command_packet import CommandPacket, decode_command
@@ -69,7 +68,7 @@ from saphira.protocol.framing import MAX_COUNT_SERVER
 from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.simstat import SimStat, encode_simstat
-from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip
+from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip, layout_for
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
 from saphira.sim.laser import laser_handlers

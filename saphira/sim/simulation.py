@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.params.laser import laser_config
 from saphira.params.robot_params import RobotParams
@@ -38,7 +39,7 @@ from saphira.sim.robot_model import Drive, RobotModel, RotMode, TransMode, wrap_
 from saphira.sim.sensors import Odometry, SonarBeam, SonarRing, chord, compass_reading
 from saphira.world.objects import SimObject, spawn_objects
 from saphira.world.placement import OCCUPIED, nearest_free_place
-from saphira.world.raycast import FloatArray, circle_sweep_fraction, point_segment_distances
+from saphira.world.raycast import circle_sweep_fraction, point_segment_distances
 from saphira.world.world import World
 
 log = logging.getLogger("saphira.sim")

@@ -28,11 +28,12 @@ import math
 from collections.abc import Iterable
 from typing import Final
 
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.protocol.vision import DEG_TO_PIXELS, VisionInfo, VisionMode, VisionPacket, VisionSetting
 from saphira.sim.gripper import to_robot_frame
 from saphira.world.objects import BOX_HEIGHT, COLOURS, SimObject
-from saphira.world.raycast import FloatArray, segment_crosses
+from saphira.world.raycast import segment_crosses
 
 IMAGE_WIDTH: Final = 160
 IMAGE_HEIGHT: Final = 120

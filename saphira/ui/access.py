@@ -7,16 +7,17 @@ refused, another port of the same host included (browsers treat every port of 12
 The own origin is the one the browser reached this server by (its ``Host``), so an SSH tunnel or a
 renamed host still works; a DNS-rebinding page passes this check but has no token.
 
-Kept free of aiohttp so that it is tested and used without a server.
+Kept free of aiohttp so that it is tested and used without a server; which addresses reach a server
+(and whether only loopback does) is :mod:`saphira.core.hosts`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import re
 import socket
 from collections.abc import Mapping
+
+from saphira.core.hosts import beyond_loopback, host_addresses, is_wildcard
 
 __all__ = ["exposure_warning", "reachable_urls", "refusal", "security_headers"]
 
@@ -58,49 +59,13 @@ def security_headers(headers: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _is_wildcard(host: str) -> bool:
-    return host in ("0.0.0.0", "::", "")
-
-
-def _addresses(host: str) -> list[str]:
-    """The addresses ``host`` stands for (itself when it is one; a name resolved; none if unresolvable)."""
-    with contextlib.suppress(ValueError):
-        return [str(ipaddress.ip_address(host))]
-    try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return []
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-def _is_loopback(host: str) -> bool:
-    found = _addresses(host)
-    return bool(found) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found)
-
-
-def _host_addresses(family: socket.AddressFamily) -> list[str]:
-    """This host's own addresses of one family, as far as the standard library tells them: its names
-    resolved, and the address it would reach the outside world from (a UDP connect sends nothing)."""
-    found: list[str] = []
-    for name in dict.fromkeys((socket.gethostname(), socket.getfqdn())):
-        with contextlib.suppress(OSError, UnicodeError):
-            found += [str(info[4][0]) for info in socket.getaddrinfo(name, None, family, socket.SOCK_STREAM)]
-    probe = "192.0.2.1" if family == socket.AF_INET else "2001:db8::1"  # documentation addresses: never reached
-    with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as udp:
-        udp.connect((probe, 9))
-        found.append(str(udp.getsockname()[0]))
-    loopback = "127.0.0.1" if family == socket.AF_INET else "::1"
-    usable = [a for a in found if not ipaddress.ip_address(a.split("%")[0]).is_link_local]
-    return list(dict.fromkeys([loopback, *usable]))
-
-
 def reachable_urls(host: str, port: int, token: str) -> list[str]:
     """The URLs (with the token) that reach a server bound to ``host:port``: a wildcard address is
     replaced by this host's own addresses, loopback first."""
-    if _is_wildcard(host):
-        hosts = _host_addresses(socket.AF_INET6 if host == "::" else socket.AF_INET)
+    if is_wildcard(host):
+        hosts = host_addresses(socket.AF_INET6 if host == "::" else socket.AF_INET)
         if host == "":
-            hosts += _host_addresses(socket.AF_INET6)
+            hosts += host_addresses(socket.AF_INET6)
     else:
         hosts = [host]
     return [f"http://{f'[{h}]' if ':' in h else h}:{port}/?token={token}" for h in dict.fromkeys(hosts)]
@@ -108,9 +73,9 @@ def reachable_urls(host: str, port: int, token: str) -> list[str]:
 
 def exposure_warning(host: str) -> str | None:
     """A warning when the page is served beyond this host (a wildcard or non-loopback address)."""
-    if not _is_wildcard(host) and _is_loopback(host):
+    where = beyond_loopback(host)
+    if where is None:
         return None
-    where = "every interface" if _is_wildcard(host) else host
     return (
         f"warning: the live view listens on {where}, not only on loopback: its page runs code as this user "
         "(Colbert, Python plugins) and its token travels in clear (plain HTTP) to anyone on the way; "

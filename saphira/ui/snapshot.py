@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from saphira.behavior.blend import Channel
 from saphira.behavior.executive import BehaviorTask
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.colbert.runtime import Activity
@@ -30,13 +29,14 @@ from saphira.core.tasks import Task, state_name
 from saphira.display.drawing import Primitive
 from saphira.perception import LOCALIZE, perception_for
 from saphira.perception.occupancy import grid_image
+from saphira.record.behavior_rows import BehaviorRow, RawBehavior, behavior_dict, behavior_row, raw_behavior
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
     from saphira.sim.embedded import EmbeddedSim
     from saphira.world.world import World
 
-__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "behavior_dicts", "capture", "world_outline"]
+__all__ = ["WAKE_SECONDS", "GridCopy", "Snapshot", "Wake", "capture", "world_outline"]
 
 WAKE_SECONDS = 10.0
 """The wake shows this much of the robot's recent travel (the manual's "last 10 s")."""
@@ -61,24 +61,6 @@ class Wake:
 GridCopy = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[float, float], float]
 """An occupancy grid's log-odds and evidence arrays (copies), its origin and resolution."""
 
-_RawBehavior = tuple[BehaviorTask[Any, Any], int, bool, float, float, float, float, tuple[float, ...], tuple[Any, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class BehaviorRow:
-    """One behavior in the Behaviors window (and its detail view)."""
-
-    name: str
-    priority: int
-    running: bool
-    activity_turn: float
-    activity_speed: float
-    goal: float
-    progress: float
-    params: tuple[tuple[str, str], ...]
-    rules: tuple[tuple[str, float, str, float], ...]
-    """(name, antecedent truth, direction ``< > + -``, value)."""
-
 
 @dataclass(slots=True)
 class Snapshot:
@@ -94,7 +76,7 @@ class Snapshot:
     wake: list[tuple[float, float, float]]
     drawing: list[Primitive]
     tasks: list[tuple[str, str, int, str, bool]]
-    behaviors: list[_RawBehavior]
+    behaviors: list[RawBehavior]
     summation: tuple[float | None, float | None]
     truth: list[tuple[str, float, float, float]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -138,7 +120,7 @@ class Snapshot:
             "wake": [[round(px), round(py)] for _, px, py in self.wake],
             "drawing": [p.as_list() for p in self.drawing],
             "tasks": [list(t) for t in self.tasks],
-            "behaviors": [_behavior_dict(b) for b in self.behavior_rows()],
+            "behaviors": [behavior_dict(b) for b in self.behavior_rows()],
             "summation": [_round(self.summation[0], 1), _round(self.summation[1], 0)],
             "truth": [[n, round(tx), round(ty), round(tth, 1)] for n, tx, ty, tth in self.truth],
             **({"occgrid": grid_image(*self.grid)} if self.grid is not None else {}),
@@ -149,7 +131,7 @@ class Snapshot:
     def behavior_rows(self) -> list[BehaviorRow]:
         """The Behaviors window in priority order (0, the highest, first)."""
         vel = float(self.info.get("Tr", 0.0))
-        return sorted((_behavior_row(raw, vel) for raw in self.behaviors), key=lambda b: b.priority)
+        return sorted((behavior_row(raw, vel) for raw in self.behaviors), key=lambda b: b.priority)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -172,23 +154,6 @@ def _localization_dict(samples: npt.NDArray[np.float64], estimate: Pose | None, 
 
 def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
-
-
-def _behavior_dict(b: BehaviorRow) -> dict[str, Any]:
-    return {
-        "name": b.name, "priority": b.priority, "running": b.running,
-        "turn": round(b.activity_turn, 2), "speed": round(b.activity_speed, 2),
-        "goal": round(b.goal, 2), "progress": round(b.progress, 2),
-        "params": [list(p) for p in b.params],
-        "rules": [[n, round(t, 2), d, round(v, 1)] for n, t, d, v in b.rules],
-    }  # fmt: skip
-
-
-def behavior_dicts(robot: Robot) -> list[dict[str, Any]]:
-    """The Behaviors window's rows as a frame carries them, now (a recording keeps them per cycle)."""
-    vel = robot.state.vel
-    rows = (_behavior_row(_raw_behavior(t), vel) for t in robot.executive.behaviors if not t.finished)
-    return [_behavior_dict(b) for b in sorted(rows, key=lambda b: b.priority)]
 
 
 def _task_kind(task: Task) -> str:
@@ -215,35 +180,6 @@ def _task_rows(tasks: list[Task]) -> list[tuple[str, str, int, str, bool]]:
     return rows
 
 
-def _param_text(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, int | str) or value is None:
-        return str(value)
-    return f"<{type(value).__name__}>"  # a pointer parameter: the manual shows an address
-
-
-def _raw_behavior(task: BehaviorTask[Any, Any]) -> _RawBehavior:
-    """What the cycle copies of a behavior (its outputs are replaced, never changed in place)."""
-    return (task, task.priority, task.active, task.activity_turn, task.activity_speed, task.goal, task.progress,
-            task.rule_truths, task.rule_consequents)  # fmt: skip
-
-
-def _behavior_row(raw: _RawBehavior, vel: float) -> BehaviorRow:
-    """The Behaviors window's row, built in the UI thread from a copy made in the cycle."""
-    task, priority, active, a_turn, a_speed, goal, progress, truths, consequents = raw
-    rules: list[tuple[str, float, str, float]] = []
-    for name, truth, consequent in zip(task.defn.rule_names, truths, consequents, strict=False):
-        value = consequent.value
-        if consequent.channel is Channel.TURN:
-            direction = "<" if value > 0 else ">" if value < 0 else " "
-        else:
-            direction = "+" if value > vel else "-" if value < vel else " "
-        rules.append((name, truth, direction, value))
-    params = tuple((spec.name, _param_text(getattr(task.params, spec.name, None))) for spec in task.defn.params)
-    return BehaviorRow(task.name, priority, active, a_turn, a_speed, goal, progress, params, tuple(rules))
-
-
 def capture(
     robot: Robot,
     wake: Wake,
@@ -264,7 +200,7 @@ def capture(
         for a in robot.reflector.pointlist
         if a.viewable
     ]
-    behaviors = [_raw_behavior(t) for t in robot.executive.behaviors if not t.finished]
+    behaviors = [raw_behavior(t) for t in robot.executive.behaviors if not t.finished]
     record = robot.executive.last_record
     summation = (record.result.turn, record.result.speed) if record is not None else (None, None)
     info = {

@@ -21,10 +21,10 @@ from typing import NoReturn
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.errors import SourcePosition, quoted
 from saphira.core.geometry import Pose
 from saphira.core.inputfile import bounded_int
-from saphira.world.raycast import FloatArray
 from saphira.world.world import MAX_COORDINATE, MapObject, World, WorldError, bounds_of, parse_number
 
 _HEADER = re.compile(r"([A-Za-z_][\w.\-]*):\s*(.*)")

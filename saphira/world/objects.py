@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from saphira.world.raycast import FloatArray
+from saphira.core.arrays import FloatArray
 from saphira.world.world import parse_number
 
 if TYPE_CHECKING:

@@ -16,10 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from saphira.core.arrays import FloatArray, IntArray
 from saphira.core.jit import kernel
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.intp]
 
 _PARALLEL_SIN = 1e-12  # a ray and a segment closer than this to parallel (sine of the angle) are parallel
 _ON_LINE_MM = 1e-6  # a parallel segment closer than this to the ray's line lies on it

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from saphira.core.arrays import FloatArray
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.core.geometry import Pose
 from saphira.core.inputfile import MIB, read_input
 from saphira.core.paths import data_dir
-from saphira.world.raycast import FloatArray, SegmentIndex, min_distance_point_segments
+from saphira.world.raycast import SegmentIndex, min_distance_point_segments
 
 if TYPE_CHECKING:
     from saphira.world.objects import WorldObject

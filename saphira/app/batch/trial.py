@@ -36,12 +36,12 @@ from saphira.app.batch.metrics import (
 )
 from saphira.app.batch.watchdog import TrialTimeout, wall_clock_limit
 from saphira.app.console import Console
-from saphira.app.parts import user_place
 from saphira.app.run import Session
 from saphira.colbert.compile.symbols import FLOAT, INT, STRING, GlobalVariable, LinkedVariable
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.errors import SaphiraError
 from saphira.core.modules import NotAModule, fresh_module
+from saphira.core.parts import user_place
 
 PATH_EVERY = 5
 """Keep every 5th pose of the true path (2 per simulated second) for the trajectory plots."""
@@ -191,7 +191,7 @@ def _fail(result: TrialResult, status: str, error: str) -> None:
 
 def _describe(exc: BaseException) -> str:
     """``ZeroDivisionError: division by zero (plugin.py:12)``: the exception and where in the user's code it
-    was raised (:func:`saphira.app.parts.user_place`, the place ``saphira run``'s summary names too)."""
+    was raised (:func:`saphira.core.parts.user_place`, the place ``saphira run``'s summary names too)."""
     if isinstance(exc, SaphiraError):
         return str(exc)
     place, message = user_place(exc)

@@ -15,7 +15,7 @@ Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``;
 ``loss_timeout`` (the link timeout, :data:`DEFAULT_LINK_TIMEOUT`) means the robot is lost, as a closed
 connection or a serial port that went away does at once: a stop and CLOSE go out if the line still takes
 them, the setpoints are dropped and the disconnect event fires with the reason. What the session does
-then (end the run, or wait and reconnect) is :mod:`saphira.app.link_watch`'s.
+then (end the run, or wait and reconnect) is :mod:`saphira.client.link.watch`'s.
 """
 
 from __future__ import annotations
@@ -44,15 +44,10 @@ from saphira.protocol.framing import MAX_COUNT_CLIENT
 from saphira.protocol.laser import LASER_IDS
 from saphira.protocol.packet_ids import PacketId, is_sip_id
 from saphira.protocol.receiver import PacketReceiver
-from saphira.protocol.sip import SipLayout, decode_sip
+from saphira.protocol.sip import SipLayout, decode_sip, layout_for
 from saphira.protocol.sync import RobotIdentity, decode_sync2_reply, encode_sync
 
 log = logging.getLogger("saphira.client.link.pioneer")
-
-PSOS_SUBCLASSES = frozenset({"", "pion1", "pion1m", "pion1x", "psos1m", "psos1x", "psos41m", "psos41x",
-                             "psos43m", "pionat"})  # fmt: skip
-"""Subclasses whose SIPs use the PSOS 4.x layout; every other robot speaks ARCOS."""
-
 
 CLIENT_CLOSED = "disconnected by the client"
 """The disconnect event's reason when the client closed the link; any other reason is a lost link."""
@@ -100,10 +95,6 @@ class LinkCounters:
     sips: int = 0
     undecodable: int = 0
     other_packets: int = 0
-
-
-def layout_for(identity: RobotIdentity) -> SipLayout:
-    return SipLayout.PSOS if identity.subclass.lower() in PSOS_SUBCLASSES else SipLayout.ARCOS
 
 
 class Link:

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
 from saphira.client.sensors.sonar import NO_ECHO, Region, move_points, region_mask
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, change_vp, cos_sin
 from saphira.params.laser import LaserConfig, laser_config
 from saphira.params.robot_params import RobotParams
@@ -46,8 +46,6 @@ from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
 from saphira.protocol.laser import LaserPacket
 from saphira.protocol.sync import RobotIdentity
-
-FloatArray = npt.NDArray[np.float64]
 
 SIMULATOR_NAMES: Final = frozenset({"mobilesim", "amrisim", "saphira-sim"})
 

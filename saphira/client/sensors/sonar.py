@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
+from saphira.core.arrays import FloatArray
 from saphira.core.jit import kernel
 
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ CBUF_LEN = 200
 DEFAULT_FRONT_MAX_RANGE = 2500.0
 
 T = TypeVar("T")
-FloatArray = npt.NDArray[np.float64]
 
 
 class Region(IntEnum):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from saphira.core.errors import SaphiraError, SourceError
 from saphira.core.paths import PACKAGE_DIR
-from saphira.core.tasks import Task
+from saphira.core.tasks import Task, TaskKind
 
 _LIBRARY = tuple(
     os.path.join(Path(p).resolve(), "")
@@ -61,15 +61,8 @@ def user_place(exc: BaseException) -> tuple[str, str]:
 
 def describe_task(task: Task) -> PartFailure:
     """The failure of a task that raised: a brain, a behavior, or another task (a plugin's)."""
-    from saphira.behavior.executive import BehaviorTask
-    from saphira.brain import BrainTask
-
-    if isinstance(task, BrainTask):
-        kind, name = "brain", task.brain.name
-    elif isinstance(task, BehaviorTask):
-        kind, name = "behavior", task.name
-    else:
-        kind, name = "task", task.name
+    kind = task.kind.value if task.kind in (TaskKind.BRAIN, TaskKind.BEHAVIOR) else TaskKind.TASK.value
+    name = task.part_name
     if task.error is None:
         return PartFailure(kind, name, "", task.error_message or "failed")
     where, message = user_place(task.error)
@@ -84,9 +77,7 @@ class PartFailures:
 
     def task_failed(self, task: Task) -> None:
         """A scheduler's ``on_task_failed``; Colbert activities are left to their own activity lines."""
-        from saphira.colbert.runtime import Activity
-
-        if not isinstance(task, Activity):
+        if task.kind is not TaskKind.ACTIVITY:
             self.add(describe_task(task))
 
     def plugin_failed(self, error: SourceError) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, LinkState
-from saphira.core.tasks import Phase, Task, TaskState
+from saphira.core.tasks import Phase, Task, TaskKind, TaskState
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -41,6 +41,8 @@ RETRY_PERIOD = 1.0
 TASK_NAME = "reconnect"
 DEFAULT_RECONNECT = 60.0
 """Seconds ``--reconnect`` without a number waits for the robot."""
+_HELD_KINDS = frozenset({TaskKind.ACTIVITY, TaskKind.BEHAVIOR, TaskKind.BRAIN})
+"""The tasks a wait for the robot suspends: those that drive it (the library's own tasks go on)."""
 
 
 class LinkWatch:
@@ -103,13 +105,9 @@ class LinkWatch:
 
     def _hold(self) -> None:
         """Suspend the running top-level activities, behaviors and brains (their children with them)."""
-        from saphira.behavior.executive import BehaviorTask
-        from saphira.brain import BrainTask
-        from saphira.colbert.runtime import Activity
-
         scheduler = self.robot.scheduler
         for task in scheduler.tasks:
-            if task.parent is None and task.active and isinstance(task, Activity | BehaviorTask | BrainTask):
+            if task.parent is None and task.active and task.kind in _HELD_KINDS:
                 scheduler.suspend(task)
                 if task not in self._held:
                     self._held.append(task)
