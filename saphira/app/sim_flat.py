@@ -15,11 +15,10 @@ import functools
 import signal
 import sys
 import threading
-from types import FrameType
 from typing import TextIO
 
 from saphira.core.errors import SaphiraError
-from saphira.core.interrupts import signalled, stop_signals
+from saphira.core.interrupts import StopSignals, signalled
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.sim.exposure import exit_allowed, world_access
@@ -62,14 +61,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--flat-steps", type=int, metavar="N", help="start stopped and press STEP N times")
 
 
-class _Stop(Exception):
-    """A signal asked the server to stop; ``signum`` says which."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
 def _panel(server: FlatServer, stream: TextIO) -> None:
     """Read START / STOP / STEP [n] lines and press the buttons."""
     for line in stream:
@@ -79,10 +70,6 @@ def _panel(server: FlatServer, stream: TextIO) -> None:
             server.press(line)
         except ValueError as exc:
             print(f"saphira sim --flat: {exc}", file=sys.stderr, flush=True)
-
-
-def _raise_stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stop(signum)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
     mode = "real-time" if args.flat_realtime else "standard"
     view = None
     status = 0
-    with stop_signals(_raise_stop):  # first: a supervisor may signal as soon as it reads "listening on"
+    # A signal raises Interrupted out of the blocking accept or read; handlers first: a supervisor may
+    # signal as soon as it reads "listening on".
+    with StopSignals() as signals:
         try:
             print(
                 f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
@@ -137,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
                     return 2
             threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
             server.serve()
-        except _Stop as stop:
-            status = signalled(stop.signum)
+        except KeyboardInterrupt:
+            status = signals.status or signalled(signal.SIGINT)
         finally:
             server.close()
             if view is not None:

@@ -30,7 +30,7 @@ SignalHandler = Callable[[int, FrameType | None], Any]
 
 
 @contextlib.contextmanager
-def stop_signals(handler: SignalHandler) -> Iterator[None]:
+def _stop_signals(handler: SignalHandler) -> Iterator[None]:
     """Inside the block SIGINT and SIGTERM call ``handler``; the previous handlers after it.
 
     Only the main thread can install handlers: elsewhere this does nothing, and Ctrl-C still raises
@@ -89,7 +89,7 @@ class StopSignals:
             raise Interrupted(self.received)
 
     def __enter__(self) -> StopSignals:
-        self._installed.enter_context(stop_signals(self._handle))
+        self._installed.enter_context(_stop_signals(self._handle))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
