@@ -15,12 +15,15 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.core.interrupts import Interrupted, StopSignals
+from saphira.flat.server import FlatServer
+from saphira.flat.simulation import FlatSimulation
 from saphira.gamebots.server import GamebotsServer
 from saphira.params.robot_params import find_params_file, load_params
 from saphira.sim.lines import PioneerLines, TcpLine
 from saphira.sim.serve import ServeLoop, serve
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import Simulation
+from saphira.world.wld import parse_wld
 from saphira.world.world import load_world
 
 WAIT = 5.0
@@ -121,3 +124,27 @@ def test_stop_signals_raise_defer_or_interrupt_only_the_line_as_each_command_ask
         with pytest.raises(Interrupted):
             signal.raise_signal(signal.SIGTERM)
     assert signals.status == 143
+
+
+def test_a_flat_server_in_the_serve_loop_stops_on_the_first_signal_and_ends_the_controllers_stream() -> None:
+    """The Flat front end: the controller's lines pace the steps; a signal at the third step ends the loop
+    while the controller, still connected, sends nothing more."""
+    world = parse_wld("width 8000\nheight 8000\n0 0 8000 0\n8000 0 8000 8000\n8000 8000 0 8000\n0 8000 0 0\n", "<room>")
+    server = FlatServer(FlatSimulation(world, pose=(2000.0, 2000.0, 0.0)))
+
+    signalled: list[int] = []
+
+    def at_each_step() -> None:  # also called when the controller comes and goes
+        if server.steps == 3 and not signalled:
+            signalled.append(signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)
+
+    server.on_step = at_each_step
+    with socket.create_connection(server.address, timeout=WAIT) as controller:
+        controller.sendall(b"c 100 0 1\n" * 3)
+        assert serve(server, PERIOD) == 143
+        assert server.steps == 3 and server.controller is None
+        received = b""
+        while chunk := controller.recv(65536):  # the step outputs, then the end of the stream
+            received += chunk
+        assert received.count(b"\n") == 4  # the first output on connecting, one per step
