@@ -148,3 +148,31 @@ def test_a_flat_server_in_the_serve_loop_stops_on_the_first_signal_and_ends_the_
         while chunk := controller.recv(65536):  # the step outputs, then the end of the stream
             received += chunk
         assert received.count(b"\n") == 4  # the first output on connecting, one per step
+
+
+def test_a_flat_controller_whose_step_is_held_is_not_read_until_the_panel_lets_it_step() -> None:
+    """While STOP holds its step, what the controller sends stays in TCP's buffers (bounded), not the server's."""
+    world = parse_wld("width 8000\nheight 8000\n0 0 8000 0\n8000 0 8000 8000\n8000 8000 0 8000\n0 8000 0 0\n", "<room>")
+    server = FlatServer(FlatSimulation(world, pose=(2000.0, 2000.0, 0.0)), running=False)
+    thread = server.serve_in_thread()
+    try:
+        with socket.create_connection(server.address, timeout=WAIT) as controller:
+            controller.sendall(b"c 100 0 1\n")
+            assert server.held.wait(WAIT)
+            controller.settimeout(1.0)
+            sent = 0
+            with pytest.raises(TimeoutError):  # the buffers fill: the server reads nothing more
+                for _ in range(256):
+                    sent += controller.send(b"l\n" * 32768)
+            assert sent < 64 << 20
+            server.start()  # the held step goes on, then every query is answered
+            controller.settimeout(WAIT)
+            received = b""
+            while received.count(b"\n") < 2:  # the output on connecting, then the held step's
+                chunk = controller.recv(65536)
+                assert chunk, "the server closed the connection"
+                received += chunk
+    finally:
+        server.close()
+        thread.join(WAIT)
+    assert not thread.is_alive() and server.steps == 1

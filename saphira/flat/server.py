@@ -228,6 +228,8 @@ class FlatServer:
                 return []
             if self._conn is None:  # a second controller waits in the backlog until this one leaves
                 return [(self.listener.fileno(), self.poll)]
+            if self._waiting:  # held for the panel: nothing more is read, so TCP holds the controller back
+                return []
             return [(self._conn.fileno(), self._readable)]
 
     @property
