@@ -41,7 +41,7 @@ from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.sim.exposure import exit_allowed, world_access
-from saphira.sim.lines import Line, PioneerLines, PtyLine, TcpLine, UnixLine
+from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines
 from saphira.sim.serve import serve
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
@@ -188,11 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
-def _unix_path(path: str, k: int) -> str:
-    """The socket of robot ``k`` (0-based) when serving on ``--unix PATH``."""
-    return path if k == 0 else f"{path}-{k + 1}"
-
-
 def _check(args: argparse.Namespace) -> str | None:
     if args.unix == "":  # --unix without a path: the socket SAPHIRA_COMPIPE names, as clients read it
         args.unix = os.environ.get("SAPHIRA_COMPIPE", "").removeprefix("unix://")
@@ -263,29 +258,14 @@ def run(args: argparse.Namespace) -> int:
     )
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     host = ServedSimulation(simulation, period=args.period)
-    lines: list[Line] = []
+    for k in range(args.robots):
+        robot = simulation.add_robot(params, name=f"{params.name}-{k + 1}" if args.robots > 1 else None)
+        host.add(PioneerServer(simulation, robot, options=options, period=args.period, label=f"robot {k + 1}"))
+    plan = LinePlan(pty=args.pty, unix=args.unix, host=args.host, port=args.port)
     try:
-        for k in range(args.robots):
-            robot = simulation.add_robot(params, name=f"{params.name}-{k + 1}" if args.robots > 1 else None)
-            server = host.add(
-                PioneerServer(simulation, robot, options=options, period=args.period, label=f"robot {k + 1}")
-            )
-            if args.pty:
-                lines.append(PtyLine(server))
-            elif args.unix is not None:
-                lines.append(UnixLine(server, _unix_path(args.unix, k)))
-            else:
-                lines.append(TcpLine(server, args.host, args.port + k if args.port else 0))
-    except OSError as exc:
-        for line in lines:
-            line.close()
-        if args.pty:
-            where = "a pseudo-terminal"
-        elif args.unix is not None:
-            where = _unix_path(args.unix, len(lines))
-        else:
-            where = f"{args.host}:{args.port + len(lines) if args.port else 0}"
-        print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        lines = open_lines(host.servers, plan)
+    except CannotListen as exc:
+        print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
     front = PioneerLines(host, lines)
     view = None

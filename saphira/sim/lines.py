@@ -17,6 +17,7 @@ import stat
 import tty
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from saphira.client.transport import SocketTransport, Transport, TransportClosed
@@ -301,3 +302,53 @@ class PioneerLines:
             server.hang_up("simulator exiting")
         for line in self.lines:
             line.close()
+
+
+@dataclass(frozen=True)
+class LinePlan:
+    """Where the robots' lines listen: pseudo-terminals, unix sockets (robot k > 1 at ``PATH-k``), or TCP
+    ports on ``host`` from ``port`` on (0: free ones)."""
+
+    pty: bool = False
+    unix: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 0
+
+    def where(self, k: int) -> str:
+        """Where robot ``k`` (0-based) listens, as an error message names it."""
+        if self.pty:
+            return "a pseudo-terminal"
+        if self.unix is not None:
+            return unix_path(self.unix, k)
+        return f"{self.host}:{self.port + k if self.port else 0}"
+
+    def open(self, server: PioneerServer, k: int) -> Line:
+        """Robot ``k``'s line, listening; OSError when it cannot."""
+        if self.pty:
+            return PtyLine(server)
+        if self.unix is not None:
+            return UnixLine(server, unix_path(self.unix, k))
+        return TcpLine(server, self.host, self.port + k if self.port else 0)
+
+
+class CannotListen(Exception):
+    """A line could not listen; the message names where and why."""
+
+
+def unix_path(path: str, k: int) -> str:
+    """The socket of robot ``k`` (0-based) when serving on ``--unix PATH``."""
+    return path if k == 0 else f"{path}-{k + 1}"
+
+
+def open_lines(servers: Sequence[PioneerServer], plan: LinePlan) -> list[Line]:
+    """One listening line per server, robot k's where ``plan`` says; :class:`CannotListen` (the lines
+    already open closed again) when one cannot listen."""
+    lines: list[Line] = []
+    try:
+        for k, server in enumerate(servers):
+            lines.append(plan.open(server, k))
+    except OSError as exc:
+        for line in lines:
+            line.close()
+        raise CannotListen(f"cannot listen on {plan.where(len(lines))}: {exc.strerror or exc}") from exc
+    return lines
