@@ -37,6 +37,7 @@ import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 from saphira.flat.codec import (
@@ -150,7 +151,7 @@ class FlatServer:
         """Held by the serve loop's calls and by :meth:`close`, which may come from another thread."""
         self._conn: socket.socket | None = None
         self._lines = _LineSplitter()
-        self._waiting: list[str] = []
+        self._waiting: deque[str] = deque()
         """Lines received and not yet handled: a control line held while stopped, and the ones after it."""
         self._deadline: float | None = None
         """When the controller is dropped if no line has come (time.monotonic), None while none is awaited."""
@@ -255,7 +256,7 @@ class FlatServer:
             conn.settimeout(self.write_timeout)  # reads come only when select says readable: writes wait
             self._conn = conn
             self._lines = _LineSplitter()
-            self._waiting = []
+            self._waiting.clear()
             self._guarded(self._greet)
 
     def cycle(self, now: float) -> None:
@@ -285,7 +286,7 @@ class FlatServer:
             if not chunk:
                 self._end_connection("gone")
                 return
-            self._waiting += self._lines.feed(chunk)
+            self._waiting.extend(self._lines.feed(chunk))
             if self._waiting:
                 self._guarded(self._handle_waiting)
 
@@ -318,16 +319,16 @@ class FlatServer:
             line = self._waiting[0]
             self._await_line(self.idle_timeout)
             if not line.strip():
-                self._waiting.pop(0)
+                self._waiting.popleft()
                 continue
             try:
                 item = parse_input(line)
             except CodecError as exc:
-                self._waiting.pop(0)
+                self._waiting.popleft()
                 log.error("controller line ignored: %s", exc)
                 continue
             if not isinstance(item, Control):
-                self._waiting.pop(0)
+                self._waiting.popleft()
                 self._send(conn, [format_reply(self._answer(item))])
                 continue
             if item.command == "e":
@@ -345,7 +346,7 @@ class FlatServer:
                     self._stepped()  # a live view shows the step being held
                 return
             self.held.clear()
-            self._waiting.pop(0)
+            self._waiting.popleft()
             now = self.monotonic()
             # Real time: the wall-clock time since the previous step (a STEP while stopped is one step).
             dt = max(0.0, now - self._last) if self.realtime and not held else STEP_SECONDS
@@ -371,7 +372,7 @@ class FlatServer:
                 if not conn.recv(65536):
                     break
         conn.close()
-        self._waiting = []
+        self._waiting.clear()
         self._deadline = None
         self.held.clear()
         self.flat.robot.cmd_stop()
