@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saphira.app.sim import TcpLine
 from saphira.core.clock import RealTimeClock
 from saphira.core.geometry import Pose
 from saphira.params.robot_models import known_models
@@ -33,6 +32,7 @@ from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.simstat import SimStat, decode_simstat
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
+from saphira.sim.lines import TcpLine
 from saphira.sim.server import PioneerServer, ServedSimulation
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.world import World

@@ -15,6 +15,7 @@ import pytest
 from saphira.app import sim as standalone
 from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol import Command, PacketId, decode_simstat, encode_command, encode_sync, str_arg
+from saphira.sim.lines import TcpLine
 from saphira.sim.server import PioneerServer, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess
@@ -155,7 +156,7 @@ def test_a_half_closed_client_does_not_turn_the_next_one_away() -> None:
     """Its last bytes and its FIN wait together with the next client's connection (the review's 2.5)."""
     simulation = Simulation(open_world(), 0)
     server = PioneerServer(simulation, simulation.add_robot(load_params(find_params_file("p3dx"))))
-    line = standalone.TcpLine(server, "127.0.0.1", 0)
+    line = TcpLine(server, "127.0.0.1", 0)
     address = ("127.0.0.1", int(line.address.rsplit(":", 1)[1]))
     try:
         with socket.create_connection(address, timeout=TIMEOUT) as old:

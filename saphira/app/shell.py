@@ -16,16 +16,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
 from saphira.colbert.evaluator import Evaluator
-from saphira.core.interrupts import Interrupted, stop_signals
+from saphira.core.interrupts import Interrupted, StopSignals
+from saphira.robot import Robot
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -166,7 +165,7 @@ def run_shell(args: argparse.Namespace) -> int:
     robot.scheduler.start_async()
     interactive = sys.stdin.isatty()
     ending = contextlib.ExitStack()
-    ending.enter_context(stop_signals(_ending_signal(interactive)))
+    ending.enter_context(StopSignals(line_interrupts=interactive))  # Ctrl-C at a terminal ends only the line
     try:
         if args.robot or not args.no_sim:
             robot.wait_connected(30.0)
@@ -190,17 +189,6 @@ def run_shell(args: argparse.Namespace) -> int:
         if robot.connected:
             robot.disconnect()  # velocity 0, motors off, CLOSE
         ending.close()
-
-
-def _ending_signal(interactive: bool) -> Callable[[int, FrameType | None], None]:
-    """The SIGINT / SIGTERM handler: :class:`Interrupted` ends the shell; Ctrl-C at a terminal only the line."""
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        if interactive and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise Interrupted(signum)
-
-    return handle
 
 
 SHELL_UP = " (the shell stays up; 'connect' reaches a robot again)"

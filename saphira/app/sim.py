@@ -7,9 +7,10 @@ or, with ``--pty``, a pseudo-terminal whose path is printed, so a client's seria
 a second TCP client is accepted and closed at once, and the first keeps working. When a client closes
 or vanishes its robot stops and the line serves the next client, session after session.
 
-Timing: a drift-free 100 ms cycle (:class:`~saphira.core.clock.RealTimeClock`). The time between cycles
-is spent waiting on the sockets with ``select``, so handshake replies and CONFIG go out as soon as the
-client's packet arrives; at each cycle boundary the world advances and every open session gets its
+Timing: a drift-free 100 ms cycle (the one serve loop, :mod:`saphira.sim.serve`; the lines are
+:mod:`saphira.sim.lines`). The time between cycles is spent waiting on the sockets with ``select``, so
+handshake replies and CONFIG go out as soon as the client's packet arrives; at each cycle boundary the
+world advances and every open session gets its
 SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT end the program cleanly; SIM_EXIT only when exits are
 allowed (:func:`~saphira.sim.exposure.exit_allowed`: on loopback, a unix socket or a pseudo-terminal
 unless ``--no-exit``; on any other address only with ``--allow-exit``). A client that does not complete its handshake
@@ -25,34 +26,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import functools
 import logging
 import math
 import os
-import select
-import signal
-import socket
-import stat
 import sys
-import time
-import tty
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
-from typing import Any
 
-from saphira.client.transport import SocketTransport, Transport, TransportClosed
 from saphira.core.argtypes import seed
-from saphira.core.clock import RealTimeClock
 from saphira.core.errors import SaphiraError
-from saphira.core.interrupts import signalled, stop_signals
 from saphira.core.jit import warm_up
 from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.sim.exposure import exit_allowed, world_access
+from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines
+from saphira.sim.serve import serve
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.ui.options import add_ui_options
@@ -63,318 +53,6 @@ log = logging.getLogger("saphira.sim")
 DEFAULT_PORT = 8101
 DEFAULT_HANDSHAKE_TIMEOUT = 5.0
 """Seconds a client has to complete its handshake (Flat: to send its first line) before it is hung up."""
-PTY_BACKLOG_LIMIT = 65536
-"""Bytes kept for a pseudo-terminal client that does not read; further packets are dropped."""
-
-
-class PtyTransport(Transport):
-    """The master side of a pseudo-terminal while a client has its slave open.
-
-    Reading gives ``EIO`` once no process has the slave open: that is the client leaving, reported as
-    :class:`TransportClosed`. Closing this transport leaves the master open for the next client.
-    """
-
-    def __init__(self, master: int, url: str, first: bytes = b"") -> None:
-        self._master = master
-        self._inbox = first
-        self._pending = bytearray()
-        self._closed = False
-        self.dropped_bytes = 0
-        self.url = url
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def read(self) -> bytes:
-        if self._closed:
-            raise TransportClosed(f"{self.url} is closed")
-        chunks = [self._inbox] if self._inbox else []
-        self._inbox = b""
-        while True:
-            try:
-                chunk = os.read(self._master, 65536)
-            except BlockingIOError:
-                break
-            except OSError as exc:
-                if chunks:
-                    break
-                self._closed = True
-                raise TransportClosed(f"{self.url}: the client closed the terminal ({exc.strerror})") from exc
-            if not chunk:
-                break
-            chunks.append(chunk)
-        self._flush()
-        return b"".join(chunks)
-
-    def write(self, data: bytes) -> None:
-        if self._closed:
-            raise TransportClosed(f"{self.url} is closed")
-        if len(self._pending) + len(data) > PTY_BACKLOG_LIMIT:
-            self.dropped_bytes += len(data)
-            return
-        self._pending += data
-        self._flush()
-
-    def _flush(self) -> None:
-        while self._pending:
-            try:
-                sent = os.write(self._master, self._pending)
-            except BlockingIOError:
-                return
-            except OSError:
-                return  # the client left: the next read reports it
-            del self._pending[:sent]
-
-    def close(self) -> None:
-        self._closed = True
-
-
-class Line(ABC):
-    """Where one robot's clients come from: a TCP port or a pseudo-terminal."""
-
-    def __init__(self, server: PioneerServer) -> None:
-        self.server = server
-        self.refused = 0
-
-    @property
-    @abstractmethod
-    def address(self) -> str:
-        """What a client connects to: ``127.0.0.1:8101`` or ``/dev/pts/5``."""
-
-    @abstractmethod
-    def poll(self, now: float) -> None:
-        """Take a new client if one is waiting (and the line is free)."""
-
-    @abstractmethod
-    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
-        """File descriptors worth waiting on now, each with what to do when it becomes readable."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-
-class SocketLine(Line):
-    """A listening stream socket (TCP or unix-domain) serving one client at a time."""
-
-    def __init__(self, server: PioneerServer, listener: socket.socket, address: str) -> None:
-        super().__init__(server)
-        listener.setblocking(False)
-        self._listener = listener
-        self._address = address
-        self._client: socket.socket | None = None
-        self._transport: Transport | None = None
-
-    @property
-    def address(self) -> str:
-        return self._address
-
-    def _client_url(self, peer: Any) -> str:
-        return f"tcp://{peer[0]}:{peer[1]}"
-
-    def _client_alive(self) -> bool:
-        return self._transport is not None and self.server.transport is self._transport
-
-    def poll(self, now: float) -> None:
-        while True:
-            try:
-                conn, peer = self._listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as exc:
-                log.warning("%s: accept failed: %s", self.address, exc)
-                return
-            url = self._client_url(peer)
-            for _ in range(2):  # the current client may have just left: data, then its FIN, needs two reads
-                if self._client_alive():
-                    self.server.receive(now)
-            if self._client_alive():
-                self.refused += 1
-                log.info("%s: refused %s: robot %s already has a client", self.address, url, self.server.label)
-                with contextlib.suppress(OSError):
-                    conn.shutdown(socket.SHUT_RDWR)
-                conn.close()
-                continue
-            self._client = conn
-            self._transport = SocketTransport(conn, url)
-            self.server.attach(self._transport, now)
-
-    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
-        handles: list[tuple[int, Callable[[float], None]]] = []
-        if self._client_alive() and self._client is not None and self._client.fileno() >= 0:
-            handles.append((self._client.fileno(), self.server.receive))
-        handles.append((self._listener.fileno(), self.poll))
-        return handles
-
-    def close(self) -> None:
-        self._listener.close()
-
-
-class TcpLine(SocketLine):
-    """A listening TCP socket on ``host``:``port`` (0: a free port)."""
-
-    def __init__(self, server: PioneerServer, host: str, port: int) -> None:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listener.bind((host, port))
-            listener.listen(4)
-        except OSError:
-            listener.close()
-            raise
-        super().__init__(server, listener, f"{host}:{listener.getsockname()[1]}")
-
-
-class UnixLine(SocketLine):
-    """A unix-domain socket at ``path``: the manual's local IPC channel (``connect local``).
-
-    A socket file left behind by a simulator that died is replaced; one that a live simulator still
-    listens on, or a path that is not a socket, is an error. The file is removed on close.
-    """
-
-    def __init__(self, server: PioneerServer, path: str) -> None:
-        _claim_socket_path(path)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            listener.bind(path)
-            listener.listen(4)
-        except OSError:
-            listener.close()
-            raise
-        self._path = path
-        super().__init__(server, listener, f"unix://{path}")
-
-    def _client_url(self, peer: Any) -> str:
-        return self.address
-
-    def close(self) -> None:
-        super().close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._path)
-
-
-def _claim_socket_path(path: str) -> None:
-    """Make ``path`` free for a listening socket, or raise OSError saying why it is not."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(mode):
-        raise OSError(errno.EEXIST, f"{path} exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(path)
-    except OSError:
-        os.unlink(path)  # nobody listens: a stale socket from a simulator that did not close
-        return
-    finally:
-        probe.close()
-    raise OSError(errno.EADDRINUSE, f"another simulator is listening on {path}")
-
-
-class PtyLine(Line):
-    """A pseudo-terminal in raw mode; its slave path is what the client opens as a serial port."""
-
-    def __init__(self, server: PioneerServer) -> None:
-        super().__init__(server)
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        self._path = os.ttyname(slave)
-        os.close(slave)  # with no slave open, reads give EIO: that is how "no client" looks
-        os.set_blocking(master, False)
-        self._master = master
-        self._transport: PtyTransport | None = None
-
-    @property
-    def address(self) -> str:
-        return self._path
-
-    def _client_alive(self) -> bool:
-        return self._transport is not None and self.server.transport is self._transport
-
-    def poll(self, now: float) -> None:
-        if self._client_alive():
-            return
-        try:
-            first = os.read(self._master, 65536)
-        except BlockingIOError:
-            first = b""
-        except OSError as exc:
-            if exc.errno != errno.EIO:
-                log.warning("%s: %s", self._path, exc)
-            return
-        self._transport = PtyTransport(self._master, f"serial://{self._path}", first)
-        self.server.attach(self._transport, now)
-
-    def wait_handles(self) -> list[tuple[int, Callable[[float], None]]]:
-        if self._client_alive():
-            return [(self._master, self.server.receive)]
-        return []
-
-    def close(self) -> None:
-        os.close(self._master)
-
-
-class Simulator:
-    """The standalone simulator: a served simulation, its lines, and the real-time loop."""
-
-    def __init__(self, host: ServedSimulation, lines: list[Line], period: float) -> None:
-        self.host = host
-        self.lines = lines
-        self.stop_requested = False
-        self.stop_signal: int | None = None
-        """The signal that stopped the simulator (SIGINT, SIGTERM), if one did."""
-        self.clock = RealTimeClock(period, sleep=self._serve_io)
-        self.on_cycle: Callable[[float], None] | None = None
-        """Called after every cycle with the clock time (``--ui``: the live view's frames)."""
-
-    def run(self) -> int:
-        """Serve until a stop is requested or a client sends an allowed SIM_EXIT; the exit status."""
-        clock = self.clock
-        last = clock.now()
-        while not self._done():
-            now = clock.now()
-            for server in self.host.servers:
-                server.last_interval = now - last
-            last = now
-            for line in self.lines:
-                line.poll(now)
-            self.host.cycle(now)
-            if self.on_cycle is not None:
-                self.on_cycle(now)
-            clock.wait_next()
-        code = self.host.exit_code
-        return 0 if code is None else code
-
-    def _done(self) -> bool:
-        return self.stop_requested or self.host.exit_code is not None
-
-    def _serve_io(self, seconds: float) -> None:
-        """The wait between cycles: handle client bytes and new connections as they arrive."""
-        end = time.monotonic() + seconds
-        while not self._done():
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                return
-            handles = dict(h for line in self.lines for h in line.wait_handles())
-            try:
-                ready, _, _ = select.select(list(handles), [], [], remaining)
-            except (OSError, ValueError):
-                return  # a descriptor closed under us; the next cycle rebuilds the list
-            now = self.clock.now()
-            for fd in ready:
-                handles[fd](now)
-
-    def request_stop(self, signum: int = 0, frame: FrameType | None = None) -> None:
-        self.stop_requested = True
-        if signum:
-            self.stop_signal = signum
-
-    def close(self) -> None:
-        for server in self.host.servers:
-            server.hang_up("simulator exiting")
-        for line in self.lines:
-            line.close()
 
 
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
@@ -510,11 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
-def _unix_path(path: str, k: int) -> str:
-    """The socket of robot ``k`` (0-based) when serving on ``--unix PATH``."""
-    return path if k == 0 else f"{path}-{k + 1}"
-
-
 def _check(args: argparse.Namespace) -> str | None:
     if args.unix == "":  # --unix without a path: the socket SAPHIRA_COMPIPE names, as clients read it
         args.unix = os.environ.get("SAPHIRA_COMPIPE", "").removeprefix("unix://")
@@ -565,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_flat(args)
     if getattr(args, "gamebots", None) is not None:
-        from saphira.gamebots.server import run as run_gamebots
+        from saphira.app.sim_gamebots import run as run_gamebots
 
         return run_gamebots(args)
     try:
@@ -585,31 +258,16 @@ def run(args: argparse.Namespace) -> int:
     )
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
     host = ServedSimulation(simulation, period=args.period)
-    lines: list[Line] = []
+    for k in range(args.robots):
+        robot = simulation.add_robot(params, name=f"{params.name}-{k + 1}" if args.robots > 1 else None)
+        host.add(PioneerServer(simulation, robot, options=options, period=args.period, label=f"robot {k + 1}"))
+    plan = LinePlan(pty=args.pty, unix=args.unix, host=args.host, port=args.port)
     try:
-        for k in range(args.robots):
-            robot = simulation.add_robot(params, name=f"{params.name}-{k + 1}" if args.robots > 1 else None)
-            server = host.add(
-                PioneerServer(simulation, robot, options=options, period=args.period, label=f"robot {k + 1}")
-            )
-            if args.pty:
-                lines.append(PtyLine(server))
-            elif args.unix is not None:
-                lines.append(UnixLine(server, _unix_path(args.unix, k)))
-            else:
-                lines.append(TcpLine(server, args.host, args.port + k if args.port else 0))
-    except OSError as exc:
-        for line in lines:
-            line.close()
-        if args.pty:
-            where = "a pseudo-terminal"
-        elif args.unix is not None:
-            where = _unix_path(args.unix, len(lines))
-        else:
-            where = f"{args.host}:{args.port + len(lines) if args.port else 0}"
-        print(f"saphira sim: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        lines = open_lines(host.servers, plan)
+    except CannotListen as exc:
+        print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
-    simulator = Simulator(host, lines, args.period)
+    front = PioneerLines(host, lines)
     view = None
     if getattr(args, "ui", None) is not None:
         from saphira.ui.simview import SimView
@@ -618,12 +276,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             view.start(*args.ui, say=functools.partial(print, flush=True))
         except OSError as exc:
-            simulator.close()
+            front.close()
             print(f"saphira sim: {exc}", file=sys.stderr)
             return 2
-        simulator.on_cycle = view.cycle
-    # Handlers first: a supervisor may signal us as soon as it reads the "listening on" lines.
-    with stop_signals(simulator.request_stop):
+
+    def announce() -> None:
         for k, line in enumerate(lines):
             identity = line.server.identity
             print(
@@ -631,16 +288,12 @@ def run(args: argparse.Namespace) -> int:
                 f"world {world.name})",
                 flush=True,
             )
-        try:
-            status = simulator.run()
-            if simulator.stop_signal is not None:  # as a shell reports a program a signal ended
-                status = signalled(simulator.stop_signal)
-        except KeyboardInterrupt:
-            status = signalled(signal.SIGINT)
-        finally:
-            simulator.close()
-            if view is not None:
-                view.stop()
+
+    try:
+        status = serve(front, args.period, announce=announce, on_cycle=None if view is None else view.cycle)
+    finally:
+        if view is not None:
+            view.stop()
     with contextlib.suppress(OSError, ValueError):
         print(f"simulator stopped{_troubles(host)}", flush=True)
     return status

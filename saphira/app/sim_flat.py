@@ -2,7 +2,8 @@
 
 The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
 ``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``
-(when exits are allowed: :mod:`saphira.sim.exposure`), Ctrl-C or SIGTERM. The control panel's
+(when exits are allowed: :mod:`saphira.sim.exposure`), Ctrl-C or SIGTERM (130, 143), in the one
+serve loop of the simulators (:func:`saphira.sim.serve.serve`). The control panel's
 buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
 ``START``, ``STOP``, ``STEP [n]`` on the standard input.
 """
@@ -12,17 +13,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import signal
 import sys
 import threading
-from types import FrameType
 from typing import TextIO
 
 from saphira.core.errors import SaphiraError
-from saphira.core.interrupts import signalled, stop_signals
-from saphira.flat.server import FlatServer
+from saphira.flat.server import POLL_PERIOD, FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.sim.exposure import exit_allowed, world_access
+from saphira.sim.serve import serve
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world
 
@@ -62,14 +61,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--flat-steps", type=int, metavar="N", help="start stopped and press STEP N times")
 
 
-class _Stop(Exception):
-    """A signal asked the server to stop; ``signum`` says which."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
 def _panel(server: FlatServer, stream: TextIO) -> None:
     """Read START / STOP / STEP [n] lines and press the buttons."""
     for line in stream:
@@ -79,10 +70,6 @@ def _panel(server: FlatServer, stream: TextIO) -> None:
             server.press(line)
         except ValueError as exc:
             print(f"saphira sim --flat: {exc}", file=sys.stderr, flush=True)
-
-
-def _raise_stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stop(signum)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,32 +104,30 @@ def run(args: argparse.Namespace) -> int:
     host, port = server.address
     mode = "real-time" if args.flat_realtime else "standard"
     view = None
-    status = 0
-    with stop_signals(_raise_stop):  # first: a supervisor may signal as soon as it reads "listening on"
-        try:
-            print(
-                f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
-                f"{mode} mode{', stopped' if stopped else ''})",
-                flush=True,
-            )
-            if getattr(args, "ui", None) is not None:
-                from saphira.ui.simview import FlatView
+    if getattr(args, "ui", None) is not None:
+        from saphira.ui.simview import FlatView
 
-                view = FlatView(flat, server)
-                try:
-                    view.start(*args.ui, say=functools.partial(print, flush=True))
-                except OSError as exc:
-                    view = None
-                    print(f"saphira sim: {exc}", file=sys.stderr)
-                    return 2
-            threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
-            server.serve()
-        except _Stop as stop:
-            status = signalled(stop.signum)
-        finally:
+        view = FlatView(flat, server)
+        try:
+            view.start(*args.ui, say=functools.partial(print, flush=True))
+        except OSError as exc:
             server.close()
-            if view is not None:
-                view.stop()
+            print(f"saphira sim: {exc}", file=sys.stderr)
+            return 2
+
+    def announce() -> None:
+        print(
+            f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
+            f"{mode} mode{', stopped' if stopped else ''})",
+            flush=True,
+        )
+        threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
+
+    try:
+        status = serve(server, POLL_PERIOD, announce=announce)
+    finally:
+        if view is not None:
+            view.stop()
     with contextlib.suppress(OSError, ValueError):
         dropped = f" ({server.dropped} controller(s) dropped)" if server.dropped else ""
         print(f"simulator stopped after {server.steps} steps{dropped}", flush=True)

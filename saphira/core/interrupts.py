@@ -30,11 +30,11 @@ SignalHandler = Callable[[int, FrameType | None], Any]
 
 
 @contextlib.contextmanager
-def stop_signals(handler: SignalHandler) -> Iterator[None]:
+def _stop_signals(handler: SignalHandler) -> Iterator[None]:
     """Inside the block SIGINT and SIGTERM call ``handler``; the previous handlers after it.
 
     Only the main thread can install handlers: elsewhere this does nothing, and Ctrl-C still raises
-    ``KeyboardInterrupt``. Runs (:class:`StopSignals`) and the simulator servers both stop this way.
+    ``KeyboardInterrupt``. :class:`StopSignals` is built on it; commands use that class.
     """
     previous: dict[signal.Signals, Any] = {}
     for signum in HANDLED:
@@ -58,13 +58,19 @@ class Interrupted(KeyboardInterrupt):
 class StopSignals:
     """While entered (in the main thread), SIGINT and SIGTERM are handled as described above.
 
-    Until :attr:`deferring` is set they raise :class:`Interrupted`; after it, the first one is kept
-    in :attr:`received` for the run loop to see, and the next one raises.
+    The one way every command stops on a signal (``run``, ``shell``, every ``saphira sim`` mode,
+    ``batch``, ``replay --ui``). Until :attr:`deferring` is set they raise :class:`Interrupted`; after
+    it, the first one is only kept in :attr:`received` for the loop to see (a run's cycle, the
+    simulator's serve loop), and the next one raises. Every signal that raises is kept in
+    :attr:`received` too (the first one), so a caller whose exception was swallowed (a finaliser, a
+    callback) still sees it. ``line_interrupts``: SIGINT raises a plain ``KeyboardInterrupt`` (it ends
+    the line being typed at an interactive shell, not the shell). :attr:`status` is the exit status.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, deferring: bool = False, line_interrupts: bool = False) -> None:
         self.received: int | None = None
-        self.deferring = False
+        self.deferring = deferring
+        self.line_interrupts = line_interrupts
         self._installed = contextlib.ExitStack()
 
     @property
@@ -72,15 +78,29 @@ class StopSignals:
         """The received signal's name ("SIGTERM"), or "" when none came."""
         return signal.Signals(self.received).name if self.received is not None else ""
 
+    @property
+    def status(self) -> int | None:
+        """The exit status the received signal asks for (:func:`signalled`: 130, 143), None when none came."""
+        return signalled(self.received) if self.received is not None else None
+
+    def raise_received(self) -> None:
+        """Raise :class:`Interrupted` for the received signal, if one came (its exception may have been lost)."""
+        if self.received is not None:
+            raise Interrupted(self.received)
+
     def __enter__(self) -> StopSignals:
-        self._installed.enter_context(stop_signals(self._handle))
+        self._installed.enter_context(_stop_signals(self._handle))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._installed.close()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.deferring and self.received is None:
+        if self.line_interrupts and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        first = self.received is None
+        if first:
             self.received = signum
+        if self.deferring and first:
             return
         raise Interrupted(signum)

@@ -17,6 +17,10 @@ presses STEP N times and then stays stopped; and lines ``START``, ``STOP`` or ``
 standard input, or the live view's buttons (``saphira sim --flat PORT --ui``), press them: both go
 through :meth:`FlatServer.press`. A line that cannot be read is logged with its column and ignored.
 
+The server is the Flat front end of the simulators' one serve loop (:mod:`saphira.sim.serve`): it
+waits on the listener and the controller's socket, handles each line as it arrives, and takes the next
+controller when one leaves (a second one waits in the listen backlog meanwhile).
+
 One bad controller must not hold the server (docs/servers-security.md): a controller that sends no
 line within ``handshake_timeout`` of connecting, or none for ``idle_timeout`` while the server waits
 for it, is dropped; a line longer than :data:`MAX_LINE` bytes is skipped (logged with its byte
@@ -33,6 +37,7 @@ import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 from saphira.flat.codec import (
@@ -47,6 +52,7 @@ from saphira.flat.codec import (
     parse_input,
 )
 from saphira.flat.simulation import STEP_SECONDS, FlatSimulation
+from saphira.sim.serve import Handle, ServeLoop
 
 log = logging.getLogger("saphira.flat")
 
@@ -58,53 +64,42 @@ IDLE_TIMEOUT = 60.0
 """Seconds the server waits for a controller's next line (``saphira sim --idle-timeout``)."""
 WRITE_TIMEOUT = 5.0
 """Seconds an answer may stay blocked by a controller that does not read before it is dropped."""
+POLL_PERIOD = 0.05
+"""Seconds between the serve loop's cycles: how late a deadline, a panel button or a close is seen."""
 
 
 class _Dropped(Exception):
     """The controller is dropped (the message says why); the server goes on with the next one."""
 
 
-class _LineReader:
-    """Lines from a socket with a deadline each and a length limit (an overlong line is skipped)."""
+class _LineSplitter:
+    """Lines from a byte stream with a length limit (an overlong line is skipped, logged with its byte offset)."""
 
-    def __init__(self, conn: socket.socket, limit: int = MAX_LINE) -> None:
-        self._conn = conn
+    def __init__(self, limit: int = MAX_LINE) -> None:
         self._limit = limit
         self._buffer = bytearray()
         self._offset = 0
         """Bytes of the stream before ``_buffer``: the byte offset reported for an overlong line."""
         self._skipping = False
 
-    def line(self, timeout: float | None, monotonic: Callable[[], float]) -> str | None:
-        """The next line (without its newline), None at the end of the stream; :class:`_Dropped` on timeout."""
-        deadline = None if timeout is None else monotonic() + timeout
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                raw = bytes(self._buffer[:end])
-                del self._buffer[: end + 1]
-                self._offset += end + 1
-                if not self._skipping:
-                    return raw.decode("latin-1")
-                self._skipping = False
-                continue
-            if len(self._buffer) > self._limit:
-                if not self._skipping:
-                    log.error("controller line at byte %d longer than %d bytes: skipped", self._offset, self._limit)
-                self._skipping = True
-                self._offset += len(self._buffer)
-                self._buffer.clear()
-            remaining = None if deadline is None else deadline - monotonic()
-            if remaining is not None and remaining <= 0:
-                raise _Dropped(f"no line for {timeout:g} s")
-            self._conn.settimeout(remaining)
-            try:
-                chunk = self._conn.recv(65536)
-            except TimeoutError:
-                raise _Dropped(f"no line for {timeout:g} s") from None
-            if not chunk:
-                return None
-            self._buffer += chunk
+    def feed(self, chunk: bytes) -> list[str]:
+        """The lines ``chunk`` completes (without their newlines)."""
+        self._buffer += chunk
+        lines: list[str] = []
+        while (end := self._buffer.find(b"\n")) >= 0:
+            raw = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            self._offset += end + 1
+            if not self._skipping:
+                lines.append(raw.decode("latin-1"))
+            self._skipping = False
+        if len(self._buffer) > self._limit:
+            if not self._skipping:
+                log.error("controller line at byte %d longer than %d bytes: skipped", self._offset, self._limit)
+            self._skipping = True
+            self._offset += len(self._buffer)
+            self._buffer.clear()
+        return lines
 
 
 class FlatServer:
@@ -138,12 +133,13 @@ class FlatServer:
         self.realtime = realtime
         self.monotonic = monotonic
         self.listener = socket.create_server((host, port))
+        self.listener.setblocking(False)
         self.ended = False
         """A controller sent ``e``: the program should end."""
         self.steps = 0
         self._running = running
         self._step_credit = 0
-        self._panel = threading.Condition()
+        self._panel = threading.Lock()
         self._closed = False
         self.held = threading.Event()
         """Set while a controller's input waits for START or STEP."""
@@ -151,6 +147,16 @@ class FlatServer:
         """``host:port`` of the connected controller, None while none is."""
         self.on_step: Callable[[], None] | None = None
         """Called from the serving thread after every step and when a controller comes or goes (the live view)."""
+        self._lock = threading.RLock()
+        """Held by the serve loop's calls and by :meth:`close`, which may come from another thread."""
+        self._conn: socket.socket | None = None
+        self._lines = _LineSplitter()
+        self._waiting: deque[str] = deque()
+        """Lines received and not yet handled: a control line held while stopped, and the ones after it."""
+        self._deadline: float | None = None
+        """When the controller is dropped if no line has come (time.monotonic), None while none is awaited."""
+        self._timeout = 0.0
+        self._last = 0.0
 
     @property
     def address(self) -> tuple[str, int]:
@@ -162,7 +168,6 @@ class FlatServer:
         """START: run freely."""
         with self._panel:
             self._running = True
-            self._panel.notify_all()
 
     def stop(self) -> None:
         """STOP: hold the next step until START or STEP."""
@@ -173,7 +178,6 @@ class FlatServer:
         """STEP: while stopped, let ``count`` more steps happen."""
         with self._panel:
             self._step_credit += count
-            self._panel.notify_all()
 
     def press(self, line: str) -> None:
         """A control-panel line: ``START``, ``STOP`` or ``STEP [n]`` (any case); ValueError otherwise."""
@@ -195,87 +199,186 @@ class FlatServer:
     def running(self) -> bool:
         return self._running
 
-    def _wait_for_panel(self) -> bool:
-        """Block while stopped (False if the server closed meanwhile)."""
+    def _may_step(self) -> bool:
+        """Whether a control line may step now (running, or a STEP credit, which it uses up)."""
         with self._panel:
-            waiting = not self._running and self._step_credit == 0 and not self._closed
-            if waiting:
-                self.held.set()
-        if waiting:
-            self._stepped()  # a live view shows the step being held
-        with self._panel:
-            while not self._running and self._step_credit == 0 and not self._closed:
-                self.held.set()
-                self._panel.wait()
-            self.held.clear()
-            if self._closed:
-                return False
-            if not self._running:
+            if self._running:
+                return True
+            if self._step_credit > 0:
                 self._step_credit -= 1
-            return True
+                return True
+            return False
 
-    # ------------------------------------------------------------------ serving
+    # ------------------------------------------------------------------ serving (the serve loop's front end)
     def serve(self) -> None:
-        """Serve controllers one after the other until one sends ``e`` or :meth:`close` is called."""
-        while not self.ended and not self._closed:
+        """Serve controllers one after the other until one sends ``e`` or :meth:`close` is called.
+
+        The one serve loop of the simulators (:class:`~saphira.sim.serve.ServeLoop`) waits on the
+        listener and the controller; its period only bounds how late a deadline, a panel button or
+        :meth:`close` is seen, since the controller's lines pace the steps.
+        """
+        try:
+            ServeLoop(self, POLL_PERIOD).run()
+        finally:
+            with self._lock:
+                self._end_connection("server closing")
+
+    def wait_handles(self) -> list[Handle]:
+        with self._lock:
+            if self._closed:
+                return []
+            if self._conn is None:  # a second controller waits in the backlog until this one leaves
+                return [(self.listener.fileno(), self.poll)]
+            if self._waiting:  # held for the panel: nothing more is read, so TCP holds the controller back
+                return []
+            return [(self._conn.fileno(), self._readable)]
+
+    @property
+    def exit_code(self) -> int | None:
+        """0 once a controller's ``e`` ended the program or the server was closed, else None."""
+        return 0 if self.ended or self._closed else None
+
+    def poll(self, now: float) -> None:
+        """Take the next controller when none is connected."""
+        with self._lock:
+            if self._conn is not None or self._closed:
+                return
             try:
                 conn, peer = self.listener.accept()
-            except OSError:
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                log.warning("flat: accept failed: %s", exc)
                 return
             log.info("controller connected from %s:%s", *peer[:2])
             self.controller = f"{peer[0]}:{peer[1]}"
-            with conn:
-                self.serve_connection(conn)
-            self.controller = None
-            self._stepped()
-            log.info("controller %s:%s gone", *peer[:2])
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.settimeout(self.write_timeout)  # reads come only when select says readable: writes wait
+            self._conn = conn
+            self._lines = _LineSplitter()
+            self._waiting.clear()
+            self._guarded(self._greet)
 
-    def serve_connection(self, conn: socket.socket) -> None:
-        """The step loop for one connected controller (see the module docstring for what ends it)."""
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        reader = _LineReader(conn)
-        flat = self.flat
+    def cycle(self, now: float) -> None:
+        """A deadline that passed drops the controller; input held while stopped goes on once it may."""
+        with self._lock:
+            if self._conn is None:
+                return
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                self.dropped += 1
+                self._end_connection(f"dropped: no line for {self._timeout:g} s", level=logging.WARNING)
+                return
+            if self._waiting:
+                self._guarded(self._handle_waiting)
+
+    def _readable(self, now: float) -> None:
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                return
+            try:
+                chunk = conn.recv(65536)
+            except (BlockingIOError, InterruptedError, TimeoutError):
+                return
+            except OSError as exc:
+                self._end_connection(f"ended: {exc}")
+                return
+            if not chunk:
+                self._end_connection("gone")
+                return
+            self._waiting.extend(self._lines.feed(chunk))
+            if self._waiting:
+                self._guarded(self._handle_waiting)
+
+    def _guarded(self, action: Callable[[], None]) -> None:
+        """Run one part of the session: a drop or a broken connection ends the connection, never the server."""
         try:
-            self._send(conn, [format_reply(flat.output())])
-            self._stepped()
-            last = self.monotonic()
-            timeout = self.handshake_timeout
-            while (line := reader.line(timeout, time.monotonic)) is not None:
-                timeout = self.idle_timeout
-                if not line.strip():
-                    continue
-                try:
-                    item = parse_input(line)
-                except CodecError as exc:
-                    log.error("controller line ignored: %s", exc)
-                    continue
-                if not isinstance(item, Control):
-                    self._send(conn, [format_reply(self._answer(item))])
-                    continue
-                if item.command == "e":
-                    if self.allow_exit:
-                        self.ended = True
-                    else:
-                        log.warning("controller sent 'e': connection ended (the program goes on: no --allow-exit)")
-                    return
-                held = not self._running
-                if not self._wait_for_panel():
-                    return
-                now = self.monotonic()
-                # Real time: the wall-clock time since the previous step (a STEP while stopped is one step).
-                dt = max(0.0, now - last) if self.realtime and not held else STEP_SECONDS
-                last = now
-                changes = flat.control(item, dt)
-                self.steps += 1
-                self._stepped()
-                self._send(conn, [*(format_reply(c) for c in changes), format_reply(flat.output())])
+            action()
         except _Dropped as exc:
             self.dropped += 1
-            log.warning("controller dropped: %s", exc)
+            self._end_connection(f"dropped: {exc}", level=logging.WARNING)
         except OSError as exc:
-            log.info("controller connection ended: %s", exc)
-        finally:
-            flat.robot.cmd_stop()
+            self._end_connection(f"ended: {exc}")
+
+    def _greet(self) -> None:
+        assert self._conn is not None
+        self._send(self._conn, [format_reply(self.flat.output())])
+        self._stepped()
+        self._last = self.monotonic()
+        self._await_line(self.handshake_timeout)
+
+    def _await_line(self, timeout: float | None) -> None:
+        self._timeout = timeout or 0.0
+        self._deadline = None if timeout is None else time.monotonic() + timeout
+
+    def _handle_waiting(self) -> None:
+        """Handle the received lines in order until one must wait for the panel (see the module docstring)."""
+        flat = self.flat
+        while self._waiting and self._conn is not None:
+            conn = self._conn
+            line = self._waiting[0]
+            self._await_line(self.idle_timeout)
+            if not line.strip():
+                self._waiting.popleft()
+                continue
+            try:
+                item = parse_input(line)
+            except CodecError as exc:
+                self._waiting.popleft()
+                log.error("controller line ignored: %s", exc)
+                continue
+            if not isinstance(item, Control):
+                self._waiting.popleft()
+                self._send(conn, [format_reply(self._answer(item))])
+                continue
+            if item.command == "e":
+                if self.allow_exit:
+                    self.ended = True
+                else:
+                    log.warning("controller sent 'e': connection ended (the program goes on: no --allow-exit)")
+                self._end_connection("sent 'e'")
+                return
+            held = self.held.is_set() or not self._running
+            if not self._may_step():
+                self._deadline = None  # the server, not the controller, is waiting now
+                if not self.held.is_set():
+                    self.held.set()
+                    self._stepped()  # a live view shows the step being held
+                return
+            self.held.clear()
+            self._waiting.popleft()
+            now = self.monotonic()
+            # Real time: the wall-clock time since the previous step (a STEP while stopped is one step).
+            dt = max(0.0, now - self._last) if self.realtime and not held else STEP_SECONDS
+            self._last = now
+            changes = flat.control(item, dt)
+            self.steps += 1
+            self._stepped()
+            self._send(conn, [*(format_reply(c) for c in changes), format_reply(flat.output())])
+            self._await_line(self.idle_timeout)
+
+    def _end_connection(self, how: str, level: int = logging.INFO) -> None:
+        """Close the controller's connection (if one is open) and stop the robot; the next one may come."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        with contextlib.suppress(OSError):
+            # The end of the stream first, then what the controller sent meanwhile is read and dropped:
+            # closing with unread bytes would reset the connection, and the controller would see a
+            # reset instead of the server's end.
+            conn.shutdown(socket.SHUT_WR)
+            conn.setblocking(False)
+            for _ in range(16):
+                if not conn.recv(65536):
+                    break
+        conn.close()
+        self._waiting.clear()
+        self._deadline = None
+        self.held.clear()
+        self.flat.robot.cmd_stop()
+        log.log(level, "controller %s %s", self.controller, how)
+        self.controller = None
+        self._stepped()
 
     def _answer(self, query: Query) -> Reply:
         """A query's answer; a failure is logged and answered (``m``/``t``) or drops the controller."""
@@ -296,13 +399,13 @@ class FlatServer:
             raise _Dropped(f"it has not read its answers for {self.write_timeout:g} s") from None
 
     def close(self) -> None:
-        """Stop serving: the listener closes and a held step gives up."""
-        with self._panel:
+        """Stop serving (from any thread): the listener and the controller's connection close."""
+        with self._lock:
             self._closed = True
-            self._panel.notify_all()
-        with contextlib.suppress(OSError):
-            self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
+            self._end_connection("server closing")
+            with contextlib.suppress(OSError):
+                self.listener.shutdown(socket.SHUT_RDWR)
+            self.listener.close()
 
     def serve_in_thread(self) -> threading.Thread:
         """Serve from a daemon thread (tests, or an embedding program); returns the thread."""

@@ -8,8 +8,9 @@ sockets are kept open (one more is closed at once), and a socket that has not se
 ``init_timeout`` seconds is closed, so one host can neither slow every robot down nor hold every place.
 
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
-the world one ``period``, send every robot its STA and SEN. The standalone server runs it on a
-drift-free real-time clock, handling commands as they arrive between steps (:meth:`serve`); a test
+the world one ``period``, send every robot its STA and SEN. ``saphira sim --gamebots``
+(:mod:`saphira.app.sim_gamebots`) runs it in the one real-time serve loop (:mod:`saphira.sim.serve`),
+handling commands as they arrive between steps; a test
 or an in-process client runs it in lock-step from a :class:`~saphira.core.clock.LockStepClock` listener,
 as the embedded Pioneer simulator runs (:mod:`saphira.sim.embedded`): loopback TCP delivers a write
 before the write returns (with ``TCP_NODELAY``, which both ends set), so each cycle sees exactly what
@@ -18,23 +19,19 @@ the client sent in the cycle before.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
-import select
-import signal
 import socket
-import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from saphira.client.transport import SocketTransport
-from saphira.core.clock import RealTimeClock
 from saphira.gamebots.codec import GamebotsError
 from saphira.gamebots.laser import LaserConfig
-from saphira.gamebots.models import known_classes
 from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
+from saphira.sim.serve import Handle, accept_waiting
 from saphira.sim.simulation import Simulation
 
 log = logging.getLogger("saphira.gamebots")
@@ -88,24 +85,20 @@ class GamebotsServer:
 
     def accept(self) -> None:
         """Take every client waiting to connect."""
-        while True:
-            try:
-                sock, peer = self._listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            url = f"tcp://{peer[0]}:{peer[1]}"
-            if len(self.sessions) >= 2 * self.max_robots:
-                self.refused += 1
-                log.warning("gamebots: refused %s: %d sockets open already", url, len(self.sessions))
-                sock.close()
-                continue
-            session = GamebotsSession(
-                SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots
-            )
-            self.sessions.append(session)
-            self._sockets[session] = sock
-            log.info("gamebots: client %s connected", url)
-            session.greet()
+        accept_waiting(self._listener, self._admit, f"gamebots {self.address}")
+
+    def _admit(self, sock: socket.socket, peer: Any) -> bool:
+        url = f"tcp://{peer[0]}:{peer[1]}"
+        if len(self.sessions) >= 2 * self.max_robots:
+            self.refused += 1
+            log.warning("gamebots: refused %s: %d sockets open already", url, len(self.sessions))
+            return False
+        session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots)
+        self.sessions.append(session)
+        self._sockets[session] = sock
+        log.info("gamebots: client %s connected", url)
+        session.greet()
+        return True
 
     def receive(self) -> None:
         self.accept()
@@ -150,82 +143,25 @@ class GamebotsServer:
     def _send_step(self, session: GamebotsSession) -> None:
         session.send(*session.step_messages(self.simulation.time))
 
-    def _wait_handles(self) -> list[socket.socket]:
-        return [self._listener, *(sock for session, sock in self._sockets.items() if not session.closed)]
+    # ------------------------------------------------------------------ the serve loop's front end
+    def wait_handles(self) -> list[Handle]:
+        """The listener and every open session's socket: any of them readable means :meth:`receive`."""
+        socks = [self._listener, *(sock for session, sock in self._sockets.items() if not session.closed)]
+        return [(sock.fileno(), self._receive_at) for sock in socks]
 
-    def _serve_io(self, seconds: float, done: Callable[[], bool]) -> None:
-        end = time.monotonic() + seconds
-        while not done():
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                return
-            try:
-                ready, _, _ = select.select(self._wait_handles(), [], [], remaining)
-            except (OSError, ValueError):
-                return
-            if ready:
-                self.receive()
+    def _receive_at(self, now: float) -> None:
+        self.receive()
 
-    def serve(self, done: Callable[[], bool]) -> None:
-        """Run in real time until ``done()``: commands are handled as they arrive, the world steps each period."""
-        clock = RealTimeClock(self.period, sleep=lambda s: self._serve_io(s, done))
-        while not done():
-            self.cycle(clock.now())
-            clock.wait_next()
+    def poll(self, now: float) -> None:
+        """Nothing: :meth:`cycle` accepts the waiting clients itself (a lock-step caller has only that)."""
+
+    @property
+    def exit_code(self) -> int | None:
+        """None: no Gamebots message ends the program (only a stop signal does)."""
+        return None
 
     def close(self) -> None:
         for session in self.sessions:
             session.close("server exiting")
         with contextlib.suppress(OSError):
             self._listener.close()
-
-
-def run(args: argparse.Namespace) -> int:
-    """``saphira sim --gamebots PORT``: serve the world until Ctrl-C or SIGTERM; the exit status."""
-    from saphira.core.errors import SaphiraError
-    from saphira.core.interrupts import signalled, stop_signals
-    from saphira.world.world import load_world
-
-    try:
-        world = load_world(args.world)
-    except (SaphiraError, OSError) as exc:
-        print(f"saphira sim: {exc}", file=sys.stderr)
-        return 2
-    max_robots = MAX_ROBOTS if getattr(args, "max_robots", None) is None else args.max_robots
-    if max_robots < 1:
-        print("saphira sim: --max-robots must be at least 1", file=sys.stderr)
-        return 2
-    if not 0 <= args.gamebots <= 65535:
-        print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
-        return 2
-    simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
-    laser = LaserConfig() if getattr(args, "laser", False) else None
-    try:
-        server = GamebotsServer(
-            simulation,
-            args.host,
-            args.gamebots,
-            period=args.period,
-            laser=laser,
-            max_robots=max_robots,
-            init_timeout=getattr(args, "handshake_timeout", INIT_TIMEOUT) or None,
-        )
-    except OSError as exc:
-        print(f"saphira sim: cannot listen on {args.host}:{args.gamebots}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    stop: list[int] = []
-    with stop_signals(lambda signum, frame: stop.append(signum)):
-        print(f"gamebots listening on {server.address} (world {world.name}; INIT {known_classes()})",
-              flush=True)  # fmt: skip
-        try:
-            server.serve(lambda: bool(stop))
-        except KeyboardInterrupt:
-            stop.append(signal.SIGINT)
-        finally:
-            server.close()
-    with contextlib.suppress(OSError, ValueError):
-        turned = server.refused + server.dropped
-        print(
-            f"simulator stopped{f' ({turned} socket(s) closed: over the cap or no INIT)' if turned else ''}", flush=True
-        )
-    return signalled(stop[0]) if stop else 0

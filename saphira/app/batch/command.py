@@ -13,12 +13,11 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from saphira.core.argtypes import positive_int
 from saphira.core.errors import SaphiraError
-from saphira.core.interrupts import Interrupted, signalled, stop_signals
+from saphira.core.interrupts import StopSignals, signalled
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.app.batch.experiment import Experiment
@@ -93,18 +92,11 @@ def run_batch(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.advance(result.status != STATUS_OK)
 
-    received: list[int] = []
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        """SIGINT and SIGTERM end the batch at once: the trials running then write no row."""
-        received.append(signum)
-        raise Interrupted(signum)
-
     try:
-        with stop_signals(interrupt):
+        # SIGINT and SIGTERM end the batch at once: the trials running then write no row.
+        with StopSignals() as signals:
             run_trials(trials, results, options, arrived)
-        if received:  # its exception was swallowed where Python ignores them (a finaliser, a callback)
-            raise Interrupted(received[0])
+        signals.raise_received()  # its exception was swallowed where Python ignores them (a finaliser, a callback)
     except KeyboardInterrupt as exc:
         if progress is not None:
             progress.close()
