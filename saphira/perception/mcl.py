@@ -94,6 +94,9 @@ wanders little, so in an open area without echoes the cluster's drift still hold
 DRIFT_PRIOR = 0.002
 """deg/mm: spread of the samples' first guess of odometry's heading drift (a P3-DX's is about 0.001)."""
 
+RECOVERY_DRIFT = 0.25 * DRIFT_PRIOR
+"""deg/mm: spread of the drift guesses of samples drawn in for recovery, about the cluster's drift."""
+
 TRACK_XY = 300.0
 TRACK_TH = 10.0
 """Standard deviations (mm, deg) of the samples when tracking starts from a known pose."""
@@ -278,7 +281,8 @@ class Localizer:
         self._moved = self._turned = 0.0
         self._written = self.reflector.state.global_pose
 
-    def _random_samples(self, n: int) -> FloatArray:
+    def _random_samples(self, n: int, drift: float = 0.0, drift_spread: float = DRIFT_PRIOR) -> FloatArray:
+        """``n`` poses anywhere in the map's free space, their drift guesses ``drift`` ± ``drift_spread``."""
         m = self.map
         assert m is not None
         nx = m.field.shape[1]
@@ -289,7 +293,7 @@ class Localizer:
                 m.x0 + (cells % nx) * RESOLUTION + jitter[:, 0],
                 m.y0 + (cells // nx) * RESOLUTION + jitter[:, 1],
                 self.rng.random(n) * 360.0 - 180.0,
-                DRIFT_PRIOR * self.rng.standard_normal(n),
+                drift + drift_spread * self.rng.standard_normal(n),
             )
         )
 
@@ -411,7 +415,8 @@ class Localizer:
         n_max = min(MAX_SAMPLES, max(GROWTH * len(weights), 2 * n_min))  # arrays no larger than needed
         uniforms = self.rng.random(2 * n_max)
         n_random = int(inject * n_max * 1.2) + 1 if inject > 0 else 0
-        randoms = self._random_samples(n_random) if n_random else np.zeros((0, 4))
+        # a robot carried elsewhere keeps its odometry, and so the drift learnt while tracking
+        randoms = self._random_samples(n_random, self._drift, RECOVERY_DRIFT) if n_random else np.zeros((0, 4))
         out = np.empty((n_max, 4))
         kld = np.array([KLD_BIN[0], KLD_BIN[1], KLD_EPSILON, KLD_Z, n_min, n_max, inject])
         count = resample_kld(self.samples, weights, uniforms, randoms, out, kld)
