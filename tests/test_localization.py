@@ -75,6 +75,21 @@ def test_tracking_holds_in_office_maps(world: str, seed: int) -> None:
     assert per.localizer.localized and per.localizer.updates > 100
 
 
+def test_tracking_holds_while_circling_in_the_open_area_off_amroffice() -> None:
+    """AMROffice seed 3 drives out of the building's lines after 90 s and circles for minutes in open
+    space where, once per lap, a few sonars hear the building's outer wall 3–5 m off at oblique angles.
+    Those echoes must not pull the estimate towards the wall (a pose nearer it, whose cone crosses the
+    wall short of the range, used to fit as well: 350 mm off at worst, p95 206 mm), nor the laps
+    without any echo let the heading wander."""
+    robot, sim, per = office("AMROffice", 3)
+    found = errors(robot, sim, 600.0)[300:]
+    p95 = float(np.percentile([d for d, _ in found], 95))
+    print(f"p95 {p95:.0f} mm, worst {max(d for d, _ in found):.0f} mm {max(a for _, a in found):.1f} deg")
+    assert all(d <= 300.0 and a <= 10.0 for d, a in found)
+    assert p95 < 150.0
+    assert per.localizer.localized
+
+
 def test_dead_reckoning_alone_is_lost_in_the_same_wander() -> None:
     """The tracking test's baseline: the same wander without ``localize`` leaves the 300 mm bound."""
     robot, sim, _ = office("AMROffice", 1, globally=None)

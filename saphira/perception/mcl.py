@@ -10,8 +10,10 @@ undone. This localizer keeps many guesses of the global pose instead (as ARIA's 
   the sonar readings new since the last update weigh the samples against a likelihood field of the map
   (each grid cell's distance to the nearest map wall or corridor side). A sonar echo comes from the
   nearest surface anywhere in its wide cone, so a reading is explained by the nearest line to any point
-  at its range across the cone; a specular miss (no echo, or an echo from beyond) is a floor
-  probability rather than a contradiction; no-echo readings say nothing.
+  at its range across the cone, and contradicted by a line met squarely enough to echo nearer than it
+  (else a pose nearer a wall fits as well as the right one: in open areas, where a few far echoes
+  are all there is, the estimate crept towards the walls); a specular miss (no echo, or an echo from
+  beyond) is a floor probability rather than a contradiction; no-echo readings say nothing.
 * **Resampling** after every update, by KLD-sampling: as many samples as the spread of the belief
   needs (few when tracking, many when lost).
 * **Recovery**: a running average of the fit (the samples' mean likelihood per reading); when the
@@ -43,7 +45,7 @@ from saphira.client.reflector import Reflector
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, cos_sin, move_pose, norm2_angle
-from saphira.perception.mcl_kernels import distance_field, predict, resample_kld, weigh
+from saphira.perception.mcl_kernels import cluster_mean, distance_field, predict, resample_kld, weigh
 
 RESOLUTION = 50.0
 """mm: the likelihood field's cell size."""
@@ -73,19 +75,26 @@ PUSH = (20.0, 0.25)
 """mm, deg: the estimate (after an update, or between updates moved by odometry and the samples' mean
 drift) goes into ``sfRobot`` once it differs this much from the global pose odometry moved."""
 
-BEAM = np.array([100.0, 1.0, 0.12, 0.4, 150.0, 8.0])
+BEAM = np.array([100.0, 1.0, 0.12, 0.4, 150.0, 8.0, math.cos(math.radians(60.0))])
 """The beam model (:func:`~saphira.perception.mcl_kernels.weigh`): σ mm, z_hit, z_rand, gain (readings
-taken from nearby poses are not independent: each counts this much), body mm, inside-wall penalty."""
+taken from nearby poses are not independent: each counts this much), body mm, inside-wall penalty, cos
+of the largest angle from a wall's normal at which it still echoes (smooth walls reflect a grazing
+beam away: a Pioneer's sonar, and the simulator's, hear nothing beyond about 60°)."""
 
-CONE = np.array([-10.0, -5.0, 0.0, 5.0, 10.0])
-"""deg off a sonar's axis where its echo may have come from (the cone is ±12.5° wide)."""
+CONE = np.linspace(-12.5, 12.5, 7)
+"""deg off a sonar's axis where its echo may have come from: the whole ±12.5° cone (a wall met
+obliquely echoes from the cone's edge; bearings short of it would place the robot nearer the wall)."""
 
-MOTION = np.array([0.002, 0.05, 2.0, 1e-5])
+MOTION = np.array([0.002, 0.05, 2.0, 3e-6])
 """Motion noise (:func:`~saphira.perception.mcl_kernels.predict`): heading deg²/mm, heading σ per deg
-turned, position mm²/mm, drift σ per √mm."""
+turned, position mm²/mm, drift σ per √mm (odometry's drift is systematic: a sample's guess of it
+wanders little, so in an open area without echoes the cluster's drift still holds its heading)."""
 
 DRIFT_PRIOR = 0.002
 """deg/mm: spread of the samples' first guess of odometry's heading drift (a P3-DX's is about 0.001)."""
+
+RECOVERY_DRIFT = 0.25 * DRIFT_PRIOR
+"""deg/mm: spread of the drift guesses of samples drawn in for recovery, about the cluster's drift."""
 
 TRACK_XY = 300.0
 TRACK_TH = 10.0
@@ -115,7 +124,12 @@ FIT_RATE = 0.1
 a few sonars echo, and the fit of the right pose dips for a moment)."""
 
 SETTLING = 10
-"""Updates after a (re)start during which nothing is injected (a broad prior fits poorly at first)."""
+"""Updates after a (re)start during which nothing is injected and a poor fit does not count as lost
+(a broad prior fits poorly at first)."""
+
+SETTLING_SAMPLES = 1000
+"""The least KLD-sampling keeps during those updates when tracking from a known pose (its prior is
+broad; as many samples as when lost would cost a fifth of a two-minute run's localizing)."""
 
 INJECT_MAX = 0.15
 """The largest share of random draws in one resampling."""
@@ -151,10 +165,14 @@ EXTERNAL_TH = 0.5
 
 @dataclass(frozen=True)
 class MapField:
-    """The map's lines (rows x1 y1 x2 y2) and their likelihood field; ``free`` the cells a robot fits in."""
+    """The map's lines (rows x1 y1 x2 y2; ``lines`` adds their unit direction and length), their
+    likelihood field and each cell's nearest line (row, -1: none within the field's cap); ``free`` the
+    cells a robot fits in."""
 
     walls: FloatArray
+    lines: FloatArray
     field: npt.NDArray[np.float32]
+    nearest: npt.NDArray[np.int32]
     x0: float
     y0: float
     free: npt.NDArray[np.intp]
@@ -166,12 +184,16 @@ class MapField:
         x1 = float(max(walls[:, 0].max(), walls[:, 2].max())) + MARGIN
         y1 = float(max(walls[:, 1].max(), walls[:, 3].max())) + MARGIN
         nx, ny = math.ceil((x1 - x0) / RESOLUTION), math.ceil((y1 - y0) / RESOLUTION)
-        field = distance_field(walls, x0, y0, RESOLUTION, nx, ny, FIELD_CAP)
+        nearest = np.empty((ny, nx), dtype=np.int32)
+        field = distance_field(walls, x0, y0, RESOLUTION, nx, ny, FIELD_CAP, nearest)
         inner = np.zeros_like(field, dtype=bool)
         rim = int(MARGIN / RESOLUTION)
         inner[rim:-rim, rim:-rim] = True  # random samples only within the lines' bounds
         free = np.flatnonzero((field >= FREE) & inner)
-        return cls(walls, field, x0, y0, free)
+        length = np.hypot(walls[:, 2] - walls[:, 0], walls[:, 3] - walls[:, 1])
+        unit = (walls[:, 2:4] - walls[:, 0:2]) / np.maximum(length, 1e-9)[:, None]
+        lines = np.ascontiguousarray(np.column_stack((walls, unit, length)))
+        return cls(walls, lines, field, nearest, x0, y0, free)
 
 
 def map_walls(artifacts: list[Artifact]) -> FloatArray:
@@ -263,7 +285,8 @@ class Localizer:
         self._moved = self._turned = 0.0
         self._written = self.reflector.state.global_pose
 
-    def _random_samples(self, n: int) -> FloatArray:
+    def _random_samples(self, n: int, drift: float = 0.0, drift_spread: float = DRIFT_PRIOR) -> FloatArray:
+        """``n`` poses anywhere in the map's free space, their drift guesses ``drift`` ± ``drift_spread``."""
         m = self.map
         assert m is not None
         nx = m.field.shape[1]
@@ -274,7 +297,7 @@ class Localizer:
                 m.x0 + (cells % nx) * RESOLUTION + jitter[:, 0],
                 m.y0 + (cells // nx) * RESOLUTION + jitter[:, 1],
                 self.rng.random(n) * 360.0 - 180.0,
-                DRIFT_PRIOR * self.rng.standard_normal(n),
+                drift + drift_spread * self.rng.standard_normal(n),
             )
         )
 
@@ -373,7 +396,7 @@ class Localizer:
         m = self.map
         assert m is not None
         logw = self.logw
-        fit = weigh(self.samples, logw, readings, m.field, m.x0, m.y0, RESOLUTION, BEAM, CONE)
+        fit = weigh(self.samples, logw, readings, m.field, m.nearest, m.lines, m.x0, m.y0, RESOLUTION, BEAM, CONE)
         self.updates += 1
         self._settling = max(0, self._settling - 1)
         self.fit = fit if self._settling == SETTLING - 1 else self.fit + FIT_RATE * (fit - self.fit)
@@ -393,10 +416,13 @@ class Localizer:
 
     def _resample(self, weights: FloatArray, inject: float) -> FloatArray:
         n_min = MIN_SAMPLES if self.localized else GLOBAL_MIN
+        if self.localized and self._settling:
+            n_min = SETTLING_SAMPLES
         n_max = min(MAX_SAMPLES, max(GROWTH * len(weights), 2 * n_min))  # arrays no larger than needed
         uniforms = self.rng.random(2 * n_max)
         n_random = int(inject * n_max * 1.2) + 1 if inject > 0 else 0
-        randoms = self._random_samples(n_random) if n_random else np.zeros((0, 4))
+        # a robot carried elsewhere keeps its odometry, and so the drift learnt while tracking
+        randoms = self._random_samples(n_random, self._drift, RECOVERY_DRIFT) if n_random else np.zeros((0, 4))
         out = np.empty((n_max, 4))
         kld = np.array([KLD_BIN[0], KLD_BIN[1], KLD_EPSILON, KLD_Z, n_min, n_max, inject])
         count = resample_kld(self.samples, weights, uniforms, randoms, out, kld)
@@ -404,26 +430,32 @@ class Localizer:
         return out[:count].copy()
 
     def _estimate(self) -> None:
-        """The weighted mean of the densest cluster: the heaviest 1 m cell's samples, then all within
-        :data:`CLUSTER` of their mean."""
-        xy, th = self.samples[:, :2], self.samples[:, 2]
+        """The weighted mean of the densest cluster: all samples within :data:`CLUSTER` of a first
+        guess, twice refined. The first guess is the last estimate while localized (if its cluster still
+        holds most samples: the common case, and the cheap one), else the heaviest 1 m cell's mean."""
         w = np.exp(self.logw)
-        cells = np.floor(xy / 1000.0).astype(np.int64)
-        keys = cells[:, 0] * 1_000_003 + cells[:, 1]
-        _uniq, inverse = np.unique(keys, return_inverse=True)
-        members = inverse == int(np.argmax(np.bincount(inverse, weights=w)))
-        centre = np.average(xy[members], axis=0, weights=w[members])
-        heading = _circular_mean(th[members], w[members])
-        for _ in range(2):
-            near = np.hypot(xy[:, 0] - centre[0], xy[:, 1] - centre[1]) <= CLUSTER[0]
-            near &= np.abs((th - heading + 180.0) % 360.0 - 180.0) <= CLUSTER[1]
-            if not near.any() or w[near].sum() <= 0.0:
-                break
-            centre = np.average(xy[near], axis=0, weights=w[near])
-            heading = _circular_mean(th[near], w[near])
-            members = near
-        self.share = float(w[members].sum() / w.sum())
-        self._drift = float(np.average(self.samples[members, 3], weights=w[members]))
+        total = float(w.sum())
+        mean = np.zeros(5)  # x, y, th, weight, drift
+        last = self.estimate
+        if not (self.localized and last is not None and self._refine(w, last, mean) >= LOCALIZED * total):
+            xy = self.samples[:, :2]
+            cells = np.floor(xy / 1000.0).astype(np.int64)
+            keys = cells[:, 0] * 1_000_003 + cells[:, 1]
+            _uniq, inverse = np.unique(keys, return_inverse=True)
+            members = inverse == int(np.argmax(np.bincount(inverse, weights=w)))
+            centre = np.average(xy[members], axis=0, weights=w[members])
+            heading = _circular_mean(self.samples[members, 2], w[members])
+            mean[:] = (
+                centre[0],
+                centre[1],
+                heading,
+                w[members].sum(),
+                np.average(self.samples[members, 3], weights=w[members]),
+            )
+            self._refine(w, Pose(float(centre[0]), float(centre[1]), heading), mean)
+        centre, heading = mean[:2], float(mean[2])
+        self.share = float(mean[3] / total)
+        self._drift = float(mean[4])
         last, self.estimate = self.estimate, Pose(float(centre[0]), float(centre[1]), norm2_angle(heading))
         jumped = last is None or (
             math.hypot(last.x - centre[0], last.y - centre[1]) > JUMP[0]
@@ -433,9 +465,22 @@ class Localizer:
             self.localized = False
         if self.share >= LOCALIZED and self.fit >= GOOD_FIT:
             self.localized = True
-        elif self.share < LOST or self.fit < LOST_FIT:
+        elif self.share < LOST or (self.fit < LOST_FIT and not self._settling):
             self.localized = False
         self._push(self.reflector.state.global_pose)
+
+    def _refine(self, w: FloatArray, guess: Pose, mean: FloatArray) -> float:
+        """Twice the mean of the samples within :data:`CLUSTER` of ``guess``, then of that mean, into
+        ``mean`` (left as it was when none is that near); the cluster's weight."""
+        found = np.zeros(5)
+        centre = guess
+        for _ in range(2):
+            cluster_mean(self.samples, w, centre.x, centre.y, centre.th, CLUSTER[0], CLUSTER[1], found)
+            if found[3] <= 0.0:
+                break
+            mean[:] = found
+            centre = Pose(float(found[0]), float(found[1]), float(found[2]))
+        return float(mean[3])
 
     def _set_pose(self, pose: Pose) -> None:
         """Move the robot in the global frame: map artifacts stay put, percepts stay where sensed."""
