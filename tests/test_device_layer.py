@@ -23,7 +23,7 @@ from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
 from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.gamebots.laser import LaserConfig as RangeScannerConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.server import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.protocol.gripper import GripperIo, GripperPacket, encode_gripper_packet
@@ -54,6 +54,12 @@ def test_the_package_has_one_laser_scan_class() -> None:
     assert _classes_named("LaserScan") == ["client/sensors/laser.py"]
     assert _classes_named("LaserReading") == ["flat/codec.py"]  # the wire types keep their protocol's names
     assert _classes_named("RangeScannerMessage") == ["gamebots/codec.py"]
+
+
+def test_the_package_has_one_laser_config_class() -> None:
+    """A robot's laser settings are one type; the Gamebots server's simulated sensor is its RangeScanner."""
+    assert _classes_named("LaserConfig") == ["params/laser.py"]
+    assert _classes_named("RangeScanner") == ["gamebots/laser.py"]
 
 
 def test_the_reflector_and_the_client_sensors_call_no_decoder() -> None:
@@ -162,7 +168,7 @@ def test_the_flat_link_writes_the_reflector_only_through_its_methods(maps_dir: P
 
 
 def test_the_gamebots_link_writes_the_reflector_only_through_its_methods() -> None:
-    server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=RangeScannerConfig())
+    server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=RangeScanner())
     robot = Robot()
     robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
     try:

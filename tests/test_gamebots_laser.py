@@ -10,7 +10,7 @@ import pytest
 
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.geometry import norm2_angle
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.link import GamebotsLink
 from saphira.gamebots.server import GamebotsServer
 from saphira.perception import perception_for
@@ -21,7 +21,7 @@ from tests.sim_process import Program
 from tests.test_cli import saphira
 
 
-def served(laser: LaserConfig | None) -> tuple[Robot, GamebotsServer]:
+def served(laser: RangeScanner | None) -> tuple[Robot, GamebotsServer]:
     """A P2DX at (1500, 1500) facing the east wall of the 6 m room (x = 6000), stepped in lock-step."""
     server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=laser)
     robot = Robot()
@@ -31,7 +31,7 @@ def served(laser: LaserConfig | None) -> tuple[Robot, GamebotsServer]:
 
 
 def test_sflaserrange_reads_the_wall_ahead_over_usarsim() -> None:
-    robot, server = served(LaserConfig())
+    robot, server = served(RangeScanner())
     try:
         assert isinstance(robot.link, GamebotsLink)
         robot.run(cycles=3)
@@ -93,7 +93,7 @@ def test_saphira_run_reads_the_laser_of_saphira_sim_gamebots_laser(tmp_path: Pat
 
 def test_perception_fits_the_side_wall_to_the_usarsim_laser() -> None:
     """Driving along the south wall 1 m away: the interpretation's right wall comes from the laser."""
-    server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=LaserConfig())
+    server = GamebotsServer(Simulation(load_world("room"), 0), port=0, laser=RangeScanner())
     robot = Robot()
     robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
     robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=1.0,-1.0,0")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.server import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.sim.simulation import Simulation
@@ -91,7 +91,7 @@ def sonar_ranges(line: str) -> list[float]:
 @pytest.fixture
 def server() -> Iterator[GamebotsServer]:
     simulation = Simulation(parse_wld(ROOM, "<room>", name="room"), 0, odometry_error=False)
-    gamebots = GamebotsServer(simulation, port=0, laser=LaserConfig())
+    gamebots = GamebotsServer(simulation, port=0, laser=RangeScanner())
     yield gamebots
     gamebots.close()
 

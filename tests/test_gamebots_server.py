@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.gamebots.codec import Configuration, Geometry, LineReader, Message, SonarScan, Sta, parse
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.server import GamebotsServer
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
@@ -183,7 +183,7 @@ def test_bad_commands_are_logged_and_the_session_goes_on(
 
 
 def test_a_configured_laser_scans_the_walls(server: GamebotsServer) -> None:
-    server.laser = LaserConfig()
+    server.laser = RangeScanner()
     client = Client(server.port)
     client.send("INIT {ClassName USARBot.P2DX} {Location 2.0,-4.0,0.0}")
     server.cycle()

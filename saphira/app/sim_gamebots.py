@@ -12,7 +12,7 @@ import contextlib
 import sys
 
 from saphira.core.errors import SaphiraError
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.models import known_classes
 from saphira.gamebots.server import INIT_TIMEOUT, GamebotsServer
 from saphira.gamebots.session import MAX_ROBOTS
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
         return 2
     simulation = Simulation(world, args.seed, odometry_error=not args.no_odometry_error)
-    laser = LaserConfig() if getattr(args, "laser", False) else None
+    laser = RangeScanner() if getattr(args, "laser", False) else None
     try:
         server = GamebotsServer(
             simulation,

@@ -11,8 +11,11 @@ from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.raycast import cast_rays
 
 
-class LaserConfig:
+class RangeScanner:
     """The server's laser, the same on every robot: a SICK LMS200-like RangeScanner on the robot's front.
+
+    USARSim's own name for the sensor; it describes the simulated sensor in USARSim's units (metres,
+    radians), not a robot's laser settings (those are :class:`saphira.params.laser.LaserConfig`).
 
     181 beams over 180°, 20 m range, mounted ``mount_x`` m ahead of the centre. It sees walls (not
     other robots: docs/gamebots.md).

@@ -29,7 +29,7 @@ from typing import Any
 
 from saphira.client.transport import SocketTransport
 from saphira.gamebots.codec import GamebotsError
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.serve import Handle, accept_waiting
 from saphira.sim.simulation import Simulation
@@ -52,7 +52,7 @@ class GamebotsServer:
         port: int = DEFAULT_PORT,
         *,
         period: float = 0.1,
-        laser: LaserConfig | None = None,
+        laser: RangeScanner | None = None,
         max_robots: int = MAX_ROBOTS,
         init_timeout: float | None = INIT_TIMEOUT,
     ) -> None:

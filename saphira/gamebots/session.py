@@ -45,7 +45,7 @@ from saphira.gamebots.codec import (
     read_drive,
     to_unreal,
 )
-from saphira.gamebots.laser import LaserConfig
+from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_name
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.raycast import circle_collides
@@ -71,7 +71,7 @@ class GamebotsSession:
         self,
         transport: Transport,
         simulation: Simulation,
-        laser: LaserConfig | None = None,
+        laser: RangeScanner | None = None,
         *,
         max_robots: int = MAX_ROBOTS,
     ) -> None:
