@@ -26,6 +26,8 @@ class ScriptedServer:
     identity: RobotIdentity = field(default_factory=lambda: RobotIdentity("scripted", "Pioneer", "p3dx"))
     silent: bool = False
     drop_sync1_replies: int = 0
+    doubled_sync0_replies: int = 0
+    """Answer this many SYNC0s twice: what a link sees when it resent SYNC0 after a stall and both echoes arrive."""
     stale_session: bool = False
     send_sips: bool = True
     client_loss: float = 0.0
@@ -61,6 +63,9 @@ class ScriptedServer:
             if n == 1 and self.drop_sync1_replies > 0:
                 self.drop_sync1_replies -= 1
                 return
+            if n == 0 and self.doubled_sync0_replies > 0:
+                self.doubled_sync0_replies -= 1
+                self.transport.write(encode_sync(0))
             if n in (0, 1, 2):
                 self.transport.write(encode_sync2_reply(self.identity) if n == 2 else encode_sync(n))
                 self.sync_seq = n + 1

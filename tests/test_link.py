@@ -50,6 +50,18 @@ def test_lost_sync1_reply_is_retried() -> None:
     assert robot.connected
 
 
+def test_a_stale_sync_echo_is_ignored_not_a_restart() -> None:
+    """Two echoes of SYNC0 (the link resent it after a stall and both answers came): the second is stale.
+
+    Restarting the handshake on it kept two handshakes in flight, each echo restarting the other, until
+    the link gave up after 50 attempts (seen on a loaded machine, where a stall outlasts the sync timeout).
+    """
+    robot, _ = make(doubled_sync0_replies=3)
+    robot.wait_connected(10.0)
+    assert robot.connected
+    assert robot.link.counters.sync_attempts == 3  # SYNC0, SYNC1, SYNC2: the stale echoes started nothing
+
+
 def test_stale_session_is_closed_first() -> None:
     robot, server = make(stale_session=True)
     robot.wait_connected(10.0)

@@ -52,6 +52,8 @@ log = logging.getLogger("saphira.client.link.pioneer")
 CLIENT_CLOSED = "disconnected by the client"
 """The disconnect event's reason when the client closed the link; any other reason is a lost link."""
 
+_SYNC_IDS = frozenset((PacketId.SYNC0, PacketId.SYNC1, PacketId.SYNC2))
+
 DEFAULT_LINK_TIMEOUT = 8.0
 """Seconds without a SIP before the robot counts as lost: ARIA's default (``ArRobot``'s connection timeout
 of 8000 ms). A robot behind a wireless bridge, or a loaded MobileSim, may pause for seconds and still be
@@ -343,6 +345,10 @@ class Link:
             self.send(Command.CLOSE, 1)
             self._sync_seq = 0
             self._waiting_since = now  # let the stale SIPs drain before the next SYNC0
+        elif packet_id in _SYNC_IDS:
+            # An echo of an earlier attempt (SYNC0 resent after a stall, both answers arriving): stale.
+            # Restarting on it would keep two handshakes in flight, each echo restarting the other.
+            return
         else:
             self._start_sync()
 
