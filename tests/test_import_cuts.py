@@ -8,6 +8,7 @@ higher one, or one definition that must not be repeated.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import numpy as np
@@ -144,3 +145,19 @@ def test_the_float_array_alias_is_defined_once() -> None:
 
 def test_the_live_view_imports_nothing_of_the_commands() -> None:
     assert _reaching("saphira.ui", "saphira.app") == []
+
+
+def test_below_the_app_no_module_names_a_wire_protocols_package_even_for_typing() -> None:
+    """Issue 25: nothing below ``app`` names ``flat`` or ``gamebots`` (the links come from the URL-scheme
+    registry). The import-linter contract skips type-only imports; this reads the source for any mention."""
+    protocols = re.compile(r"\bsaphira\.(flat|gamebots)\b|from saphira import (flat|gamebots)\b")
+    naming = []
+    for path in sorted(SAPHIRA.rglob("*.py")):
+        package = path.relative_to(SAPHIRA).parts[0]
+        if package in ("app", "flat", "gamebots"):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            stripped = line.strip()
+            if stripped.startswith(("import ", "from ")) and protocols.search(stripped):
+                naming.append(f"{path.relative_to(SAPHIRA)}:{number}: {stripped}")
+    assert naming == []

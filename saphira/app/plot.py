@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
+from saphira.core.arrays import FloatArray
 from saphira.core.errors import SaphiraError
 from saphira.world.objects import COLOURS, SimObject
 from saphira.world.world import World
@@ -38,7 +36,7 @@ PAD = 0.5
 """Metres of space around the world's walls (or the data, without a world)."""
 
 Extent = tuple[float, float, float, float]
-Scan = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+Scan = tuple[FloatArray, FloatArray]
 """One laser scan's points in global mm: x array, y array."""
 
 

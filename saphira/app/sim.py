@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import logging
 import math
 import os
@@ -270,15 +269,13 @@ def run(args: argparse.Namespace) -> int:
     front = PioneerLines(host, lines)
     view = None
     if getattr(args, "ui", None) is not None:
+        from saphira.app.sim_ui import start_view
         from saphira.ui.simview import SimView
 
         view = SimView(simulation)
-        try:
-            view.start(*args.ui, say=functools.partial(print, flush=True))
-        except OSError as exc:
-            front.close()
-            print(f"saphira sim: {exc}", file=sys.stderr)
-            return 2
+        failed = start_view(view, args.ui, front.close)
+        if failed is not None:
+            return failed
 
     def announce() -> None:
         for k, line in enumerate(lines):

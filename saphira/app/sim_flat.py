@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import sys
 import threading
 from typing import TextIO
@@ -105,15 +104,12 @@ def run(args: argparse.Namespace) -> int:
     mode = "real-time" if args.flat_realtime else "standard"
     view = None
     if getattr(args, "ui", None) is not None:
-        from saphira.ui.simview import FlatView
+        from saphira.app.sim_ui import FlatView, start_view
 
         view = FlatView(flat, server)
-        try:
-            view.start(*args.ui, say=functools.partial(print, flush=True))
-        except OSError as exc:
-            server.close()
-            print(f"saphira sim: {exc}", file=sys.stderr)
-            return 2
+        failed = start_view(view, args.ui, server.close)
+        if failed is not None:
+            return failed
 
     def announce() -> None:
         print(

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.client.sensors.sonar import NO_ECHO
+from saphira.core.arrays import FloatArray
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.robot import Robot
 
@@ -53,7 +54,7 @@ class DecimatedPath:
             raise ValueError("a decimated path needs room for at least 2 samples")
         self.capacity = capacity
         self.stride = 1
-        self._data: npt.NDArray[np.float64] = np.zeros((capacity, width))
+        self._data: FloatArray = np.zeros((capacity, width))
         self._kept = 0
         self._offered = 0
         self.last: tuple[float, ...] | None = None
@@ -151,7 +152,7 @@ class RunTrace(Task):
         self.hit_cloud = HitCloud(max_hits=max_hits) if hits else None
         self._path = DecimatedPath(6, max_points)  # odometric x, y, th; true x, y, th (NaN when unknown)
         self._seen: dict[int, int] = {}
-        self._scans: deque[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = deque(maxlen=scans)
+        self._scans: deque[tuple[FloatArray, FloatArray]] = deque(maxlen=scans)
         self._scan_seen = robot.reflector.laser.scans
         self._odometric_mm = 0.0
         self._true_mm = 0.0
@@ -212,7 +213,7 @@ class RunTrace(Task):
         return self.hit_cloud.points() if self.hit_cloud is not None else []
 
     @property
-    def scans(self) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
+    def scans(self) -> list[tuple[FloatArray, FloatArray]]:
         """The last laser scans' points in global mm (x array, y array), oldest first."""
         return list(self._scans)
 

@@ -25,12 +25,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, norm2_angle
 from saphira.core.jit import kernel
-
-Matrix = npt.NDArray[np.float64]
 
 GATE = 9.21
 """χ² 99 % quantile for 2 degrees of freedom: the largest squared Mahalanobis distance accepted."""
@@ -120,7 +118,7 @@ class PoseFilter:
         return self.pose
 
     # ------------------------------------------------------------------ measurement models
-    def line_model(self, mx: float, my: float, mth: float) -> tuple[Matrix, Matrix]:
+    def line_model(self, mx: float, my: float, mth: float) -> tuple[FloatArray, FloatArray]:
         """Predicted (lateral mm, relative direction rad) of the map line and its Jacobian."""
         x, y, th = self.pose
         a = math.radians(mth)
@@ -130,7 +128,7 @@ class PoseFilter:
         H = np.array([[-sa, ca, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]])
         return np.array([lateral, rel]), H
 
-    def point_model(self, mx: float, my: float) -> tuple[Matrix, Matrix]:
+    def point_model(self, mx: float, my: float) -> tuple[FloatArray, FloatArray]:
         """Predicted position (mm) of a map point in the robot's frame and its Jacobian."""
         x, y, th = self.pose
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
@@ -155,12 +153,12 @@ class PoseFilter:
         self.drift += float(dx[3])
         return self.pose
 
-    def mahalanobis(self, innovation: Matrix, H: Matrix, R: Matrix) -> float:
+    def mahalanobis(self, innovation: FloatArray, H: FloatArray, R: FloatArray) -> float:
         """νᵀ S⁻¹ ν for a two-dimensional measurement."""
         S_inv = _inverse2(H @ self.P @ H.T + R)
         return float(innovation @ S_inv @ innovation)
 
-    def update(self, innovation: Matrix, H: Matrix, R: Matrix) -> Pose:
+    def update(self, innovation: FloatArray, H: FloatArray, R: FloatArray) -> Pose:
         """Apply one accepted measurement; returns (and keeps) the corrected pose."""
         K = self.P @ H.T @ _inverse2(H @ self.P @ H.T + R)
         dx = K @ innovation
@@ -172,29 +170,29 @@ class PoseFilter:
         return self.pose
 
 
-def _inverse2(S: Matrix) -> Matrix:
+def _inverse2(S: FloatArray) -> FloatArray:
     """The inverse of a 2 x 2 covariance (closed form: cheaper than a general solver)."""
     a, b, c, d = float(S[0, 0]), float(S[0, 1]), float(S[1, 0]), float(S[1, 1])
     det = a * d - b * c
     return np.array([[d, -b], [-c, a]]) / det
 
 
-def line_noise(sigma_lateral: float, sigma_angle: float) -> Matrix:
+def line_noise(sigma_lateral: float, sigma_angle: float) -> FloatArray:
     """R for a line measurement: lateral mm and direction deg standard deviations."""
     return np.diag([sigma_lateral**2, math.radians(sigma_angle) ** 2])
 
 
-def point_noise(sigma_x: float, sigma_y: float, th: float) -> Matrix:
+def point_noise(sigma_x: float, sigma_y: float, th: float) -> FloatArray:
     """R for a point measurement with σ ``sigma_x`` along ``th`` (deg, robot frame) and ``sigma_y`` across."""
     c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
     rot = np.array([[c, -s], [s, c]])
-    out: Matrix = rot @ np.diag([sigma_x**2, sigma_y**2]) @ rot.T
+    out: FloatArray = rot @ np.diag([sigma_x**2, sigma_y**2]) @ rot.T
     return out
 
 
 @kernel(lambda: (np.eye(4), 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 def _propagate(
-    P: Matrix,
+    P: FloatArray,
     gx: float,
     gy: float,
     forward: float,
@@ -204,7 +202,7 @@ def _propagate(
     var_l: float,
     var_th: float,
     var_drift: float,
-) -> Matrix:
+) -> FloatArray:
     """``F P Fᵀ + Q`` of :meth:`PoseFilter.predict`, compiled (4 x 4 with numpy's per-call cost, not the
     arithmetic, as the time).
 

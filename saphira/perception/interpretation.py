@@ -46,6 +46,7 @@ import numpy.typing as npt
 from saphira.client.artifacts import Artifact, ArtifactType, Category, Corridor, Door, Junction, Wall
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.sonar import Region
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import cos_sin, norm2_angle, norm_angle
 from saphira.core.jit import kernel
 from saphira.perception.lines import Segment, find_gaps, fit_segment, line_through
@@ -444,7 +445,7 @@ class _HeadingHistory:
 
 @kernel(lambda: (np.zeros(1), np.zeros((1, 2), dtype=np.int64), 0, 1, 1, 1.0))
 def _since_bend(
-    headings: npt.NDArray[np.float64], counts: npt.NDArray[np.int64], newest: int, size: int, limit: int, bend: float
+    headings: FloatArray, counts: npt.NDArray[np.int64], newest: int, size: int, limit: int, bend: float
 ) -> tuple[int, int]:
     """:meth:`Interpretation._usable` over the history, newest first, compiled: the entries added to each
     side buffer since the heading last differed from the newest one's by more than ``bend`` degrees.

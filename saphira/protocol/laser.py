@@ -26,6 +26,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from saphira.core.arrays import FloatArray
 from saphira.protocol.errors import DecodeError, EncodeError
 from saphira.protocol.framing import CHECKSUM_LEN, HEADER
 from saphira.protocol.packet_ids import PacketId
@@ -117,7 +118,7 @@ class _Layout:
     reflectance_at: npt.NDArray[np.intp]
     head_at: npt.NDArray[np.intp]
     checksum_at: npt.NDArray[np.intp]
-    weights: npt.NDArray[np.float64]
+    weights: FloatArray
     odd_packets: npt.NDArray[np.intp]
     odd_at: npt.NDArray[np.intp]
     bounds: tuple[int, ...]
@@ -171,7 +172,7 @@ def _layout(total: int, extended: bool, per_packet: int) -> _Layout:
 
 
 def laser_stream(
-    ranges: Sequence[float] | npt.NDArray[np.float64],
+    ranges: Sequence[float] | FloatArray,
     *,
     extended: bool,
     pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
@@ -189,7 +190,7 @@ def laser_stream(
 
 
 def laser_packets_at(
-    ranges: Sequence[float] | npt.NDArray[np.float64],
+    ranges: Sequence[float] | FloatArray,
     extended: bool,
     pose: tuple[float, float, float],
     reflectance: Sequence[int] | npt.NDArray[np.int_] | None,
@@ -229,7 +230,7 @@ def laser_packets_at(
 
 
 def laser_packets(
-    ranges: Sequence[float] | npt.NDArray[np.float64],
+    ranges: Sequence[float] | FloatArray,
     *,
     extended: bool,
     pose: tuple[float, float, float] = (0.0, 0.0, 0.0),

@@ -10,12 +10,8 @@ type, finite, in range, the robot exists; an error goes back to the page), then 
 :meth:`SimView.cycle`, which the loop calls once per cycle, so the world is only ever changed from the
 simulator's thread and nothing a page sends can stop it.
 When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
-
-:class:`FlatView` is the same window for ``saphira sim --flat PORT --ui``: the Flat server's world and
-robot, one frame per step (the Flat server has no cycle of its own: it steps when its controller
-sends a line), and the control panel's START / STOP / STEP buttons, pressed through
-:meth:`~saphira.flat.server.FlatServer.press` as the standard input's lines are. A robot placed with
-the mouse moves at the next step (the step loop owns the world).
+A simulator front end with a panel of its own (Flat's: :class:`saphira.app.sim_ui.FlatView`) extends
+:class:`SimView` with :meth:`~SimView.status` and :meth:`~SimView.handle`; this module knows none of them.
 """
 
 from __future__ import annotations
@@ -24,20 +20,16 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from saphira.display.drawing import drawing_for
 from saphira.display.state import DisplayState
 from saphira.sim.simulation import Simulation
-from saphira.ui.requests import RequestError, display_setting, integer, number, text
+from saphira.ui.requests import RequestError, display_setting, integer, number
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import world_outline
 
-if TYPE_CHECKING:
-    from saphira.flat.server import FlatServer
-    from saphira.flat.simulation import FlatSimulation
-
-__all__ = ["PLACE_MARGIN", "FlatView", "SimView"]
+__all__ = ["PLACE_MARGIN", "SimView"]
 
 PLACE_MARGIN = 5000.0
 """How far (mm) outside the world's bounds a robot may be placed: a click beyond that is a mistake."""
@@ -154,37 +146,3 @@ class SimView(ServedView):
             return
         else:
             raise ValueError(f"unknown request type {kind!r}")
-
-
-class FlatView(SimView):
-    """The live view of ``saphira sim --flat PORT --ui`` (see the module docstring)."""
-
-    def __init__(self, flat: FlatSimulation, server: FlatServer) -> None:
-        super().__init__(flat.simulation)
-        self.flat = flat
-        self.flat_server = server
-        self.display.period = 1  # a frame per step: a STEP pressed on the page shows its one step
-        server.on_step = self._stepped
-
-    def _stepped(self) -> None:
-        self.cycle(self.flat.simulation.time)
-
-    def status(self) -> dict[str, Any]:
-        server = self.flat_server
-        host, port = server.address
-        panel = {"address": [host, port], "running": server.running, "held": server.held.is_set(),
-                 "steps": server.steps, "map": self.flat.map_name, "controller": server.controller}  # fmt: skip
-        return {"flat": panel}
-
-    def hello(self) -> dict[str, Any]:
-        # The page gets the robot at once: a stopped server, or one with no controller, sends no frames.
-        return {**super().hello(), "frame": self.frame(self.flat.simulation.time).to_dict()}
-
-    def handle(self, message: dict[str, Any]) -> None:
-        if message.get("type") != "panel":
-            super().handle(message)
-            return
-        self.flat_server.press(text(message, "command", 40))
-        server = self.server
-        if server is not None:  # show the new state now: while stopped no step will
-            server.publish(self.frame(self.flat.simulation.time))

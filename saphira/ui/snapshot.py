@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from saphira.behavior.executive import BehaviorTask
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.colbert.runtime import Activity
+from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.core.tasks import Task, state_name
 from saphira.display.drawing import Primitive
@@ -58,7 +58,7 @@ class Wake:
             self.points.popleft()
 
 
-GridCopy = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[float, float], float]
+GridCopy = tuple[FloatArray, FloatArray, tuple[float, float], float]
 """An occupancy grid's log-odds and evidence arrays (copies), its origin and resolution."""
 
 
@@ -71,7 +71,7 @@ class Snapshot:
     pose: tuple[float, float, float]
     info: dict[str, Any]
     sonar: list[tuple[float, float, bool]]
-    buffers: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+    buffers: tuple[FloatArray, FloatArray]
     artifacts: list[tuple[int, int, float, float, float, float, float]]
     wake: list[tuple[float, float, float]]
     drawing: list[Primitive]
@@ -82,9 +82,9 @@ class Snapshot:
     extra: dict[str, Any] = field(default_factory=dict)
     grid: GridCopy | None = None
     """Copies of the occupancy grid's arrays when this frame carries its image (see ``LiveView``)."""
-    laser: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
+    laser: tuple[FloatArray, FloatArray] | None = None
     """The laser ring's points (LPS, mm) when the robot has a laser scan."""
-    localization: tuple[npt.NDArray[np.float64], Pose | None, bool] | None = None
+    localization: tuple[FloatArray, Pose | None, bool] | None = None
     """Monte Carlo localization's samples (rows x, y, th), estimate and localized flag while ``localize``
     runs (:meth:`saphira.perception.mcl.Localizer.view`)."""
 
@@ -93,7 +93,7 @@ class Snapshot:
         rad = math.radians(th)
         c, s = math.cos(rad), math.sin(rad)
 
-        def to_global(lx: npt.NDArray[np.float64], ly: npt.NDArray[np.float64]) -> list[list[int]]:
+        def to_global(lx: FloatArray, ly: FloatArray) -> list[list[int]]:
             gx = np.rint(x + c * lx - s * ly).astype(np.int64)
             gy = np.rint(y + s * lx + c * ly).astype(np.int64)
             return np.stack([gx, gy], axis=1).tolist()  # type: ignore[no-any-return]
@@ -146,7 +146,7 @@ def world_outline(world: World | None) -> dict[str, Any]:
             "bounds": [round(v) for v in world.bounds]}  # fmt: skip
 
 
-def _localization_dict(samples: npt.NDArray[np.float64], estimate: Pose | None, localized: bool) -> dict[str, Any]:
+def _localization_dict(samples: FloatArray, estimate: Pose | None, localized: bool) -> dict[str, Any]:
     """``samples`` as [x, y, th] (mm, deg), ``estimate`` [x, y, th] or null, ``localized``."""
     est = None if estimate is None else [round(estimate.x), round(estimate.y), round(estimate.th, 1)]
     return {"samples": np.rint(samples).astype(np.int64).tolist(), "estimate": est, "localized": localized}

@@ -40,7 +40,7 @@ from saphira.core.geometry import Pose
 from saphira.core.inputfile import MIB, decode_utf8, read_input
 from saphira.world.world import World, WorldNotFoundError, find_world_file, load_world
 
-log = logging.getLogger("saphira.flat")
+log = logging.getLogger("saphira.world.flat_world")
 
 MAX_WORLD_FILE_BYTES = MIB
 """A Flat World file is a few kB; anything past this is not one."""

@@ -23,9 +23,8 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
-import numpy.typing as npt
 
-from saphira.core.arrays import FloatArray
+from saphira.core.arrays import BoolArray, FloatArray
 from saphira.core.jit import kernel
 
 if TYPE_CHECKING:
@@ -101,7 +100,7 @@ class RingBuffer:
     def __init__(
         self,
         limit: int,
-        storage: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None = None,
+        storage: tuple[FloatArray, FloatArray, BoolArray] | None = None,
     ) -> None:
         """``storage``: the (xs, ys, valid) arrays of :data:`CBUF_LEN` entries to use, when the owner
         keeps several buffers in one array to move them together (:meth:`Sonar.move`)."""
@@ -141,13 +140,13 @@ class RingBuffer:
         self.added += 1
         self.version += 1
 
-    def recent(self, n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def recent(self, n: int) -> tuple[FloatArray, FloatArray]:
         """The valid entries among the newest ``n``, oldest first."""
         return _ring_recent(
             self.xs, self.ys, self.valid, self._head, max(0, min(n, self.limit, self.added)), self.limit
         )
 
-    def points(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def points(self) -> tuple[FloatArray, FloatArray]:
         """The valid entries' x and y arrays."""
         mask = self.valid[: self.limit]
         return self.xs[: self.limit][mask], self.ys[: self.limit][mask]
@@ -155,7 +154,7 @@ class RingBuffer:
 
 @kernel(lambda: (np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.bool_), 0, 0, 1))
 def _ring_recent(
-    xs: FloatArray, ys: FloatArray, valid: npt.NDArray[np.bool_], head: int, n: int, limit: int
+    xs: FloatArray, ys: FloatArray, valid: BoolArray, head: int, n: int, limit: int
 ) -> tuple[FloatArray, FloatArray]:
     """:meth:`RingBuffer.recent`, compiled: the valid entries among the ``n`` before ``head``, oldest first."""
     out_x, out_y = np.empty(n), np.empty(n)
@@ -187,7 +186,7 @@ def _region_of(bearing: float) -> Region:
     return Region.BACK
 
 
-def region_mask(xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], source: Region) -> npt.NDArray[np.bool_]:
+def region_mask(xs: FloatArray, ys: FloatArray, source: Region) -> BoolArray:
     """Which LPS points lie in ``source``'s region by their bearing from the robot's centre (as
     :func:`_region_of` sorts the sonars); ``ALL`` takes every point."""
     if source == Region.ALL:
@@ -333,13 +332,13 @@ class Sonar:
             value = self._cache[key] = compute()
             return value
 
-    def points(self, source: Region = Region.ALL) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:
         """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL),
         and the laser's points in that region when there are any. The arrays are read-only: they are
         shared until the readings change."""
         return self.cached(("points", source), lambda: self._pool(source))
 
-    def _pool(self, source: Region) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def _pool(self, source: Region) -> tuple[FloatArray, FloatArray]:
         if source == Region.ALL:  # no entry past a buffer's limit is valid (resizing clears them all)
             parts = [(self._xs[self._valid], self._ys[self._valid])]
         else:
