@@ -1,11 +1,12 @@
 """The one real-time serve loop of ``saphira sim``: accept clients, step the world each period, stop on request.
 
 A front end (the Pioneer lines of :mod:`saphira.sim.lines`, the Gamebots server of
-:mod:`saphira.gamebots.server`, the Flat server of :mod:`saphira.flat.server`) supplies only its protocol:
-what to wait on, how to take a waiting client, one simulation cycle, and whether a client asked the
-program to end. :class:`ServeLoop` paces the cycles on a drift-free
-:class:`~saphira.core.clock.RealTimeClock` and spends the time between them in ``select`` with a bounded wait, so a client's bytes are handled as they arrive and a
-stop request (:meth:`ServeLoop.request_stop`, or the first SIGINT/SIGTERM of a deferring
+:mod:`saphira.gamebots.server`, the Flat server of :mod:`saphira.flat.server`) supplies only its
+protocol: what to wait on, how to take a waiting client, one simulation cycle, and whether a client
+asked the program to end. :class:`ServeLoop` paces the cycles on a drift-free
+:class:`~saphira.core.clock.RealTimeClock` and spends the time between them in ``select`` with a
+bounded wait, so a client's bytes are handled as they arrive and a stop request
+(:meth:`ServeLoop.request_stop`, or the first SIGINT/SIGTERM of a deferring
 :class:`~saphira.core.interrupts.StopSignals`) ends the loop within one period.
 
 :func:`accept_waiting` is the shared accept step: every client waiting on a non-blocking listener
