@@ -117,8 +117,8 @@ def caches_disabled() -> Iterator[None]:
 _REFERENCE_RUN = """
 import argparse, sys, time
 sys.path.insert(0, sys.argv[1])
-from saphira.app.run import Session
-from saphira.app.console import Console
+from saphira.app import Session  # the reference tree's own module names (before the layout of issue 25)
+from saphira.console import Console
 for seconds in (1.0, float(sys.argv[2])):  # a warm-up, then the timed run
     args = argparse.Namespace(
         robot=None, world=sys.argv[3], params=None, seed=0, pose=None, files=[sys.argv[1] + "/colbert/demo.act"],
