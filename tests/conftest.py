@@ -18,6 +18,27 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 """Test vectors (byte captures; origin and licence in tests/data/README.md)."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile saphira's numeric kernels once, here, before any xdist worker starts.
+
+    Their machine code is cached beside the modules (saphira/core/jit.py), but on a fresh clone every
+    worker, and every ``python -m saphira`` a test starts before the cache is written, would compile the
+    same kernels again (about 9 s of CPU each time). Warm, this costs a fraction of a second.
+    """
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the main process has warmed the cache
+    import importlib
+
+    from saphira.behavior.library import find_behavior
+    from saphira.core.jit import warm_up
+
+    for path in sorted((PROJECT_ROOT / "saphira").rglob("*.py")):
+        if "@kernel(" in path.read_text(encoding="utf-8"):
+            importlib.import_module(".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts))
+    find_behavior("sfAvoidCollision")  # behaviors/avoidance.py's obstacle clearances
+    warm_up()
+
+
 @pytest.fixture(scope="session")
 def maps_dir() -> Path:
     """The project's ``maps/`` folder."""
