@@ -30,9 +30,9 @@ def session_clock(
     robot_url: str | None, speed: float | None, ui: tuple[str, int] | None, *, real_time: bool = False
 ) -> Clock:
     """The session's clock. With the live view, real time (× ``speed``) paced by its page's steps; else
-    ``real_time`` (the shell: a person types) or a robot URL runs in real time, a link that paces the
-    run itself (a Flat server) (lock-step, as fast as both go), and the embedded simulator is lock-step unless ``speed``
-    paces it."""
+    ``real_time`` (the shell: a person types) or a robot URL runs in real time, except a link that paces
+    the run itself (a Flat server: lock-step, as fast as both go); the embedded simulator is lock-step
+    unless ``speed`` paces it."""
     if ui is not None:  # a person watches: real time (x --speed with the simulator)
         from saphira.ui.liveview import SteppedClock
 
