@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from saphira.core.geometry import Pose
-from saphira.flat.laser import MAX_RANGE, LaserRig
+from saphira.flat.laser import LaserRig
+from saphira.flat.robot import MAX_RANGE
 from saphira.params.laser import LaserConfig
 from saphira.sim.laser import SimLaser
 from saphira.world.wld import parse_wld

@@ -34,7 +34,8 @@ from saphira.flat.codec import (
     StepOutput,
     parse_reply,
 )
-from saphira.flat.laser import MAX_RANGE, to_robot, to_world
+from saphira.flat.laser import to_robot, to_world
+from saphira.flat.robot import MAX_RANGE
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.world.flat_world import load_world_file

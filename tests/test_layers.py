@@ -70,7 +70,20 @@ print(json.dumps({{"connected": connected, "model": model, "loaded": {loaded_fro
     assert answer["loaded"] == []
 
 
-def test_a_flat_url_loads_the_flat_link_through_its_entry_point_and_no_other_protocol() -> None:
+SIMULATORS_AND_OTHERS = (
+    "saphira.gamebots",
+    "saphira.app",
+    "saphira.ui",
+    "saphira.sim",
+    "saphira.flat.simulation",
+    "saphira.flat.server",
+    "saphira.flat.laser",
+    "saphira.flat.queries",
+)
+
+
+def test_a_flat_url_loads_the_flat_link_through_its_entry_point_and_no_other_protocol_or_simulator() -> None:
+    """A ``flat://`` client needs Flat's wire and robot (flat.codec, flat.robot), not Flat's or our simulator."""
     answer = run_fresh(
         f"""
 import json, sys
@@ -79,7 +92,7 @@ from saphira.client.link.registry import link_type
 before = {loaded_from(("saphira.flat",))}
 kind = link_type("flat://127.0.0.1:1095")
 print(json.dumps({{"before": before, "kind": kind.__module__ + "." + kind.__qualname__,
-                   "paces": kind.paces_clock, "loaded": {loaded_from(("saphira.gamebots", "saphira.app"))}}}))
+                   "paces": kind.paces_clock, "loaded": {loaded_from(SIMULATORS_AND_OTHERS)}}}))
 """
     )
     assert answer["before"] == []

@@ -8,7 +8,7 @@ clockwise from the front); we keep that for the mount angle on the wire. The las
 
 A scan runs from the laser's right to its left (as a SICK does): reading *i* (0-based) looks
 ``i + 0.5`` degrees counter-clockwise from the laser's right-hand direction. Nothing within
-:data:`MAX_RANGE` gives :data:`MAX_RANGE`. Rays are cast by the Pioneer simulator's laser
+:data:`~saphira.flat.robot.MAX_RANGE` gives it. Rays are cast by the Pioneer simulator's laser
 (:func:`saphira.sim.laser.cast_scan`: the walls within reach from the world's index, one fan of rays
 from the laser's place), so the two simulators' lasers see the same world the same way; only the
 configuration differs (Flat's ranges are exact: the seed gives its lasers no noise model).
@@ -18,12 +18,8 @@ Robot-centric readings (the ``l`` query, and what every laser query works on) ar
 bearing counter-clockwise from the x axis (0 right, 90 ahead, 180 left), folded into [−90, 270) so that
 the two lasers' bearings (−45 … 225) form one increasing sequence.
 
-Our client (:mod:`saphira.flat.link`) gives the reflector one scan per step in Saphira's robot frame
-(:func:`robot_frame_scan`): bearings counter-clockwise from straight ahead, the two lasers merged as the
-queries merge them (each keeps the half nearer its own axis), so ``TOP`` gives 180 readings from −89.5
-to 89.5 degrees and ``LEFT``/``RIGHT`` 270 from −134.5 to 134.5, one per degree, as one wide laser on
-the centre would. The wire does not say where the lasers sit, so the client takes them on the centre
-(this server's default).
+Our client (:mod:`saphira.flat.link`) merges a step's readings into one scan in Saphira's robot frame
+(:func:`saphira.flat.robot.robot_frame_scan`).
 """
 
 from __future__ import annotations
@@ -33,14 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, change_vp, unchange_vp
 from saphira.flat.codec import LASER_READINGS, LaserReading, Reading
+from saphira.flat.robot import MAX_RANGE
 from saphira.sim.laser import cast_scan
 from saphira.world.world import World
-
-MAX_RANGE = 8000.0
-"""mm: the laser's reach (a SICK LMS in its 8 m mode); also the reading when nothing is hit."""
 
 DEFAULT_SIDE_OFFSET = 0.0
 """mm from the centre line to each of two lasers: both on the centre by default, so the merged scan has no
@@ -73,29 +66,6 @@ def bearing(right: float, ahead: float) -> float:
     """The "y ahead" bearing of a point, counter-clockwise from the right, in [−90, 270)."""
     theta = math.degrees(math.atan2(ahead, right))
     return theta + 360.0 if theta < -90.0 else theta
-
-
-def robot_frame_scan(scans: tuple[LaserReading, ...]) -> tuple[FloatArray, FloatArray]:
-    """Every laser's ranges (mm) as one scan, with bearings (deg, counter-clockwise from ahead) increasing.
-
-    Reading *i* of a laser at Flat's (clockwise) mount angle *a* looks ``i + 0.5 − 90 − a`` degrees off
-    ahead. Where lasers overlap, a bearing is kept by the laser whose axis is nearest it (for LEFT and
-    RIGHT: RIGHT below 0 degrees, LEFT above, the queries' rule), so no bearing appears twice.
-    """
-    if not scans:
-        return np.zeros(0), np.zeros(0)
-    axes = np.array([-scan.angle for scan in scans])
-    ranges, angles = [], []
-    offsets = np.arange(LASER_READINGS) + 0.5 - 90.0
-    for k, scan in enumerate(scans):
-        bearings = offsets + axes[k]
-        gaps = np.abs(bearings[:, None] - axes[None, :])
-        own = np.argmin(gaps, axis=1) == k
-        ranges.append(np.asarray(scan.ranges, dtype=np.float64)[own])
-        angles.append(bearings[own])
-    merged_angles = np.concatenate(angles)
-    order = np.argsort(merged_angles, kind="stable")
-    return np.concatenate(ranges)[order], merged_angles[order]
 
 
 @dataclass(frozen=True)

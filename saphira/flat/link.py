@@ -5,8 +5,8 @@ so the
 reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
-ring: :func:`saphira.flat.simulation.flat_params`), and the laser scans, merged into one scan in the robot
-frame (:func:`saphira.flat.laser.robot_frame_scan`), a :class:`~saphira.client.sensors.laser.LaserScan`, go to
+ring: :func:`saphira.flat.robot.flat_params`), and the laser scans, merged into one scan in the robot
+frame (:func:`saphira.flat.robot.robot_frame_scan`), a :class:`~saphira.client.sensors.laser.LaserScan`, go to
 the reflector's laser (:meth:`~saphira.client.reflector.Reflector.apply_laser_scan`: the latest scan, the LPS
 ring, the occupancy queries, the ``sfLaser*`` bindings and the perception tasks, as over the Pioneer protocol).
 Each cycle the setpoints go out as one ``c v w 1 message`` line.
@@ -57,8 +57,7 @@ from saphira.flat.codec import (
     format_input,
     parse_reply,
 )
-from saphira.flat.laser import MAX_RANGE, robot_frame_scan
-from saphira.flat.simulation import ROT_ACCEL, flat_params
+from saphira.flat.robot import MAX_RANGE, ROT_ACCEL, flat_params, robot_frame_scan
 from saphira.protocol.sync import RobotIdentity
 
 log = logging.getLogger("saphira.flat")
@@ -270,7 +269,7 @@ class FlatLink(VelocityLink):
                 self.transport.write(line.encode("latin-1", errors="replace"))
 
     def rot_decel(self) -> float:
-        """Flat's fixed rotational acceleration (:data:`saphira.flat.simulation.ROT_ACCEL`)."""
+        """Flat's fixed rotational acceleration (:data:`saphira.flat.robot.ROT_ACCEL`)."""
         return ROT_ACCEL
 
 

@@ -5,7 +5,8 @@
 (:class:`saphira.sim.simulation.Simulation`: the same world, drive, collisions and sonar as the Pioneer
 server), and produces the step output and every query's answer from the simulator's truth.
 
-Flat's robot (choices where the seed is silent are marked *):
+Flat's robot (its constants and parameter set: :mod:`saphira.flat.robot`; choices where the seed is silent
+are marked *):
 
 * constant accelerations ±500 mm/s² and ±50 deg/s² (the seed); velocity limits* 1500 mm/s, 180 deg/s;
   a body of radius* 250 mm; angular velocity and the pose's theta counter-clockwise* (the map's frame);
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from saphira.flat.codec import (
     TransitionQuery,
 )
 from saphira.flat.laser import LaserRig
-from saphira.params.robot_params import RobotParams, SonarUnit
+from saphira.flat.robot import ROT_ACCEL, SONAR_COUNT, SONAR_HALF_ANGLE, TRANS_ACCEL, flat_params
 from saphira.sim.sensors import SonarBeam
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world_requests import WorldAccess, WorldRefused
@@ -46,61 +46,8 @@ from saphira.world.world import World, WorldNotFoundError
 
 log = logging.getLogger("saphira.flat")
 
-TRANS_ACCEL = 500.0
-"""mm/s²: Flat's constant linear acceleration and deceleration."""
-ROT_ACCEL = 50.0
-"""deg/s²: Flat's constant angular acceleration and deceleration."""
-MAX_VELOCITY = 1500.0
-MAX_RVELOCITY = 180.0
-ROBOT_RADIUS = 250.0
-SONAR_RING_RADIUS = 200.0
-SONAR_COUNT = 12
-SONAR_HALF_ANGLE = 15.0
-"""deg: each sonar's cone, so the 12 cones, 30 degrees apart, leave no gap (a thin post between two
-narrower cones would be invisible until the robot hit it)."""
 STEP_SECONDS = 0.1
 """Simulated time per step in standard mode."""
-
-
-def flat_sonar_units() -> tuple[SonarUnit, ...]:
-    """Flat's ring: sonar 0 straight ahead, then clockwise every 30 degrees (angles counter-clockwise)."""
-    units = []
-    for k in range(SONAR_COUNT):
-        th = -30.0 * k
-        th = th + 360.0 if th <= -180.0 else th
-        rad = math.radians(th)
-        units.append(
-            SonarUnit(k, round(SONAR_RING_RADIUS * math.cos(rad), 3), round(SONAR_RING_RADIUS * math.sin(rad), 3), th)
-        )
-    return tuple(units)
-
-
-def flat_params() -> RobotParams:
-    """Flat's robot as a parameter set: what both the simulator and our client's reflector use."""
-    return RobotParams(
-        name="flat",
-        robot_class="Flat",
-        subclass="flat4",
-        robot_radius=ROBOT_RADIUS,
-        robot_width=2 * ROBOT_RADIUS,
-        robot_length=2 * ROBOT_RADIUS,
-        robot_length_front=ROBOT_RADIUS,
-        robot_length_rear=ROBOT_RADIUS,
-        max_velocity=MAX_VELOCITY,
-        max_rvelocity=MAX_RVELOCITY,
-        max_acceleration=TRANS_ACCEL,
-        trans_vel_max=int(MAX_VELOCITY),
-        rot_vel_max=int(MAX_RVELOCITY),
-        trans_accel=int(TRANS_ACCEL),
-        trans_decel=int(TRANS_ACCEL),
-        rot_accel=int(ROT_ACCEL),
-        rot_decel=int(ROT_ACCEL),
-        sonar_units=flat_sonar_units(),
-        angle_jitter=0.0,
-        angle_drift=0.0,
-        dist_jitter=0.0,
-        source="Flat4 (saphira.flat.simulation)",
-    )
 
 
 @dataclass(frozen=True)
