@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_replay_options(replay)
     add_export_parser(sub)
 
-    from saphira.perception.worldmap import add_map_parser
+    from saphira.app.map import add_map_parser
 
     add_map_parser(sub)
 
@@ -329,7 +329,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_map(args: argparse.Namespace) -> int:
-    from saphira.perception.worldmap import cmd_map as convert
+    from saphira.app.map import cmd_map as convert
 
     return convert(args)
 

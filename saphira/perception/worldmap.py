@@ -1,4 +1,4 @@
-"""``saphira map``: a simulator world (``.wld``, ARIA ``2D-Map``, Pyro blocks) as a Saphira map of WALLs.
+"""A simulator world (``.wld``, ARIA ``2D-Map``, Pyro blocks) as a Saphira map of WALLs (``saphira map``).
 
 The manual (§8.6) says simulator worlds and client maps are different formats with no converter between
 them, to be kept consistent by hand. This is the converter: every wall segment of the world becomes a
@@ -10,17 +10,15 @@ a wall drawn in pieces (a `.wld`'s corridor side between two doors is one segmen
 split long walls) comes out as few artifacts as possible, while a doorway, a real gap, stays open.
 Two segments are on one line when their directions agree within :data:`ANGLE_TOLERANCE` degrees and
 their distances from the origin within :data:`OFFSET_TOLERANCE` mm. Zero-length segments and a map's
-scan points are left out: a map is made of surfaces, not sensor returns.
+scan points are left out: a map is made of surfaces, not sensor returns. The command is
+:mod:`saphira.app.map`.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -28,9 +26,9 @@ from saphira.client.artifacts import Wall, create_wall
 from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
 from saphira.perception.mapfile import format_map
-from saphira.world.world import World, load_world
+from saphira.world.world import World
 
-__all__ = ["add_map_parser", "cmd_map", "merge_segments", "world_map_text", "world_walls"]
+__all__ = ["merge_segments", "world_map_text", "world_walls"]
 
 JOIN_GAP = 1.0
 """mm: collinear segments this close end to end are one wall."""
@@ -127,33 +125,3 @@ def world_map_text(world: World, *, merge: bool = True) -> str:
         "Global frame = the world's frame; mm and degrees."
     )
     return format_map(walls, header=header)
-
-
-def add_map_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    """The ``map`` subcommand's parser."""
-    parser = sub.add_parser(
-        "map",
-        help="convert a simulator world into a Saphira map file",
-        description="Convert a simulator world (.wld, ARIA 2D-Map .map, or a bundled world name, see 'saphira "
-        "worlds') into a Saphira map file of WALL artifacts, for sfLoadMapFile. Collinear wall segments "
-        "that overlap or touch become one wall. Written to OUT, or to standard output.",
-    )
-    parser.add_argument("world", metavar="WORLD", help="world file or bundled world name")
-    parser.add_argument("-o", "--output", metavar="OUT", help="map file to write (default: standard output)")
-    parser.add_argument("--no-merge", action="store_true", help="one WALL per segment, as in the world")
-
-
-def cmd_map(args: argparse.Namespace) -> int:
-    """``saphira map``: exit 0 on success; a missing or broken world is reported by the caller (exit 2)."""
-    text = world_map_text(load_world(args.world), merge=not args.no_merge)
-    if args.output:
-        out = Path(args.output)
-        try:
-            out.write_text(text)
-        except OSError as exc:
-            print(f"saphira map: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        print(f"{out}: {text.count(chr(10) + 'WALL')} walls")
-    else:
-        sys.stdout.write(text)
-    return 0

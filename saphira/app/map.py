@@ -1,0 +1,43 @@
+"""``saphira map``: convert a simulator world into a Saphira map file (:mod:`saphira.perception.worldmap`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from saphira.perception.worldmap import world_map_text
+from saphira.world.world import load_world
+
+__all__ = ["add_map_parser", "cmd_map"]
+
+
+def add_map_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    """The ``map`` subcommand's parser."""
+    parser = sub.add_parser(
+        "map",
+        help="convert a simulator world into a Saphira map file",
+        description="Convert a simulator world (.wld, ARIA 2D-Map .map, or a bundled world name, see 'saphira "
+        "worlds') into a Saphira map file of WALL artifacts, for sfLoadMapFile. Collinear wall segments "
+        "that overlap or touch become one wall. Written to OUT, or to standard output.",
+    )
+    parser.add_argument("world", metavar="WORLD", help="world file or bundled world name")
+    parser.add_argument("-o", "--output", metavar="OUT", help="map file to write (default: standard output)")
+    parser.add_argument("--no-merge", action="store_true", help="one WALL per segment, as in the world")
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    """``saphira map``: exit 0 on success; a missing or broken world is reported by the caller (exit 2)."""
+    text = world_map_text(load_world(args.world), merge=not args.no_merge)
+    if args.output:
+        out = Path(args.output)
+        try:
+            out.write_text(text)
+        except OSError as exc:
+            print(f"saphira map: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"{out}: {text.count(chr(10) + 'WALL')} walls")
+    else:
+        sys.stdout.write(text)
+    return 0
