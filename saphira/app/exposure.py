@@ -9,21 +9,11 @@ whoever reaches the port could stop the simulator, so exits are then honoured on
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import socket
 from collections.abc import Collection
 from pathlib import Path
 
+from saphira.core.hosts import is_loopback
 from saphira.sim.world_requests import WorldAccess
-
-
-def is_loopback(host: str) -> bool:
-    """Whether every address ``host`` names is a loopback one (``""`` and ``0.0.0.0`` are every address)."""
-    try:
-        infos = socket.getaddrinfo(host or None, None, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE)
-    except OSError:
-        return False
-    return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
 
 
 def exit_allowed(args: argparse.Namespace, host: str | None) -> bool:

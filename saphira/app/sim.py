@@ -12,7 +12,7 @@ Timing: a drift-free 100 ms cycle (the one serve loop, :mod:`saphira.sim.serve`;
 handshake replies and CONFIG go out as soon as the client's packet arrives; at each cycle boundary the
 world advances and every open session gets its
 SIP. Ctrl-C, SIGTERM or a client's SIM_EXIT end the program cleanly; SIM_EXIT only when exits are
-allowed (:func:`~saphira.sim.exposure.exit_allowed`: on loopback, a unix socket or a pseudo-terminal
+allowed (:func:`~saphira.app.exposure.exit_allowed`: on loopback, a unix socket or a pseudo-terminal
 unless ``--no-exit``; on any other address only with ``--allow-exit``). A client that does not complete its handshake
 within ``--handshake-timeout`` is hung up; LOADWORLD reads only bundled worlds and files under
 ``--world-dir`` (:mod:`saphira.sim.world_requests`). docs/servers-security.md says what each server
@@ -33,13 +33,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from saphira.app.exposure import exit_allowed, world_access
 from saphira.core.argtypes import seed
 from saphira.core.errors import SaphiraError
 from saphira.core.jit import warm_up
 from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
-from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines
 from saphira.sim.serve import serve
 from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions

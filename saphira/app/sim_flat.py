@@ -2,7 +2,7 @@
 
 The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
 ``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``
-(when exits are allowed: :mod:`saphira.sim.exposure`), Ctrl-C or SIGTERM (130, 143), in the one
+(when exits are allowed: :mod:`saphira.app.exposure`), Ctrl-C or SIGTERM (130, 143), in the one
 serve loop of the simulators (:func:`saphira.sim.serve.serve`). The control panel's
 buttons are ``--flat-stopped`` / ``--flat-steps N`` and the lines
 ``START``, ``STOP``, ``STEP [n]`` on the standard input.
@@ -16,10 +16,10 @@ import sys
 import threading
 from typing import TextIO
 
+from saphira.app.exposure import exit_allowed, world_access
 from saphira.core.errors import SaphiraError
 from saphira.flat.server import POLL_PERIOD, FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.sim.exposure import exit_allowed, world_access
 from saphira.sim.serve import serve
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world

@@ -1,8 +1,9 @@
 """Where a server bound to a host address can be reached from: this host only, or beyond it.
 
 The live view and the Foxglove server both warn when they listen beyond loopback (a wildcard or another
-address), and the live view names the URLs that reach it; both ask these questions, so they sit here,
-below either, with the standard library only.
+address), the live view names the URLs that reach it, and ``saphira sim`` lets clients end it only from
+this host (:mod:`saphira.app.exposure`); all ask these questions, so they sit here, below each of them,
+with the standard library only.
 """
 
 from __future__ import annotations
