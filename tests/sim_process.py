@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -56,3 +58,15 @@ class Program:
     def wait(self) -> tuple[int, bytes]:
         out, err = self.proc.communicate(timeout=TIMEOUT)
         return self.proc.returncode, self.output + out + err
+
+
+def with_and_without(option: str, run: Callable[[Path, bool], None], folder: Path) -> None:
+    """``run(folder / "True", True)`` and ``run(folder / "False", False)`` at once (each drives its own
+    simulator in real time, so together they take the time of one); a failure names its side of ``option``."""
+    with ThreadPoolExecutor(2) as pool:
+        runs = {given: pool.submit(run, folder / str(given), given) for given in (True, False)}
+    for given, done in runs.items():
+        try:
+            done.result()
+        except BaseException as failure:
+            raise AssertionError(f"{'with' if given else 'without'} {option}: {failure}") from failure

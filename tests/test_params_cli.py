@@ -8,12 +8,11 @@ import re
 import signal
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.sim_process import PROJECT, Program
+from tests.sim_process import PROJECT, Program, with_and_without
 
 ARIA_DIR = Path(__file__).parent / "data" / "aria-params"
 
@@ -110,13 +109,7 @@ def test_run_over_tcp_uses_the_params_file_on_the_client(tmp_path: Path) -> None
     """``saphira run --robot tcp://… --params FILE`` lays FILE over the reported model (it used to say
     "parameters from …/pioneer.p" and drive an amigo with Pioneer 1 factors); without it, the model.
     Both runs, each against its own simulator, go at once: they drive in real time."""
-    with ThreadPoolExecutor(2) as pool:
-        runs = {given: pool.submit(_run_over_tcp, tmp_path / str(given), given) for given in (True, False)}
-    for given, run in runs.items():
-        try:
-            run.result()
-        except BaseException as failure:
-            raise AssertionError(f"{'with' if given else 'without'} --params: {failure}") from failure
+    with_and_without("--params", _run_over_tcp, tmp_path)
 
 
 def _run_over_tcp(folder: Path, client_params: bool) -> None:

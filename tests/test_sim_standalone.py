@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ from saphira.protocol import (
     encode_sync,
 )
 from saphira.robot import Robot
-from tests.sim_process import TIMEOUT, Program
+from tests.sim_process import TIMEOUT, Program, with_and_without
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -291,13 +290,7 @@ def test_sim_laser_gives_pioneer_robots_a_laser_their_file_denies(tmp_path: Path
     """``saphira sim --laser`` on the Pioneer protocol: a robot whose file says it has no laser carries one,
     and a client whose file declares one gets its scans; without ``--laser`` the same robot has none.
     The two runs, each against its own simulator, go at once: they wait in real time."""
-    with ThreadPoolExecutor(2) as pool:
-        runs = {laser: pool.submit(_count_scans, tmp_path / str(laser), laser) for laser in (False, True)}
-    for laser, run in runs.items():
-        try:
-            run.result()
-        except BaseException as failure:
-            raise AssertionError(f"{'with' if laser else 'without'} --laser: {failure}") from failure
+    with_and_without("--laser", _count_scans, tmp_path)
 
 
 def _count_scans(folder: Path, laser: bool) -> None:
