@@ -17,8 +17,9 @@ A brain file, as Pyro's (Blank et al., SIGCSE 2003; the USARSim tutorial's slide
         return Wander("Wander", engine)
 
 ``saphira run brain.py [--robot URL]`` loads it (a ``.py`` with a top-level ``INIT`` is a brain; any
-other ``.py`` is a Colbert plugin) and runs ``step`` as a micro-task in the *activities* phase, so it
-runs unchanged on every link: the Pioneer protocol, the embedded simulator, Gamebots (``usarsim://``).
+other ``.py`` is a Colbert plugin) and steps it from a micro-task in the *activities* phase, in a thread
+of the brain's own (:class:`BrainThread`: a ``time.sleep`` in ``step`` never stalls the cycle), so it runs
+unchanged on every link: the Pioneer protocol, the embedded simulator, Gamebots (``usarsim://``).
 A ``step`` that raises ends the brain: it is destroyed, the channels it last set are stopped and given
 back to the behaviors (its last ``move`` does not stay in force), and the run's summary lists it.
 
