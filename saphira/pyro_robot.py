@@ -9,9 +9,11 @@ interface over a :class:`~saphira.robot.Robot`, so a brain runs unchanged on eve
   ``robot.range[i]`` is one :class:`RangeReading`; ``robot.range["front-all"]`` a named group;
   ``robot.range[1, 2]`` and ``robot.range[2:6]`` lists. A 16-sonar Pioneer ring has Pyro's own index
   sets (:data:`PIONEER16_GROUPS`); any other ring gets the same names by each transducer's bearing and
-  side of the body (:func:`groups_by_bearing`). Distances are in ``robot.range.units``: Pyro's default
-  ``"ROBOTS"`` (robot diameters), ``"METERS"``/``"M"``, ``"CM"``, ``"MM"``, ``"SCALED"`` (0..1 of the
-  maximum range) or ``"RAW"`` (mm).
+  side of the body (:func:`groups_by_bearing`). Distances are the numbers Pyro's Pioneer driver gave:
+  clamped to 0..2.99 m, in ``robot.range.units``: Pyro's default ``"ROBOTS"`` (0.75 m each, Pyro's
+  figure for a Pioneer; ``robot.range.robot_unit_mm`` changes it, e.g. to the parameter file's
+  diameter), ``"METERS"``/``"M"``, ``"CM"``, ``"MM"``, ``"SCALED"`` (0..1 of the maximum range) or
+  ``"RAW"`` (metres, as Pyro's driver had it).
 * Motion: ``move(translate, rotate)``, ``translate(v)``, ``rotate(v)``, ``motors(left, right)`` and
   ``stop()`` take Pyro's normalised speeds in -1..1 (1.0 is the top speed or turn rate: the parameter
   file's ``TransVelMax``/``RotVelMax``, or a Pioneer's firmware defaults where it leaves them at 0).
@@ -40,16 +42,22 @@ DEFAULT_MAX_VELOCITY: Final = 750.0
 DEFAULT_MAX_RVELOCITY: Final = 100.0
 """deg/s that ``rotate`` 1.0 means when the parameter file leaves RotVelMax to the robot."""
 
+PYRO_ROBOT_UNIT_MM: Final = 750.0
+"""What one ``"ROBOTS"`` unit is in Pyro's Pioneer (ARIA) driver: 0.75 m, whatever the robot."""
+PYRO_MAX_RANGE_MM: Final = 2990.0
+"""Where Pyro's Pioneer driver clamped every sonar reading (2.99 m): ``"SCALED"`` is a fraction of it."""
+
 UNITS: Final[dict[str, float | None]] = {
     "ROBOTS": None,
     "METERS": 1000.0,
     "M": 1000.0,
     "CM": 10.0,
     "MM": 1.0,
-    "RAW": 1.0,
+    "RAW": 1000.0,
     "SCALED": None,
 }
-"""Pyro's range units: mm per unit, or None where the unit is relative (robot diameters, the range)."""
+"""Pyro's range units: mm per unit, or None where the unit is relative (robot units, the range).
+``"RAW"`` is metres, as Pyro's Pioneer driver gave it."""
 
 PIONEER16_GROUPS: Final[dict[str, tuple[int, ...]]] = {
     "all": tuple(range(16)),
@@ -156,7 +164,10 @@ class RangeDevice:
     def __init__(self, saphira: Robot) -> None:
         self._robot = saphira
         self._units = "ROBOTS"
-        self.max_range_mm = float(NO_ECHO)
+        self.max_range_mm = min(PYRO_MAX_RANGE_MM, float(NO_ECHO))
+        """Readings are clamped here (``setMaxvalue``); ``"SCALED"`` is a fraction of it."""
+        self.robot_unit_mm = PYRO_ROBOT_UNIT_MM
+        """What one ``"ROBOTS"`` unit is: Pyro's 0.75 m; ``2000 * robot.radius`` for the robot's diameter."""
         self._groups: dict[str, tuple[int, ...]] | None = None
         self._groups_for: tuple[SonarPose, ...] = ()
 
@@ -186,7 +197,7 @@ class RangeDevice:
 
     @property
     def radius(self) -> float:
-        """The robot's radius in metres (a ``"ROBOTS"`` unit is twice this)."""
+        """The robot's radius in metres (from the parameter file)."""
         return self._robot.params.robot_radius / 1000.0
 
     # ----------------------------------------------------------------- readings
@@ -247,13 +258,13 @@ class RangeDevice:
         return self._robot.sonar.buckets[index].pose
 
     def range_mm(self, index: int) -> float:
-        return float(min(self._robot.sonar.range(index), self.max_range_mm))
+        return float(min(max(self._robot.sonar.range(index), 0.0), self.max_range_mm))
 
     def convert(self, mm: float, unit: str | None = None) -> float:
         """``mm`` in ``unit`` (the current units when None)."""
         kind = self._units if unit is None else _unit_name(unit)
         if kind == "ROBOTS":
-            return mm / (2.0 * self._robot.params.robot_radius)
+            return mm / self.robot_unit_mm
         if kind == "SCALED":
             return mm / self.max_range_mm
         return mm / float(UNITS[kind] or 1.0)
@@ -261,7 +272,7 @@ class RangeDevice:
     def convert_to_mm(self, value: float) -> float:
         """``value`` in the current units, in mm."""
         if self._units == "ROBOTS":
-            return value * 2.0 * self._robot.params.robot_radius
+            return value * self.robot_unit_mm
         if self._units == "SCALED":
             return value * self.max_range_mm
         return value * float(UNITS[self._units] or 1.0)
@@ -281,6 +292,11 @@ class PyroRobot:
         self.saphira = saphira
         self.range = RangeDevice(saphira)
         self.sonar = self.range
+        self._hand: Callable[[Callable[[], object]], None] = _now
+
+    def hand_commands_to(self, hand: Callable[[Callable[[], object]], None]) -> None:
+        """Give motion commands to ``hand`` to be carried out (a brain's thread hands them to the cycle)."""
+        self._hand = hand
 
     # ----------------------------------------------------------------- description
     @property
@@ -344,10 +360,12 @@ class PyroRobot:
         self.rotate(rotate)
 
     def translate(self, value: float) -> None:
-        self.saphira.motion.set_velocity(_unit(value) * self.max_velocity)
+        velocity, motion = _unit(value) * self.max_velocity, self.saphira.motion
+        self._hand(lambda: motion.set_velocity(velocity))
 
     def rotate(self, value: float) -> None:
-        self.saphira.motion.set_rvelocity(_unit(value) * self.max_rvelocity)
+        rvelocity, motion = _unit(value) * self.max_rvelocity, self.saphira.motion
+        self._hand(lambda: motion.set_rvelocity(rvelocity))
 
     def motors(self, left: float, right: float) -> None:
         """Drive the wheels at ``left`` and ``right`` (-1..1 each): their mean translates, half their
@@ -359,7 +377,7 @@ class PyroRobot:
 
     def release(self) -> None:
         """Give both channels back to the behaviors."""
-        self.saphira.motion.release()
+        self._hand(self.saphira.motion.release)
 
     # ----------------------------------------------------------------- pose
     @property
@@ -381,6 +399,10 @@ class PyroRobot:
     @property
     def stall(self) -> bool:
         return self.saphira.state.stalled
+
+
+def _now(action: Callable[[], object]) -> None:
+    action()
 
 
 def _unit(value: float) -> float:

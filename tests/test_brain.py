@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import signal
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from saphira.behavior.library import find_behavior
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.colbert.evaluator import Evaluator
+from saphira.core.clock import RealTimeClock
 from saphira.core.tasks import TaskState
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.robot import Robot
@@ -78,9 +81,9 @@ def test_the_robot_reads_ranges_by_index_and_group_in_pyros_units() -> None:
     assert [r.index for r in pyro.range["right"]] == [7, 8]
     assert [r.index for r in pyro.range["back"]] == [11, 12]
     assert len(pyro.range["all"]) == len(pyro.range) == 16
-    mm = robot.sonar.range(0)
+    mm = min(robot.sonar.range(0), 2990)  # Pyro's Pioneer driver clamped readings at 2.99 m
     assert pyro.range[0].distance("MM") == mm and pyro.range[0].distance("METERS") == mm / 1000.0
-    assert pyro.range[0].distance("ROBOTS") == mm / 500.0  # robot diameters: Pyro's default unit
+    assert pyro.range[0].distance("ROBOTS") == mm / 750.0  # Pyro's default unit: 0.75 m for a Pioneer
     assert pyro.range[-1].index == 15
     assert pyro.x == pytest.approx(robot.state.ax / 1000.0) and 0.0 <= pyro.th < 360.0
     assert pyro.stall is False
@@ -288,3 +291,30 @@ def test_brain_task_is_an_activities_phase_task(tmp_path: Path) -> None:
     robot = Robot()
     task = load_brain(write_brain(tmp_path, RECORDER), robot)
     assert isinstance(task, BrainTask) and task.phase.name == "ACTIVITIES"
+
+
+SLEEPY = PROJECT / "tests" / "data" / "pyro_brains" / "sleepy_subsumption.py"
+
+
+def test_a_brain_that_sleeps_in_step_takes_robot_time_in_lock_step() -> None:
+    """Pyro's brains may sleep in ``step``: in lock-step the sleep is robot time, the cycle never waits."""
+    done = subprocess.run(
+        [sys.executable, "-m", "saphira", "run", str(SLEEPY), "--world", "room", "--duration", "30"],
+        cwd=PROJECT, capture_output=True, text=True, timeout=DEADLINE,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cycles asleep 10 to 10" in done.stdout  # each time.sleep(1) let ten cycles pass
+    assert "Sleepy stepped 27 times" in done.stdout  # a step, 1 s asleep, finished: the next cycle steps again
+    assert "--- done: 300 cycles, 30.0 s robot time" in done.stdout
+
+
+def test_a_sleeping_brain_steps_beside_the_cycle_in_real_time(tmp_path: Path) -> None:
+    """In real time the brain's thread sleeps and the cycle goes on: cycles pass during the brain's sleep."""
+    robot = Robot(RealTimeClock())
+    attach_simulator(robot, "room", "p3dx", pose=(2000.0, 2000.0, 0.0), odometry_error=False)
+    task = load_brain(SLEEPY, robot)
+    robot.run(seconds=2.5)
+    task.terminate(TaskState.SUCCESS)
+    brain = task.brain
+    assert 1 <= brain.steps <= 3  # type: ignore[attr-defined]  # a step a second at most
+    assert brain.cycles_asleep and min(brain.cycles_asleep) >= 1  # type: ignore[attr-defined]

@@ -100,13 +100,23 @@ def test_unreal_frame_is_metres_left_handed_and_clockwise() -> None:
     assert from_unreal(location, yaw) == pytest.approx((1500.0, 2000.0, 90.0))
 
 
+def test_a_last_segment_left_open_ends_with_the_line_as_usarsim_reads_it() -> None:
+    """Pyro's USARSim robot ends its INIT with the last brace open; USARSim took the line's end for it."""
+    message = parse("INIT {ClassName USARBot.P2DX} {Location 1.0,-1.0,0.0} {Name utbot\r\n")
+    assert message.segments == (
+        (("ClassName", "USARBot.P2DX"),),
+        (("Location", "1.0,-1.0,0.0"),),
+        (("Name", "utbot"),),
+    )
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
         ("", "empty line"),
         ("drive {Left 1}", "type in capitals, not 'drive' at column 1"),
         ("DRIVE {Left 1} {Right}", "'Right' has no value (segments are name-value pairs) at column 17"),
-        ("DRIVE {Left 1", "unclosed '{' at column 7"),
+        ("DRIVE {Left 1 {Right 1}", "unclosed '{' at column 7"),
         ("DRIVE {Left 1} Right 2", "expected '{' before 'Right' at column 16"),
         ("DRIVE {Left {1}}", "unclosed '{' at column 7"),
         ("DRIVE {}", "empty segment"),

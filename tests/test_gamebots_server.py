@@ -166,7 +166,7 @@ def test_bad_commands_are_logged_and_the_session_goes_on(
         client.send("INIT {ClassName USARBot.Hummer} {Location 1,1,0}")
         client.send("INIT {ClassName USARBot.P2DX} {Location 1,-1}")
         client.send("FLY {Up 1}")
-        client.send("INIT {ClassName USARBot.P2DX} {Location 1.0,-1.0,0.0")
+        client.send("INIT {ClassName USARBot.P2DX} {Location {1.0,-1.0,0.0}")
         server.cycle()
     messages = [r.getMessage() for r in caplog.records]
     assert any("DRIVE before INIT" in m for m in messages)
@@ -177,6 +177,15 @@ def test_bad_commands_are_logged_and_the_session_goes_on(
     client.send("INIT {ClassName USARBot.P2DX} {Location 1.0,-1.0,0.0}")
     client.send("CAMERA {Rotation 1820,0,0} {Order 0}")
     client.send("DRIVE {Name LeftFWheel} {Order 1} {Value 2000}")
+    server.cycle()
+    assert Sta.read(client.wait_for("STA")).location == (1.0, -1.0, 0.0)
+    client.close()
+
+
+def test_an_init_whose_last_brace_is_left_open_spawns_the_robot_as_usarsim_did(server: GamebotsServer) -> None:
+    """Pyro's USARSim robot sends its INIT with the final segment's brace open; USARSim took it."""
+    client = Client(server.port)
+    client.send("INIT {ClassName USARBot.P2DX} {Name utbot} {Location 1.0,-1.0,0.0")
     server.cycle()
     assert Sta.read(client.wait_for("STA")).location == (1.0, -1.0, 0.0)
     client.close()

@@ -34,6 +34,16 @@ def test_lines_become_walls_the_pad_the_start_and_goals_named_points() -> None:
     assert world.bounds == (0, 0, 10000, 6000)
 
 
+def test_goals_written_on_the_start_goal_line_as_pyros_2003_worlds_are_read() -> None:
+    world = load_world(LAB.parent / "lab2003.wld")
+    assert world.goals == (
+        ("Chris", Pose(11390, 4334, 0)),
+        ("coffee machine", Pose(6000, 7000, 90)),
+        ("goal 3", Pose(2000, 6000, 0)),
+    )
+    assert world.start_pose == Pose(1500, 1500, 0) and len(world.segments) == 4
+
+
 def test_the_format_is_recognised_by_content_whatever_the_suffix(tmp_path: Path) -> None:
     path = tmp_path / "world.txt"
     path.write_bytes(b"\xef\xbb\xbfStart Goal\r\n1 2\r\nEnd\r\n")
@@ -70,7 +80,9 @@ ERRORS = [
     ("Start Line\n0 0 1 x\nEnd\n", 2, 7, "bad number 'x'"),
     ("Start Line\n5 5\nEnd\n", 2, 1, "a polyline needs at least two x y vertices"),
     ("; empty\nStart Line\nEnd\n", 2, 1, "an empty 'Start Line' block"),
-    ("Start Goal a\n1 2\n3 4\nEnd\n", 3, 1, "a 'Start Goal' block holds one row x y [th], found 2"),
+    ("Start Goal a\n1 2\n3 4\nEnd\n", 3, 1, "a goal is one x y [th]: on the 'Start Goal' line or as the one row"),
+    ('Start Goal 1 2 "a"\n3 4\nEnd\n', 2, 1, "a goal is one x y [th]: on the 'Start Goal' line or as the one row"),
+    ("Start Goal\nEnd\n", 1, 1, "a goal is one x y [th]: on the 'Start Goal' line or as the one row inside, found 0"),
     ("Start Goal a\n1 2 3 4\nEnd\n", 2, 1, "a goal is x y [th], found 4 value(s)"),
     ("OriginPad 1\n", 1, 1, "OriginPad takes x y [th], found 1 value(s)"),
     ("OriginPad 0 0\n\nOriginPad 1 1\n", 3, 1, "a second OriginPad (the first is on line 1)"),

@@ -60,6 +60,7 @@ def summary_number(pattern: str, text: str) -> float:
         ("range_avoid.py", "AMROffice", "RangeAvoid stepped 5", 6.0),
         ("fuzzy_wander.py", "AMROffice", "", 4.0),
         ("fsm_square.py", "room", "corner 4 at", 4.0),
+        ("fsm_named_square.py", "room", "corner 4", 4.0),
         ("wheels.py", "room", "robot Pioneer sonar True gripper False", 0.5),
     ],
 )
@@ -139,6 +140,36 @@ def test_the_fuzzy_brain_drives_over_the_pioneer_protocol_on_a_second_process_se
 
 
 # ------------------------------------------------------------------------------------------ the robot
+def test_an_avoider_with_pyros_thresholds_in_pyros_default_units_keeps_off_the_walls() -> None:
+    """Pyro's Avoid turns when ``front < 0.5`` and veers when a side is ``< 0.8``, in its default units
+    (0.75 m each): read as robot diameters from the parameter file, it touched walls 3 times in 30 s."""
+    done = saphira("run", str(BRAINS / "avoid_default_units.py"), "--world", "AMROffice", "--duration", "30")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert summary_number(r"travelled ([\d.]+) m", done.stdout) >= 5.0
+    assert "simulator: 0 wall contacts" in done.stdout
+
+
+def test_sonar_ranges_are_the_numbers_pyros_pioneer_driver_gave() -> None:
+    """Clamped to 0..2.99 m; ROBOTS is metres / 0.75, SCALED metres / 2.99, RAW metres (Pyro's ARIA driver)."""
+    robot = Robot()
+    attach_simulator(robot, "room", "p3dx", pose=(2000.0, 2000.0, 0.0), odometry_error=False)
+    robot.run(seconds=1.0)
+    sonar = BrainEngine(robot).robot.range
+    assert sonar.units == "ROBOTS"
+    near = min(range(16), key=robot.sonar.range)
+    far = max(range(16), key=robot.sonar.range)
+    assert robot.sonar.range(near) < 2990 < robot.sonar.range(far)  # the room has both
+    metres = robot.sonar.range(near) / 1000.0
+    assert sonar[near].value == pytest.approx(metres / 0.75)
+    assert sonar[near].distance("SCALED") == pytest.approx(metres / 2.99)
+    assert sonar[near].distance("RAW") == pytest.approx(metres)
+    assert sonar[near].distance("CM") == pytest.approx(metres * 100.0)
+    assert sonar[far].distance("METERS") == 2.99 and sonar[far].distance("SCALED") == 1.0
+    assert sonar.getMaxvalue() == pytest.approx(2.99 / 0.75)
+    sonar.robot_unit_mm = 2.0 * robot.params.robot_radius  # the option: the parameter file's diameter
+    assert sonar[near].value == pytest.approx(metres * 1000.0 / (2.0 * robot.params.robot_radius))
+
+
 def test_a_pioneer_ring_has_pyros_sonar_groups() -> None:
     robot = Robot()
     attach_simulator(robot, "room", "p3dx", pose=(2000.0, 2000.0, 0.0))
@@ -153,8 +184,8 @@ def test_a_pioneer_ring_has_pyros_sonar_groups() -> None:
     reading = sonar[4]
     assert reading.angle() == pytest.approx(-10.0) and reading.angle(unit="radians") == pytest.approx(math.radians(-10))
     sonar.units = "MM"
-    assert reading.value == reading.distance() == robot.sonar.range(4)
-    assert sonar.getMaxvalue() == 5000.0
+    assert reading.value == reading.distance() == min(robot.sonar.range(4), 2990)
+    assert sonar.getMaxvalue() == 2990.0
     sonar.units = "METERS"
     sonar.setMaxvalue(2.0)
     assert max(sonar.value) <= 2.0 and sonar.getMaxvalue() == 2.0
@@ -305,6 +336,20 @@ def test_a_rule_on_a_controller_the_behavior_does_not_affect_says_so() -> None:
     brain.add(Lost(1))
     with pytest.raises(KeyError, match="fires a rule on 'rotate' but has no effect on it"):
         brain.step()
+
+
+def test_brains_are_made_in_every_shape_pyro_accepted() -> None:
+    robot = Robot()
+    attach_simulator(robot, "room", "p3dx")
+    engine = BrainEngine(robot)
+    named = FSMBrain("Square Brain", engine)  # Pyro's FSM square example
+    assert named.name == "Square Brain" and set(named.controls) == {"translate", "rotate"}
+    assert FSMBrain(engine).name == "FSMBrain" and FSMBrain(engine=engine).engine is engine
+    controls = {"translate": engine.robot.translate, "rotate": engine.robot.rotate, "update": engine.robot.update}
+    assert BehaviorBasedBrain(controls, engine).controls == controls
+    assert BehaviorBasedBrain(controllers=controls, engine=engine).controls == controls
+    with pytest.raises(TypeError, match="a dict of name → setter, not int"):
+        BehaviorBasedBrain(3, engine)  # type: ignore[arg-type]
 
 
 def test_pyro_brains_are_saphira_brains() -> None:

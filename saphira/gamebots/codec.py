@@ -175,7 +175,9 @@ def _braced(rest: str, line: str, start: int) -> list[Segment]:
             raise GamebotsError(f"expected '{{' before {rest[i:].split()[0]!r}", line, start + i + 1)
         close = rest.find("}", i + 1)
         inner_open = rest.find("{", i + 1)
-        if close < 0 or (0 <= inner_open < close):
+        if close < 0 and inner_open < 0:
+            close = len(rest)  # the last segment's brace left open: the line's end closes it, as USARSim reads it
+        elif close < 0 or 0 <= inner_open < close:
             raise GamebotsError("unclosed '{'", line, start + i + 1)
         segments.append(_pairs(rest[i + 1 : close], line, start + i + 2))
         i = close + 1

@@ -11,7 +11,9 @@ too). Units are those of every other Pioneer world: mm and degrees, y up.
   ``AttachID n`` rows (which object a line is attached to in Saphira's editor) are accepted and ignored.
 * ``Start Text x y "words"`` [… ``End``]: a label, kept as a ``Text`` map object; ``End`` may be left
   out (the next ``Start`` or directive closes it).
-* ``Start Goal [name]`` … ``End``: one row ``x y [th]``, a named point (default ``goal N``).
+* ``Start Goal [name]`` … ``End``: one row ``x y [th]``, a named point (default ``goal N``); or, as the
+  worlds Pyro shipped for Saphira's simulator write it, ``Start Goal x y [th] ["name"]`` with nothing
+  inside before ``End``.
 * ``;`` and ``#`` start comments; keywords are case-insensitive.
 
 Anything else (another block kind, an unknown directive, a row outside a block) is refused, naming
@@ -135,7 +137,9 @@ class _Reader:
     def close_goal(self, block: _Block) -> None:
         if len(block.rows) != 1:
             where = block.rows[1] if block.rows else block.header
-            raise where.error(f"a 'Start Goal' block holds one row x y [th], found {len(block.rows)}")
+            raise where.error(
+                f"a goal is one x y [th]: on the 'Start Goal' line or as the one row inside, found {len(block.rows)}"
+            )
         row = block.rows[0]
         if len(row.tokens) not in (2, 3):
             raise row.error(f"a goal is x y [th], found {len(row.tokens)} value(s)")
@@ -170,6 +174,10 @@ def _open_block(line: SourceLine, words: list[str]) -> _Block:
     if kind == "line" and rest and all(_is_number(w) for w in rest):
         block.rows.append(SourceLine(line.file, line.number, line.text, line.tokens[2:]))
         line.numbers(first=2)  # a bad number is reported where it is
+    elif kind == "goal" and len(rest) >= 2 and _is_number(rest[0]) and _is_number(rest[1]):
+        count = 3 if len(rest) >= 3 and _is_number(rest[2]) else 2  # Start Goal x y [th] ["name"]
+        block.rows.append(SourceLine(line.file, line.number, line.text, line.tokens[2 : 2 + count]))
+        block.name = " ".join(rest[count:]).strip('"')
     elif kind != "text":
         block.name = " ".join(rest).strip('"')
     return block

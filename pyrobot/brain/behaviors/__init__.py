@@ -14,7 +14,7 @@ from Pyro's documentation and the behavior of its example brains.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyrobot.brain import Brain
@@ -212,29 +212,39 @@ class State:
 class BehaviorBasedBrain(Brain):
     """Runs states of behaviors and blends their rules into ``controls`` (controller name → setter).
 
-    ``BehaviorBasedBrain({'translate': robot.translate, 'rotate': robot.rotate, 'update': robot.update},
-    engine)``, as Pyro's brains make it; ``controls`` may be left out, then the robot's ``translate`` and
-    ``rotate`` are used.
+    Made in every shape Pyro's brains use: ``BehaviorBasedBrain({'translate': robot.translate, 'rotate':
+    robot.rotate, 'update': robot.update}, engine)``, ``BehaviorBasedBrain(controllers=..., engine=engine)``,
+    ``FSMBrain(engine)`` and ``FSMBrain("Square Brain", engine)`` (Pyro took any first argument as the
+    controllers, and an FSM never used them: a name there names the brain). Without controllers the
+    robot's ``translate`` and ``rotate`` are used.
     """
 
     def __init__(
         self,
-        controls: dict[str, Callable[..., Any]] | BrainEngine | None = None,
+        controllers: Mapping[str, Callable[..., Any]] | BrainEngine | str | None = None,
         engine: BrainEngine | None = None,
         name: str = "",
+        **kwargs: Any,
     ) -> None:
-        if isinstance(controls, BrainEngine):  # FSMBrain(engine), as pyrobot.brain.behaviors.fsm makes it
-            controls, engine = None, controls
+        if isinstance(controllers, BrainEngine) and engine is None:  # FSMBrain(engine)
+            controllers, engine = None, controllers
+        if isinstance(controllers, str):  # FSMBrain("Square Brain", engine)
+            name = name or controllers
+            controllers = None
+        if controllers is not None and not isinstance(controllers, Mapping):
+            raise TypeError(
+                f"{type(self).__name__}'s controllers are a dict of name → setter, not {type(controllers).__name__}"
+            )
         self.states: dict[str, State] = {}
         self.stack: list[str] = []
         self.activeState: State | None = None
         self.desires: list[tuple[float, str, float, str, str, str]] = []
         self.history: list[dict[str, float]] = [{}, {}, {}]
         self._weights: dict[tuple[str, str, str], float] = {}
-        if controls is None and engine is not None:
-            controls = {"translate": engine.robot.translate, "rotate": engine.robot.rotate}
-        self.controls: dict[str, Callable[..., Any]] = dict(controls or {})
-        super().__init__(name or type(self).__name__, engine)
+        if controllers is None and engine is not None:
+            controllers = {"translate": engine.robot.translate, "rotate": engine.robot.rotate}
+        self.controls: dict[str, Callable[..., Any]] = dict(controllers or {})
+        super().__init__(name or type(self).__name__, engine, **kwargs)
 
     def set_controls(self, controls: dict[str, Callable[..., Any]]) -> None:
         self.controls = dict(controls)

@@ -1,4 +1,7 @@
-"""Pyro's ``pyrobot.brain.behaviors.fsm``: finite-state brains, ``FSMBrain(engine)`` with :class:`State`s."""
+"""Pyro's ``pyrobot.brain.behaviors.fsm``: finite-state brains of :class:`State`s.
+
+``FSMBrain(engine)``, or ``FSMBrain(name, engine)`` as Pyro's own examples make it.
+"""
 
 from __future__ import annotations
 
