@@ -14,6 +14,7 @@ from saphira import __version__
 from saphira.app.robot_options import Given, robot_misuse
 from saphira.core.argtypes import plot_file, positive_seconds, seed
 from saphira.core.interrupts import signalled
+from saphira.core.outfile import EXISTING_OUTPUT
 from saphira.ui.options import add_ui_options, check_speed, ui_port_problem
 
 COMMANDS_HELP = """\
@@ -148,13 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=plot_file,
         help="write the trajectory over the world, with sonar hits, as PNG (or any format "
         "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
-        "'saphira[plot]')",
+        f"'saphira[plot]') when the run ends; {EXISTING_OUTPUT}",
     )
     run.add_argument(
         "--record",
         metavar="FILE",
         help="record every packet, both ways, with cycle stamps, the "
-        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export)",
+        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export). It is written "
+        "beside FILE and moved into place when the run ends (a killed run's too), and only if the robot was "
+        "reached: a run that fails before it starts leaves an existing FILE as it was",
     )
     add_ui_options(run)
     from saphira.app.replay import add_foxglove_option

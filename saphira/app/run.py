@@ -35,7 +35,8 @@ from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
 from saphira.core.parts import PartFailures
 from saphira.core.tasks import TaskState, state_name
-from saphira.record.mcap_export import FoxgloveServer, open_recorder
+from saphira.record.mcap_export import FoxgloveServer, McapRecorder, open_recorder
+from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
@@ -89,10 +90,8 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder = open_recorder(self.robot, args.record) if getattr(args, "record", None) else None
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
-        if self.recorder is not None:  # the activities' messages go into the recording too
-            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)
+        self.recorder: Recorder | McapRecorder | None = None  # opened by connect(): a run that never starts
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # writes nothing
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -128,6 +127,9 @@ class Session:
 
     def connect(self) -> None:
         self._files_exist()
+        if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
+            self.recorder = open_recorder(self.robot, self.args.record)
+            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
         params = getattr(self.args, "params", None)
         if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting
             self.recorder.note("params", str(params))
