@@ -7,7 +7,9 @@ plus NAME's extension, which matplotlib reads the format from), and :meth:`Outpu
 over NAME with :func:`os.replace`, atomic on one file system. So an existing NAME is replaced only when
 there is a new file to put in its place: a run that never starts (a compile error, a missing file, a
 refused connection) or a write that raises leaves it byte for byte, and a reader never sees half a file.
-A process killed outright (SIGKILL, a power cut) cannot clean up: its temporary stays, and NAME with it.
+A file that grows while a run goes on (a recording) is moved into place as soon as it has data and
+written on under its name, so even a process killed outright (SIGKILL) leaves what it flushed there;
+one killed outright before that leaves its (empty) temporary beside NAME, and NAME as it was.
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ class OutputFile:
         return self._temp is not None
 
     def commit(self) -> Path:
-        """Move the temporary over the final name (close what writes to it first); the final path."""
+        """Move the temporary over the final name; the final path. A file still open for writing goes on
+        being written under that name (a recording moves in place with its first data and grows there)."""
         temp = self.temp()
         try:
             os.replace(temp, self.path)
@@ -86,6 +89,15 @@ class OutputFile:
             raise SaphiraError(f"cannot write {self.path}: {exc.strerror or exc}") from None
         self._temp = None
         return self.path
+
+    def finish(self, *, keep: bool) -> None:
+        """Once writing is over: :meth:`commit` if ``keep`` (and not done yet), else :meth:`discard`."""
+        if self._temp is None:
+            return
+        if keep:
+            self.commit()
+        else:
+            self.discard()
 
     def discard(self) -> None:
         """Remove the temporary, if there is one: the final name is left as it was."""

@@ -274,7 +274,15 @@ class McapRecorder:
         self._writer = _open_mcap(fg, self.output, self._context)
         self.channels = FoxgloveLog(robot, self._context)
         robot.scheduler.add(self.channels, robot.scheduler.unique_name("recorder"))
+        self._placing = robot.scheduler.add(self._place, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
         self.tap = MessageTap(self.channels.message)
+
+    def _place(self, state: int) -> int:
+        """Move the file into place at the end of the first cycle logged (the run has data), then end."""
+        if not self.has_data:
+            return TaskState.RESUME if state == TaskState.INIT else state
+        self.output.commit()
+        return TaskState.SUCCESS
 
     def note(self, key: str, value: str) -> None:
         """Only ``world`` matters here: its walls and boxes go on ``/world``."""
@@ -289,17 +297,15 @@ class McapRecorder:
         return self.channels.cycles > 0
 
     def close(self) -> None:
-        """Finish the file and move it into place, or drop it if no cycle was logged (idempotent)."""
+        """Finish the file (in place since its first cycle), or drop it if no cycle was logged (idempotent)."""
         if self._writer is not None:
             self.tap.detach()
             self._writer.close()
             self._writer = None
-            if self.has_data:
-                self.output.commit()
-            else:
-                self.output.discard()
-            if self.channels.scheduler is not None:
-                self.robot.scheduler.remove(self.channels)
+            self.output.finish(keep=self.has_data)
+            for task in (self.channels, self._placing):
+                if task.scheduler is not None:
+                    self.robot.scheduler.remove(task)
 
 
 class FoxgloveServer:

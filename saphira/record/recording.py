@@ -17,9 +17,9 @@ State lines hold ``odo_x odo_y odo_th vel rvel battery stall_word`` rounded to 0
 received packets are fed back through the real link and reflector, each in the cycle it arrived in,
 and every state line is compared: a replay "matches" when all of them agree.
 
-The file is written beside its name and moved into place when the recorder is closed
-(:mod:`saphira.core.outfile`), and only if a packet went either way: a run that never reached a robot
-leaves an existing file as it was. The end line, written when the recorder is closed, is how a reader
+The file is written beside its name and moved into place (:mod:`saphira.core.outfile`) at the end of
+the first cycle in which a packet went either way, and written on there: a run that never reached a
+robot leaves an existing file as it was. The end line, written when the recorder is closed, is how a reader
 knows it has the whole session:
 a recording without it (the process was killed, the disk filled) or with fewer events than it counts
 ended early, and a last line without its newline was cut in the middle. Such a recording replays up
@@ -135,6 +135,8 @@ class Recorder:
                 self._write("a " + artifacts)
         if self._file is not None:
             self._file.flush()
+            if self.output.pending and self.has_data:  # from the first cycle with packets, the file at ``path``
+                self.output.commit()
         return TaskState.RESUME if state == TaskState.INIT else state
 
     @property
@@ -151,10 +153,7 @@ class Recorder:
                 self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
                 self._file.close()
                 self._file = None
-            if self.has_data:
-                self.output.commit()
-            else:
-                self.output.discard()
+            self.output.finish(keep=self.has_data)
             self.robot.link.on_packet_in.disconnect(self._received)
             self.robot.link.on_packet_out.disconnect(self._sent)
             if self._task.scheduler is not None:
