@@ -112,7 +112,9 @@ class Session:
 
         The check ``saphira check`` makes (:mod:`saphira.app.check`): syntax, names and types, and
         the acts and behaviors ``start`` names, against what all the files (and plugins) define. The
-        plugins are loaded here, once, for the run (the robot not yet connected); brains only parsed.
+        plugins are loaded here, once, for the run (the robot not yet connected), and the brains
+        imported (their ``INIT`` is called once connected): a plugin's ``load_init`` or a brain's import
+        that raises is an error too, so no robot is reached.
         """
         from saphira.app.check import compile_for_run, error_count
 
@@ -121,7 +123,9 @@ class Session:
         for error in errors:
             self.console.message(error.pretty())
         if errors:
-            ran = "only the plugins' load_init and load_exit ran" if self.evaluator.preloaded else "nothing was run"
+            done = [what for what, any_ran in (("the plugins' load_init and load_exit", self.evaluator.preloaded),
+                                               ("the brains' imports", self.evaluator.brains)) if any_ran]  # fmt: skip
+            ran = f"only {' and '.join(done)} ran" if done else "nothing was run"
             self.console.message(f"{error_count(errors, self.args.files)}: {ran}")
         return not errors
 
@@ -173,8 +177,9 @@ class Session:
                 if not self.evaluator.load(path) and not str(path).endswith(".py"):
                     return False
                 continue
+            module = self.evaluator.brains.get(self.evaluator.resolve(path).resolve())  # imported by compile()
             try:  # a .py with INIT(engine): a Pyro-style brain (saphira/brain.py)
-                self.brains.append(load_brain(path, self.robot, self.evaluator))
+                self.brains.append(load_brain(path, self.robot, self.evaluator, module))
             except BrainError as exc:
                 self.console.message(str(exc))
                 return False

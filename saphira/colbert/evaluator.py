@@ -161,6 +161,8 @@ class Evaluator:
         self.on_plugin_failed: Event[[SourceError]] = Event("plugin_failed")
         self.preloaded: set[Path] = set()
         """Plugins ``saphira run``'s check loaded already: the first ``load`` of each keeps it (no second load_init)."""
+        self.brains: dict[Path, ModuleType] = {}
+        """Brain files ``saphira run``'s check imported, by resolved path: the run calls their ``INIT``."""
         self.settings: dict[str, str] = {
             "serial": os.environ.get("SAPHIRA_COMSERIAL", "/dev/ttyS0"),
             "baud": os.environ.get("SAPHIRA_SERIALBAUD", "9600"),
