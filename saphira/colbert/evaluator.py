@@ -15,7 +15,8 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
   Appendix A.2); ``sfLoadDirectory`` reads and changes it. ``init.act`` in it is loaded at start.
 * A plugin is a ``.py`` file; ``load_init(env)`` runs after it is imported, ``load_exit(env)`` before
   it is unloaded or reloaded. Names it registered are removed again when it is unloaded. A plugin
-  that fails to load is reported with its line, announced on ``on_plugin_failed`` (a run lists it),
+  that fails to load while a run goes on is reported with its line, announced on ``on_plugin_failed``
+  (the run lists it; one given to ``saphira run`` fails its check instead, before any robot),
   and the motion channels its ``load_init`` set before raising are stopped.
 * ``connect local|serial|server [address]`` builds a transport URL (see :meth:`Evaluator.connect_url`)
   and hands it to :attr:`Evaluator.connector` (default: ``robot.connect``).
