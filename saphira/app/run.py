@@ -173,7 +173,7 @@ class Session:
     def load(self) -> bool:
         for path in self.args.files:
             if not is_brain_file(path):
-                # a plugin compile() loaded stays (a failed one is a failed part: the summary says so)
+                # a plugin compile() loaded stays (one that failed to load stopped the run in compile())
                 if not self.evaluator.load(path) and not str(path).endswith(".py"):
                     return False
                 continue
