@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, SupportsIndex, cast
 
 from saphira.core.errors import SaphiraError
@@ -370,22 +371,42 @@ def is_brain_file(path: str | Path) -> bool:
 _serial = 0
 
 
-def load_brain(path: str | Path, saphira: Robot, evaluator: Evaluator | None = None) -> BrainTask:
-    """Import the brain file, call its ``INIT(engine)`` and schedule the brain; the task that steps it."""
+def import_brain(path: str | Path) -> ModuleType:
+    """Import a brain file as a fresh module (raises what its import raises); :func:`load_brain` starts it.
+
+    The brains' ``time.sleep`` is installed first, so a brain's ``from time import sleep`` takes it; it
+    stays installed for the brain :func:`load_brain` makes of the module (its thread's end removes it).
+    """
     global _serial
     path = Path(path).resolve()
     _serial += 1
-    module_name = f"saphira_brain_{_serial}_{path.stem}"
-    engine = BrainEngine(saphira, evaluator)
-    _install_sleep()  # before the import, so a brain's ``from time import sleep`` takes the brains' sleep
+    _install_sleep()
     try:
-        with fresh_module(path, module_name) as module:
-            init = getattr(module, "INIT", None)
-            if not callable(init):
-                raise BrainError(f"{path}: a brain file defines INIT(engine), returning the brain")
-            brain = init(engine)
-            if not isinstance(brain, Brain):
-                raise BrainError(f"{path}: INIT returned {type(brain).__name__}, not a saphira.brain.Brain")
+        with fresh_module(path, f"saphira_brain_{_serial}_{path.stem}") as module:
+            return module
+    except BaseException:
+        _uninstall_sleep()
+        raise
+
+
+def load_brain(
+    path: str | Path, saphira: Robot, evaluator: Evaluator | None = None, module: ModuleType | None = None
+) -> BrainTask:
+    """Import the brain file (unless ``module`` is its :func:`import_brain` already), call its
+    ``INIT(engine)`` and schedule the brain; the task that steps it."""
+    path = Path(path).resolve()
+    engine = BrainEngine(saphira, evaluator)
+    try:
+        module = module if module is not None else import_brain(path)
+    except Exception as exc:
+        raise BrainError(f"{path}: {_where(exc, path)}{type(exc).__name__}: {exc}") from exc
+    try:
+        init = getattr(module, "INIT", None)
+        if not callable(init):
+            raise BrainError(f"{path}: a brain file defines INIT(engine), returning the brain")
+        brain = init(engine)
+        if not isinstance(brain, Brain):
+            raise BrainError(f"{path}: INIT returned {type(brain).__name__}, not a saphira.brain.Brain")
     except BrainError:
         _uninstall_sleep()
         raise

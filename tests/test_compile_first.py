@@ -6,6 +6,8 @@ a real listening socket, which is asked afterwards whether anyone knocked.
 
 from __future__ import annotations
 
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.silent_robot import knocked, silent_robot, url
@@ -128,7 +130,7 @@ def test_a_broken_brain_or_plugin_fails_the_run_before_the_robot_is_reached(tmp_
     assert result.returncode == 2
     assert f"{brain}:5:12: plugin failed to load: SyntaxError: '(' was never closed" in result.stdout
     assert f"{plugin}:3: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
-    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert "2 errors in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
 
 
 def test_a_brain_is_imported_once_when_the_run_starts_it(tmp_path: Path) -> None:
@@ -196,19 +198,55 @@ def test_a_run_runs_each_plugin_s_load_init_and_each_brain_s_import_once(tmp_pat
     assert sorted(ran(tmp_path)) == ["import brain.py", "init first.py", "init second.py"]  # second: by main.act
 
 
-def test_a_load_init_that_raises_on_the_command_line_is_a_failed_part_of_the_run(tmp_path: Path) -> None:
-    plugin, main = files(
+RAISING_PLUGIN = (
+    'from pathlib import Path\n\n\ndef load_init(env):\n    Path(__file__).with_name("ran.log")'
+    '.open("a").write("init\\n")\n    env.robot.motion.set_velocity(400)\n    return 1 / 0\n'
+)
+
+
+def test_any_load_failure_stops_the_run_before_it_reaches_the_robot(tmp_path: Path) -> None:
+    """A plugin whose load_init raises, a brain whose import raises, a .beh that does not load: each is an
+    error at its file and line, exit status 2, and the robot (a real listening port) is never reached
+    (issue 32, item 2)."""
+    plugin, brain, beh, main = files(
         tmp_path,
-        broken_py='from pathlib import Path\n\n\ndef load_init(env):\n    Path(__file__).with_name("ran.log")'
-        '.open("a").write("init\\n")\n    return 1 / 0\n',
+        broken_py=RAISING_PLUGIN,
+        brain_py="import saphira.no_such_module\n\n\ndef INIT(engine):\n    return None\n",
+        broken_beh="BeginBehavior Broken\nParams\nRules\n  If too_close Then Speed 0.0\nUpdate\n"
+        "  too_close = down_straight(sfNoSuchThing(), 300, 600);\nActivity\n  Speed too_close\nEndBehavior\n",
         main_act="act fine() { move(100); }\nstart fine();\n",
     )
-    result = saphira("run", plugin, main, "--duration", "3", timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert ran(tmp_path) == ["init"]
-    summary = [line.strip() for line in result.stdout.splitlines() if line.startswith("    ")]
-    assert f"plugin broken.py: error at {plugin}:6: ZeroDivisionError: division by zero" in summary
-    assert "activity fine: SUCCESS" in summary
+    expected = {
+        plugin: f"{plugin}:7: plugin failed to load: ZeroDivisionError: division by zero",
+        brain: f"{brain}:1: brain failed to load: ModuleNotFoundError: No module named 'saphira.no_such_module'",
+        beh: f"{beh}:6:29: unknown function 'sfNoSuchThing'",
+    }
+    with ThreadPoolExecutor(len(expected)) as pool:  # three runs at once: each waits for its interpreter
+        runs = {broken: pool.submit(_run_against_a_silent_robot, broken, main) for broken in expected}
+    for broken, says in expected.items():
+        result, reached = runs[broken].result()
+        assert not reached, f"{broken}: the robot was reached: {result.stdout}"
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert says in result.stdout, result.stdout
+        assert "1 error in 2 files: " in result.stdout, result.stdout
+        assert "connecting" not in result.stdout and "--- " not in result.stdout, result.stdout
+    assert ran(tmp_path) == ["init"]  # the plugin's load_init ran once, and nothing after it
+
+
+def _run_against_a_silent_robot(*files: str) -> tuple[subprocess.CompletedProcess[str], bool]:
+    """``saphira run FILES --robot`` a port that never accepts; what it did, and whether it knocked."""
+    with silent_robot() as robot:
+        result = saphira("run", *files, "--robot", url(robot), timeout=60)
+        return result, knocked(robot)
+
+
+def test_a_load_init_that_raises_never_attaches_the_embedded_simulator(tmp_path: Path) -> None:
+    plugin, main = files(tmp_path, broken_py=RAISING_PLUGIN, main_act="act fine() { move(100); }\nstart fine();\n")
+    result = saphira("run", plugin, main, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{plugin}:7: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
+    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert "connected" not in result.stdout and "travelled" not in result.stdout, result.stdout
 
 
 def test_check_runs_a_plugin_s_load_init_and_load_exit_once(tmp_path: Path) -> None:

@@ -51,9 +51,9 @@ def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[S
     """``saphira run``'s check, before the robot is reached: every error of ``files``, in order.
 
     Unlike :func:`compile_files` no code runs twice: each plugin is loaded into ``evaluator`` for good
-    (``load_init`` once; a failing one given on the command line is a failed part, announced on
-    ``on_plugin_failed``), brains are only parsed, the Colbert files compiled against a copy of the
-    symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
+    (``load_init`` once; one that raises is an error), the command line's brains imported into
+    ``evaluator.brains`` (``INIT`` is the run's, once connected), the Colbert files compiled against a
+    copy of the symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
     """
     checker = Checker.scratch(evaluator, for_run=True)
     errors: list[SourceError] = []

@@ -14,6 +14,7 @@ from saphira import __version__
 from saphira.app.robot_options import Given, robot_misuse
 from saphira.core.argtypes import plot_file, positive_seconds, seed
 from saphira.core.interrupts import signalled
+from saphira.core.outfile import EXISTING_OUTPUT
 from saphira.ui.options import add_ui_options, check_speed, ui_port_problem
 
 COMMANDS_HELP = """\
@@ -120,13 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(either stops the robot at the end of the cycle, closes the recording and prints the summary); "
         "without --duration the run says so at the start and, off a terminal, prints a progress line every "
         "10 minutes of robot time. Every file is compiled before the robot is reached (as 'saphira check'); "
-        "the plugins are loaded then, their load_init run once for the run; brains are imported after connecting. "
+        "the plugins are loaded then, their load_init run once for the run, and the brains imported (INIT is "
+        "called once connected); a load_init or an import that raises is an error too, and no robot is reached. "
         "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
         "only the messages and errors.",
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
-        "or timed out or a brain, behavior, plugin or task raised (each failure is a line of the summary), "
-        "2 for a load or connection error (a lost robot link included) or a bad option, 130 after Ctrl-C and "
-        "143 after SIGTERM (the robot stopped and the summary printed first).",
+        "or timed out or a brain, behavior, plugin or task raised during the run (each failure is a line of "
+        "the summary), 2 for a load or connection error (a lost robot link included) or a bad option, 130 after "
+        "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first).",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
@@ -148,13 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=plot_file,
         help="write the trajectory over the world, with sonar hits, as PNG (or any format "
         "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
-        "'saphira[plot]')",
+        f"'saphira[plot]') when the run ends; {EXISTING_OUTPUT}",
     )
     run.add_argument(
         "--record",
         metavar="FILE",
         help="record every packet, both ways, with cycle stamps, the "
-        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export)",
+        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export). It is written "
+        "beside FILE and moved into place when the run ends (a killed run's too), and only if the robot was "
+        "reached: a run that fails before it starts leaves an existing FILE as it was",
     )
     add_ui_options(run)
     from saphira.app.replay import add_foxglove_option

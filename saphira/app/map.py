@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from saphira.core.errors import SaphiraError
+from saphira.core.outfile import EXISTING_OUTPUT, OutputFile
 from saphira.perception.worldmap import world_map_text
 from saphira.world.world import load_world
 
@@ -23,7 +24,9 @@ def add_map_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "that overlap or touch become one wall. Written to OUT, or to standard output.",
     )
     parser.add_argument("world", metavar="WORLD", help="world file or bundled world name")
-    parser.add_argument("-o", "--output", metavar="OUT", help="map file to write (default: standard output)")
+    parser.add_argument(
+        "-o", "--output", metavar="OUT", help=f"map file to write (default: standard output); {EXISTING_OUTPUT}"
+    )
     parser.add_argument("--no-merge", action="store_true", help="one WALL per segment, as in the world")
 
 
@@ -31,11 +34,10 @@ def cmd_map(args: argparse.Namespace) -> int:
     """``saphira map``: exit 0 on success; a missing or broken world is reported by the caller (exit 2)."""
     text = world_map_text(load_world(args.world), merge=not args.no_merge)
     if args.output:
-        out = Path(args.output)
         try:
-            out.write_text(text)
-        except OSError as exc:
-            print(f"saphira map: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            out = OutputFile(args.output).write_text(text)
+        except SaphiraError as exc:
+            print(f"saphira map: {exc}", file=sys.stderr)
             return 2
         print(f"{out}: {text.count(chr(10) + 'WALL')} walls")
     else:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.core.arrays import FloatArray
 from saphira.core.errors import SaphiraError
+from saphira.core.outfile import OutputFile
 from saphira.world.objects import COLOURS, SimObject
 from saphira.world.world import World
 
@@ -148,19 +149,20 @@ def plot_run(
     ``estimate``, when given, is the robot's own idea of its path (odometry), drawn dashed; ``scans``
     the last laser scans (global points), the newest brightest; ``objects`` the boxes as they stand at
     the end (the world file's placement when None). The format follows the file's extension (PNG, PDF,
-    SVG: whatever matplotlib writes).
+    SVG: whatever matplotlib writes). An existing file is replaced only once the new image is whole.
     """
     plt, _, _ = _matplotlib()
     fig = draw_run(trajectory, hits, world, title=title, radius=radius, estimate=estimate, scans=scans,
                    objects=objects)  # fmt: skip
-    out = Path(path)
+    output = OutputFile(path)  # drawn beside, then moved over an existing file
     try:
-        fig.savefig(out)
+        fig.savefig(output.temp())
     except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: e.g. .pgf without LaTeX
-        raise PlotError(f"cannot write {out}: {exc}") from exc
+        output.discard()
+        raise PlotError(f"cannot write {output.path}: {exc}") from exc
     finally:
         plt.close(fig)
-    return out
+    return output.commit()
 
 
 def _matplotlib() -> tuple[Any, Any, Any]:

@@ -10,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from saphira.core.argtypes import plot_file
+from saphira.core.outfile import EXISTING_OUTPUT
 from saphira.ui.options import DEFAULT_HOST, ui_address
 
 FOXGLOVE_PORT = 8765
@@ -27,7 +28,8 @@ def add_replay_options(parser: argparse.ArgumentParser) -> None:
                      "Ctrl-C or SIGTERM (status 130 or 143). docs/replay.md says what a recording holds.")  # fmt: skip
     parser.add_argument(
         "--plot", metavar="PNG", type=plot_file,
-        help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world",
+        help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world; "
+        f"{EXISTING_OUTPUT}",
     )  # fmt: skip
     parser.add_argument(
         "--ui", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, 0),
@@ -60,7 +62,9 @@ def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "'saphira[foxglove]'. Exit status 2 if the recording cannot be read.",
     )
     export.add_argument("file", metavar="REC")
-    export.add_argument("-o", "--output", metavar="RUN.mcap", required=True, help="the MCAP file to write")
+    export.add_argument(
+        "-o", "--output", metavar="RUN.mcap", required=True, help=f"the MCAP file to write; {EXISTING_OUTPUT}"
+    )
     export.add_argument("--world", metavar="W", help="the world whose walls to write (default: the recording's)")
     export.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
 

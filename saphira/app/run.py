@@ -35,7 +35,8 @@ from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
 from saphira.core.parts import PartFailures
 from saphira.core.tasks import TaskState, state_name
-from saphira.record.mcap_export import FoxgloveServer, open_recorder
+from saphira.record.mcap_export import FoxgloveServer, McapRecorder, open_recorder
+from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
@@ -89,10 +90,8 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder = open_recorder(self.robot, args.record) if getattr(args, "record", None) else None
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)
-        if self.recorder is not None:  # the activities' messages go into the recording too
-            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)
+        self.recorder: Recorder | McapRecorder | None = None  # opened by connect(): a run that never starts
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # writes nothing
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -113,7 +112,9 @@ class Session:
 
         The check ``saphira check`` makes (:mod:`saphira.app.check`): syntax, names and types, and
         the acts and behaviors ``start`` names, against what all the files (and plugins) define. The
-        plugins are loaded here, once, for the run (the robot not yet connected); brains only parsed.
+        plugins are loaded here, once, for the run (the robot not yet connected), and the brains
+        imported (their ``INIT`` is called once connected): a plugin's ``load_init`` or a brain's import
+        that raises is an error too, so no robot is reached.
         """
         from saphira.app.check import compile_for_run, error_count
 
@@ -122,12 +123,17 @@ class Session:
         for error in errors:
             self.console.message(error.pretty())
         if errors:
-            ran = "only the plugins' load_init and load_exit ran" if self.evaluator.preloaded else "nothing was run"
+            done = [what for what, any_ran in (("the plugins' load_init and load_exit", self.evaluator.preloaded),
+                                               ("the brains' imports", self.evaluator.brains)) if any_ran]  # fmt: skip
+            ran = f"only {' and '.join(done)} ran" if done else "nothing was run"
             self.console.message(f"{error_count(errors, self.args.files)}: {ran}")
         return not errors
 
     def connect(self) -> None:
         self._files_exist()
+        if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
+            self.recorder = open_recorder(self.robot, self.args.record)
+            self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
         params = getattr(self.args, "params", None)
         if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting
             self.recorder.note("params", str(params))
@@ -167,12 +173,13 @@ class Session:
     def load(self) -> bool:
         for path in self.args.files:
             if not is_brain_file(path):
-                # a plugin compile() loaded stays (a failed one is a failed part: the summary says so)
+                # a plugin compile() loaded stays (one that failed to load stopped the run in compile())
                 if not self.evaluator.load(path) and not str(path).endswith(".py"):
                     return False
                 continue
+            module = self.evaluator.brains.get(self.evaluator.resolve(path).resolve())  # imported by compile()
             try:  # a .py with INIT(engine): a Pyro-style brain (saphira/brain.py)
-                self.brains.append(load_brain(path, self.robot, self.evaluator))
+                self.brains.append(load_brain(path, self.robot, self.evaluator, module))
             except BrainError as exc:
                 self.console.message(str(exc))
                 return False

@@ -8,9 +8,10 @@ registers are used further on; :meth:`Checker.close` runs its ``load_exit(env)``
 but not started. Nothing else runs: top-level statements are compiled, never executed.
 
 ``saphira run``'s check (``for_run``) runs user code once only: a plugin is loaded into the run's own
-evaluator for good (its robot not connected yet) and the run's ``load`` of it keeps it; one given on the
-command line whose import or ``load_init`` raises is a failed part of the run, not a compile error (a
-syntax error still is one). A brain is only parsed: the run imports it once, after connecting.
+evaluator for good (its robot not connected yet) and the run's ``load`` of it keeps it; a brain on the
+command line is imported for good (``Evaluator.brains``), its ``INIT`` called once the robot is connected.
+A plugin whose import or ``load_init`` raises, or a brain whose import does, is an error like a syntax
+error: the run stops before any robot is reached.
 
 ``start NAME`` of a name nothing defines at that point is legal Colbert (a later act may define it),
 so it is kept and resolved once every file is compiled (:meth:`Checker.resolve_starts`): still
@@ -118,11 +119,13 @@ class Checker:
             return [SourceError(f"load: files nested more than {MAX_DEPTH} deep (does {p.name} load itself?)", where)]
         if p.suffix == ".py":
             self.files.append(str(p))  # a plugin's errors name its resolved path (its traceback's)
-            if is_brain_file(p):  # it parses: for a run, that is its whole check (it is imported later, once)
-                return [] if self.for_run else self.check_brain(p)
+            if is_brain_file(p):  # a run imports the brains it starts (its command line's) here, once
+                if self.for_run:
+                    return self.import_brain(p) if at is None else []
+                return self.check_brain(p)
             if self.for_run and (syntax := self.compile_python(p)):  # an error before anything runs
                 return syntax
-            return self.check_plugin(p, command_line=at is None)
+            return self.check_plugin(p)
         try:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -207,11 +210,11 @@ class Checker:
         self.defined.update(_BEHAVIOR_NAME.findall(text))
         return check_behavior_text(text, filename, self.evaluator, symbols=self.symbols, define=True)
 
-    def check_plugin(self, path: Path, *, command_line: bool = False) -> list[SourceError]:
+    def check_plugin(self, path: Path) -> list[SourceError]:
         """Import a plugin and run its ``load_init``; what it registers is known further on.
 
-        ``for_run`` and ``command_line``: a failure is reported and announced (``on_plugin_failed``: a
-        failed part of the run) instead of being an error; the run does not load the plugin again.
+        A failure is an error at the plugin's line that raised: for a run, one that stops it before the
+        robot is reached, as a syntax error does.
         """
         from saphira.colbert.evaluator import plugin_error
 
@@ -223,12 +226,7 @@ class Checker:
         except Exception as exc:
             if self.for_run:  # its load_init ran: the run does not run it again
                 evaluator.preloaded.add(path.resolve())
-            if not (self.for_run and command_line):
-                return [plugin_error(path, exc)]
-            error = plugin_error(path, exc)
-            evaluator.output(error.pretty())
-            evaluator.on_plugin_failed.emit(error)
-            return []
+            return [plugin_error(path, exc)]
         if self.for_run:
             evaluator.preloaded.add(path.resolve())
         if self.symbols is not self.evaluator.symbols:
@@ -262,6 +260,18 @@ class Checker:
             sys.modules.pop(module_name, None)
         if self.listing is not None:
             self.listing(f"{path}: a brain (INIT(engine) is called when it runs)")
+        return []
+
+    def import_brain(self, path: Path) -> list[SourceError]:
+        """For a run: import a brain for good (``evaluator.brains``; its ``INIT`` is called once the robot
+        is connected); an error in it, or in what it imports, stops the run before the robot is reached."""
+        from saphira.brain import import_brain
+        from saphira.colbert.evaluator import plugin_error
+
+        try:
+            self.evaluator.brains[path.resolve()] = import_brain(path)
+        except Exception as exc:
+            return [plugin_error(path, exc, "brain failed to load")]
         return []
 
     def compile_python(self, path: Path) -> list[SourceError]:

@@ -15,7 +15,8 @@ offers the Python registration API that the manual's ``sfAddEval*`` functions ar
   Appendix A.2); ``sfLoadDirectory`` reads and changes it. ``init.act`` in it is loaded at start.
 * A plugin is a ``.py`` file; ``load_init(env)`` runs after it is imported, ``load_exit(env)`` before
   it is unloaded or reloaded. Names it registered are removed again when it is unloaded. A plugin
-  that fails to load is reported with its line, announced on ``on_plugin_failed`` (a run lists it),
+  that fails to load while a run goes on is reported with its line, announced on ``on_plugin_failed``
+  (the run lists it; one given to ``saphira run`` fails its check instead, before any robot),
   and the motion channels its ``load_init`` set before raising are stopped.
 * ``connect local|serial|server [address]`` builds a transport URL (see :meth:`Evaluator.connect_url`)
   and hands it to :attr:`Evaluator.connector` (default: ``robot.connect``).
@@ -161,6 +162,8 @@ class Evaluator:
         self.on_plugin_failed: Event[[SourceError]] = Event("plugin_failed")
         self.preloaded: set[Path] = set()
         """Plugins ``saphira run``'s check loaded already: the first ``load`` of each keeps it (no second load_init)."""
+        self.brains: dict[Path, ModuleType] = {}
+        """Brain files ``saphira run``'s check imported, by resolved path: the run calls their ``INIT``."""
         self.settings: dict[str, str] = {
             "serial": os.environ.get("SAPHIRA_COMSERIAL", "/dev/ttyS0"),
             "baud": os.environ.get("SAPHIRA_SERIALBAUD", "9600"),

@@ -56,6 +56,7 @@ from saphira.client.artifacts import (
 )
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.core.inputfile import MIB, bounded_int, read_input
+from saphira.core.outfile import OutputFile
 from saphira.core.paths import data_dir
 
 __all__ = [
@@ -304,10 +305,11 @@ def format_map(artifacts: Iterable[Artifact], header: str = "") -> str:
 def save_map_file(pointlist: Iterable[Artifact], name: str | Path, map_dir: str | Path | None = None) -> Path:
     """``sfSaveMapFile``: write the map artifacts of ``pointlist`` to ``name`` (relative: in ``map_dir``).
 
-    Returns the path written; an unwritable place raises ``OSError``.
+    Returns the path written; an unwritable place raises :class:`SaphiraError`. An existing file is
+    replaced only once the new one is whole (:mod:`saphira.core.outfile`).
     """
     path = Path(name)
     if not path.is_absolute():
         path = (Path(map_dir) if map_dir is not None else default_map_dir()) / path
-    path.write_text(format_map(map_artifacts(pointlist), header="Saphira map file (saphira sfSaveMapFile)"))
-    return path
+    text = format_map(map_artifacts(pointlist), header="Saphira map file (saphira sfSaveMapFile)")
+    return OutputFile(path).write_text(text)

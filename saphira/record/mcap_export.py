@@ -34,6 +34,7 @@ import numpy as np
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.errors import SaphiraError
 from saphira.core.hosts import beyond_loopback
+from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.record.extras import MessageTap, artifact_rows, behavior_state
@@ -84,12 +85,14 @@ def foxglove_sdk() -> Any:
     return foxglove
 
 
-def _open_mcap(fg: Any, path: str | Path, context: Any) -> Any:
-    """The SDK's MCAP writer for ``path``; a :class:`SaphiraError` naming the file when it cannot be written."""
+def _open_mcap(fg: Any, output: OutputFile, context: Any) -> Any:
+    """The SDK's MCAP writer for ``output``'s temporary; a :class:`SaphiraError` naming the file when it
+    cannot be written (the temporary is then removed)."""
     try:
-        return fg.open_mcap(str(path), allow_overwrite=True, context=context)
+        return fg.open_mcap(str(output.temp()), allow_overwrite=True, context=context)
     except OSError as exc:
-        raise SaphiraError(f"cannot write {path}: {exc.strerror or exc}") from None
+        output.discard()
+        raise SaphiraError(f"cannot write {output.path}: {exc.strerror or exc}") from None
 
 
 def _quaternion(fm: Any, degrees: float) -> Any:
@@ -145,6 +148,8 @@ class FoxgloveLog(Task):
         self._scans = robot.reflector.laser.scans
         self._artifact_rows: list[list[float]] = []
         self._behavior_json = ""
+        self.cycles = 0
+        """Cycles logged (those with the robot connected)."""
 
     def _time(self) -> tuple[Any, int]:
         ns = round(self.robot.clock.now() * 1e9)
@@ -153,6 +158,7 @@ class FoxgloveLog(Task):
     def step(self, state: int) -> int:
         if self.robot.link.connected:
             self._log_cycle()
+            self.cycles += 1
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def _log_cycle(self) -> None:
@@ -263,11 +269,20 @@ class McapRecorder:
         fg = foxglove_sdk()
         self.robot = robot
         self.path = Path(path)
+        self.output = OutputFile(path)  # written beside: moved over ``path`` on close, if the run recorded
         self._context = fg.Context()
-        self._writer = _open_mcap(fg, self.path, self._context)
+        self._writer = _open_mcap(fg, self.output, self._context)
         self.channels = FoxgloveLog(robot, self._context)
         robot.scheduler.add(self.channels, robot.scheduler.unique_name("recorder"))
+        self._placing = robot.scheduler.add(self._place, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
         self.tap = MessageTap(self.channels.message)
+
+    def _place(self, state: int) -> int:
+        """Move the file into place at the end of the first cycle logged (the run has data), then end."""
+        if not self.has_data:
+            return TaskState.RESUME if state == TaskState.INIT else state
+        self.output.commit()
+        return TaskState.SUCCESS
 
     def note(self, key: str, value: str) -> None:
         """Only ``world`` matters here: its walls and boxes go on ``/world``."""
@@ -276,14 +291,21 @@ class McapRecorder:
 
             self.channels.world = load_world(value)
 
+    @property
+    def has_data(self) -> bool:
+        """Whether a cycle was logged with the robot connected: only then does the file replace :attr:`path`."""
+        return self.channels.cycles > 0
+
     def close(self) -> None:
-        """Finish the file (idempotent)."""
+        """Finish the file (in place since its first cycle), or drop it if no cycle was logged (idempotent)."""
         if self._writer is not None:
             self.tap.detach()
             self._writer.close()
             self._writer = None
-            if self.channels.scheduler is not None:
-                self.robot.scheduler.remove(self.channels)
+            self.output.finish(keep=self.has_data)
+            for task in (self.channels, self._placing):
+                if task.scheduler is not None:
+                    self.robot.scheduler.remove(task)
 
 
 class FoxgloveServer:
@@ -333,7 +355,8 @@ def export(
     fg = foxglove_sdk()
     playback = Playback.open(source, params)
     context = fg.Context()
-    with _open_mcap(fg, target, context):
+    output = OutputFile(target)  # in place once whole: a failed export leaves an existing file
+    with output, _open_mcap(fg, output, context):
         channels = FoxgloveLog(playback.robot, context, world=recorded_world(playback.recording, world),
                                behaviors=lambda: playback.behaviors, artifacts=lambda: playback.artifacts,
                                messages=lambda: playback.messages)  # fmt: skip

@@ -17,7 +17,10 @@ State lines hold ``odo_x odo_y odo_th vel rvel battery stall_word`` rounded to 0
 received packets are fed back through the real link and reflector, each in the cycle it arrived in,
 and every state line is compared: a replay "matches" when all of them agree.
 
-The end line, written when the recorder is closed, is how a reader knows it has the whole session:
+The file is written beside its name and moved into place (:mod:`saphira.core.outfile`) at the end of
+the first cycle in which a packet went either way, and written on there: a run that never reached a
+robot leaves an existing file as it was. The end line, written when the recorder is closed, is how a reader
+knows it has the whole session:
 a recording without it (the process was killed, the disk filled) or with fewer events than it counts
 ended early, and a last line without its newline was cut in the middle. Such a recording replays up
 to its last complete line, and :attr:`Recording.problem` says where it ends. The file is flushed at
@@ -43,13 +46,14 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from saphira.client.reflector import RobotState
 from saphira.client.transport import Transport, TransportClosed
 from saphira.core.clock import LockStepClock
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
 from saphira.core.inputfile import MIB, bounded_int, read_input
+from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.framing import encode_packet
@@ -78,8 +82,10 @@ class Recorder:
     def __init__(self, robot: Robot, path: str | Path) -> None:
         self.robot = robot
         self.path = Path(path)
-        self._file: TextIO | None = self.path.open("w", encoding="ascii")
-        self._file.write(f"{HEADER}\n# robot {robot.link.url or '(not connected yet)'}\n")
+        self.output = OutputFile(path)  # written beside: moved over ``path`` on close, if the run recorded
+        file = self.output.open("w", encoding="ascii")
+        file.write(f"{HEADER}\n# robot {robot.link.url or '(not connected yet)'}\n")
+        self._file: IO[str] | None = file
         robot.link.on_packet_in.connect(self._received)
         robot.link.on_packet_out.connect(self._sent)
         self._task = robot.scheduler.add(self._observe, robot.scheduler.unique_name("recorder"), phase=Phase.OBSERVE)
@@ -129,16 +135,25 @@ class Recorder:
                 self._write("a " + artifacts)
         if self._file is not None:
             self._file.flush()
+            if self.output.pending and self.has_data:  # from the first cycle with packets, the file at ``path``
+                self.output.commit()
         return TaskState.RESUME if state == TaskState.INIT else state
 
+    @property
+    def has_data(self) -> bool:
+        """Whether a packet went either way: only then does the recording replace the file at :attr:`path`."""
+        return self.packets > 0
+
     def close(self) -> None:
-        """Write the end line and close the file (idempotent)."""
+        """Write the end line, close the file and move it into place, or drop it if no packet was recorded
+        (a run that never reached a robot leaves an existing file as it was); idempotent."""
         if self._file is not None:
             self.tap.detach()
             with self._lock:
                 self._file.write(f"# end {self.events} events, cycle {self.robot.scheduler.cycle}\n")
                 self._file.close()
                 self._file = None
+            self.output.finish(keep=self.has_data)
             self.robot.link.on_packet_in.disconnect(self._received)
             self.robot.link.on_packet_out.disconnect(self._sent)
             if self._task.scheduler is not None:

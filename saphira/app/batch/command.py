@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from saphira.core.argtypes import positive_int
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals, signalled
+from saphira.core.outfile import EXISTING_OUTPUT
 
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.app.batch.experiment import Experiment
@@ -43,7 +44,11 @@ def add_batch_parser(sub: Any) -> None:
         "write no row; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
-    parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
+    parser.add_argument(
+        "--out", metavar="DIR",
+        help="results folder (default: EXP-results beside the file); trials.csv is added to (the resume), "
+        f"summary.csv, the plots and kept recordings replaced: {EXISTING_OUTPUT}",
+    )  # fmt: skip
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument(
         "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"

@@ -18,6 +18,7 @@ from saphira.app.batch.experiment import Experiment
 from saphira.app.batch.summary import as_number, mean_estimate
 from saphira.app.batch.trial import STATUS_OK, short_name
 from saphira.app.plot import _matplotlib
+from saphira.core.outfile import OutputFile
 from saphira.world.world import World, load_world
 
 METRIC_PLOT = "metric_by_parameter.png"
@@ -39,6 +40,16 @@ def write_plots(folder: Path, exp: Experiment, rows: Sequence[dict[str, str]],
     if drawn:
         written.append(_trajectory_plot(plt, LineCollection, folder / TRAJECTORY_PLOT, exp, drawn, paths))
     return written
+
+
+def _save(plt: Any, fig: Any, out: Path) -> Path:
+    """Write ``fig`` to ``out`` beside it first, so a failed write leaves an earlier plot whole."""
+    with OutputFile(out) as output:
+        try:
+            fig.savefig(output.temp())
+        finally:
+            plt.close(fig)
+    return out
 
 
 def _metric_plot(
@@ -66,9 +77,7 @@ def _metric_plot(
             ax.grid(True, linewidth=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)
 
 
 def _ranked(exp: Experiment, rows: Sequence[dict[str, str]]) -> list[dict[str, str]]:
@@ -120,6 +129,4 @@ def _trajectory_plot(plt: Any, LineCollection: Any, out: Path, exp: Experiment, 
             ax.autoscale_view()
             ax.tick_params(labelsize=7)
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -28,6 +27,7 @@ from saphira.app.batch.experiment import TrialSpec
 from saphira.app.batch.inputs import INPUTS_COLUMN, inputs_unchanged
 from saphira.app.batch.metrics import MetricValue
 from saphira.app.batch.trial import TrialResult
+from saphira.core.outfile import OutputFile
 
 TRIALS_FILE = "trials.csv"
 PATHS_FILE = "paths.jsonl"
@@ -79,7 +79,7 @@ class ResultsDir:
         if result.recording is not None:
             folder = self.folder / RECORDINGS_DIR
             folder.mkdir(exist_ok=True)
-            (folder / f"{trial}.rec").write_bytes(result.recording)
+            OutputFile(folder / f"{trial}.rec").write_bytes(result.recording)
         if result.path:
             self._paths.write(json.dumps({"trial": trial, "path": result.path}, separators=(",", ":")) + "\n")
             self._paths.flush()
@@ -115,9 +115,7 @@ class ResultsDir:
         writer = csv.DictWriter(buffer, self.columns, restval="", lineterminator="\n")
         writer.writeheader()
         writer.writerows(self.rows)
-        temp = self.csv_path.with_suffix(".csv.tmp")
-        temp.write_text(buffer.getvalue(), encoding="utf-8")
-        os.replace(temp, self.csv_path)
+        OutputFile(self.csv_path).write_text(buffer.getvalue())
 
 
 def _text(value: MetricValue) -> str:

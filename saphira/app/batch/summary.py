@@ -18,6 +18,7 @@ from pathlib import Path
 from saphira.app.batch.experiment import Experiment
 from saphira.app.batch.metrics import ACT_PREFIX, BUILTIN_METRICS, TIMING_COLUMNS
 from saphira.app.batch.trial import STATUS_OK
+from saphira.core.outfile import OutputFile
 
 SUMMARY_FILE = "summary.csv"
 IDENTITY_COLUMNS = ("trial", "status", "error", "world", "params", "start", "seed", "inputs")
@@ -186,7 +187,7 @@ def write_summary(
     metrics = metric_columns(rows, exp.parameter_names)
     params = ["world", "params", *exp.parameter_names]
     header = [*params, "trials", "failed"] + [f"{m}_{s}" for m in metrics for s in ("mean", "ci95")]
-    with path.open("w", encoding="utf-8", newline="") as out:
+    with OutputFile(path) as output, output.open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(header)
         for c in configs:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saphira.colbert.bindings.table import BindingTable
+from saphira.core.errors import SaphiraError
 from saphira.perception import mapfile
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 
@@ -55,8 +56,8 @@ class _Maps:
     def save(self, name: str) -> int:
         try:
             mapfile.save_map_file(self.s.robot.reflector.pointlist, name, self.folder)
-        except OSError as exc:
-            self.s.ev._say(f"sfSaveMapFile: cannot write {name!r}: {exc.strerror or exc}")
+        except SaphiraError as exc:  # names the file it could not write, and why
+            self.s.ev._say(f"sfSaveMapFile: {exc}")
             return -1
         return 0
 
