@@ -40,6 +40,7 @@ from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
+    from saphira.ros2.bridge import Ros2Bridge
     from saphira.ui.liveview import LiveView
 
 EXIT_OK = 0
@@ -78,11 +79,12 @@ class Session:
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
         speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
-        if getattr(args, "realtime", False):
-            speed = 1.0
+        if getattr(args, "realtime", False) or (getattr(args, "ros2", False) and speed is None):
+            speed = 1.0  # a ROS 2 graph lives in wall-clock time (a peer drives, RosAria's watchdog counts)
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         self.live: LiveView | None = None
         self.foxglove: FoxgloveServer | None = None
+        self.ros2: Ros2Bridge | None = None
         clock = session_clock(args.robot, speed, self.ui_address)
         self.robot = session_robot(clock, getattr(args, "link_timeout", None))
         self.watch: LinkWatch | None = None
@@ -152,6 +154,10 @@ class Session:
             self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
+        if getattr(self.args, "ros2", False):
+            from saphira.app.ros2 import start_ros2
+
+            self.ros2 = start_ros2(self.robot, self.args, self.sim, self.console.message)
         self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True
@@ -310,6 +316,8 @@ class Session:
         failed = self.outcome.failed
         lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
         lines += [(f"    {line}", True) for line in self.parts.lines()]
+        if self.ros2 is not None and self.ros2.failure is not None:
+            lines.append((f"    {self.ros2.failure}", True))
         errors = self.evaluator.runtime.error_count
         if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity
             lines.append((f"    activities: {errors} runtime error(s), reported above", True))
@@ -348,6 +356,8 @@ class Session:
                 pose_error_line(robot.state.global_pose, true),
             ]
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
+        if self.ros2 is not None:
+            lines.append(self.ros2.summary())
         lines += [line for line, _ in self.part_lines()]
         return "\n".join(lines)
 
@@ -371,3 +381,5 @@ def run_files(args: argparse.Namespace) -> int:
                 session.live.stop()
             if session.foxglove is not None:
                 session.foxglove.stop()
+            if session.ros2 is not None:
+                session.ros2.close()

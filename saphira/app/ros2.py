@@ -1,0 +1,107 @@
+"""``--ros2`` on ``saphira run`` and ``saphira shell``: the run joins the ROS 2 graph (:mod:`saphira.ros2`).
+
+Here the bridge is given what only the app knows: whether the global pose stands on a map (a simulated
+run's world, a map file loaded, registration or localization running), the walls ``/map`` draws (the
+map's, else the simulated world's), how ``/initialpose`` sets the pose (the localizer when it runs, else
+the global pose), and the activities ``/behaviors`` lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from saphira.core.geometry import Pose
+
+if TYPE_CHECKING:
+    from saphira.core.arrays import FloatArray
+    from saphira.robot import Robot
+    from saphira.ros2.bridge import Ros2Bridge
+    from saphira.sim.embedded import EmbeddedSim
+
+__all__ = ["add_ros2_options", "ros2_misuse", "start_ros2"]
+
+INSTALL = "--ros2 needs Eclipse Cyclone DDS's Python binding: pip install 'saphira[ros2]'"
+
+
+def add_ros2_options(parser: argparse.ArgumentParser) -> None:
+    """``--ros2`` and ``--ros2-domain N``."""
+    parser.add_argument(
+        "--ros2", action="store_true",
+        help="join the ROS 2 graph as a node (Cyclone DDS, no ROS installation): /odom, /tf, /scan, /sonar, /map "
+        "... published, /cmd_vel and /initialpose obeyed (docs/ros2.md); the domain is ROS_DOMAIN_ID's and "
+        "discovery reaches what ROS_AUTOMATIC_DISCOVERY_RANGE (or ROS_LOCALHOST_ONLY) says; the embedded "
+        "simulator then runs in real time. With --record X.mcap the file is a ROS 2 bag (ros2msg, CDR). "
+        "Needs: pip install 'saphira[ros2]'",
+    )  # fmt: skip
+    parser.add_argument("--ros2-domain", type=int, metavar="N", help="the ROS 2 domain (default: ROS_DOMAIN_ID, or 0)")
+
+
+def ros2_misuse(args: argparse.Namespace) -> str | None:
+    """Why ``--ros2`` cannot be used here (not installed, a bad domain), or None."""
+    if getattr(args, "ros2_domain", None) is not None and not getattr(args, "ros2", False):
+        return "--ros2-domain needs --ros2"
+    if not getattr(args, "ros2", False):
+        return None
+    try:
+        import cyclonedds  # noqa: F401  (only whether it is there)
+    except ImportError:
+        return INSTALL
+    from saphira.core.errors import SaphiraError
+    from saphira.ros2.discovery import discovery_from
+
+    try:
+        discovery_from(domain=args.ros2_domain)
+    except SaphiraError as exc:
+        return str(exc)
+    return None
+
+
+def _map_walls(robot: Robot) -> FloatArray:
+    from saphira.client.artifacts import Category
+    from saphira.perception.mcl import map_walls
+
+    return map_walls([a for a in robot.reflector.pointlist if a.cat == Category.ARTIFACT])
+
+
+def start_ros2(
+    robot: Robot, args: argparse.Namespace, sim: EmbeddedSim | None, say: Callable[[str], None]
+) -> Ros2Bridge:
+    """The bridge for this run, added to its scheduler; the console says which graph it joined."""
+    from saphira.perception import LOCALIZE, TEST_MATCHING, perception_for
+    from saphira.record.extras import behavior_state
+    from saphira.ros2.bridge import Ros2Bridge
+    from saphira.ros2.discovery import discovery_from
+    from saphira.ros2.frames import FrameSource
+
+    world_walls = sim.simulation.world.segments if sim is not None else None
+
+    has_map = [False]  # whether the pointlist held a map the last time walls() looked (every few seconds)
+
+    def walls() -> FloatArray | None:
+        found = _map_walls(robot)
+        has_map[0] = len(found) > 0
+        return found if len(found) else world_walls
+
+    def anchored() -> bool:
+        tasks = robot.scheduler
+        return sim is not None or has_map[0] or LOCALIZE in tasks or TEST_MATCHING in tasks
+
+    def set_pose(x: float, y: float, th: float) -> None:
+        if LOCALIZE in robot.scheduler:
+            perception_for(robot.reflector, robot.scheduler).localizer.reset(Pose(x, y, th))
+        robot.reflector.set_global_pose(x, y, th)
+
+    def behaviors() -> dict[str, Any]:
+        from saphira.colbert.runtime import Activity
+
+        names = [t.name for t in robot.scheduler.tasks if isinstance(t, Activity) and t.parent is None and t.active]
+        return {"activities": names, **behavior_state(robot)}
+
+    source = FrameSource(robot, anchored=anchored, walls=walls, behaviors=behaviors, clock=robot.clock.is_lockstep)
+    discovery = discovery_from(domain=getattr(args, "ros2_domain", None))
+    bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose, say=say)
+    robot.scheduler.add(bridge, robot.scheduler.unique_name("ros2"))
+    say(f"ros2: on the ROS 2 graph ({discovery.describe()}): /odom /tf /scan /sonar /map ...; /cmd_vel drives")
+    return bridge
