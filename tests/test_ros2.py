@@ -91,3 +91,100 @@ def test_a_bad_domain_is_refused_before_anything_runs(tmp_path: Path, monkeypatc
     monkeypatch.delenv("ROS_DOMAIN_ID")
     result = saphira_in_process("run", str(act), "--ros2", "--ros2-domain", "300")
     assert result.returncode == 2 and "300" in result.stderr
+
+
+BUMPER_STATE_MSG = "std_msgs/Header header\nbool[] front_bumpers\nbool[] rear_bumpers\n"
+"""RosAria's rosaria/BumperState, as its .msg file declares it (not in rosbags' store of ROS 2's types)."""
+
+
+def read_bag(path: Path) -> dict[str, list[object]]:
+    """Every message of a ROS 2 MCAP bag decoded twice, independently: by mcap-ros2-support from the
+    bag's own ros2msg schemas, and by rosbags from its store of ROS 2 Humble's message definitions."""
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    store.register(get_types_from_msg(BUMPER_STATE_MSG, "rosaria/msg/BumperState"))
+    topics: dict[str, list[object]] = {}
+    with path.open("rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        assert reader.get_header().profile == "ros2"
+        for schema, channel, message, decoded in reader.iter_decoded_messages():
+            assert schema is not None and (schema.encoding, channel.message_encoding) == ("ros2msg", "cdr")
+            store.deserialize_cdr(message.data, schema.name)  # raises if the bytes do not fit ROS 2's layout
+            topics.setdefault(channel.topic, []).append(decoded)
+    return topics
+
+
+def test_export_ros2_writes_a_bag_every_ros2_reader_decodes(tmp_path: Path) -> None:
+    idle = tmp_path / "idle.act"
+    idle.write_text("")
+    rec, bag = tmp_path / "run.rec", tmp_path / "run.mcap"
+    ran = saphira_in_process("run", str(idle), "--params", "p3dx-laser", "--duration", "6", "--record", str(rec))
+    assert ran.returncode == 0, ran.stderr
+    done = saphira_in_process("export", str(rec), "-o", str(bag), "--ros2")
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.glob("*.partial"))
+    topics = read_bag(bag)
+    for name in ("/odom", "/tf", "/tf_static", "/scan", "/sonar", "/map", "/battery_state", "/bumper_state",
+                 "/motors_state", "/behaviors"):  # fmt: skip
+        assert topics.get(name), f"{name} missing: {sorted(topics)}"
+    odom = topics["/odom"][-1]
+    assert (odom.header.frame_id, odom.child_frame_id) == ("odom", "base_link")  # type: ignore[attr-defined]
+    frames = {(t.header.frame_id, t.child_frame_id) for m in topics["/tf"] for t in m.transforms}  # type: ignore[attr-defined]
+    assert frames == {("odom", "base_link"), ("map", "odom")}  # a simulated run stands on its world's map
+    static = {t.child_frame_id for t in topics["/tf_static"][-1].transforms}  # type: ignore[attr-defined]
+    assert {"laser", "sonar", "sonar_0", "sonar_15"} <= static
+    grid = topics["/map"][0]
+    assert grid.info.width * grid.info.height == len(grid.data) and 100 in grid.data  # type: ignore[attr-defined]
+    cloud = topics["/sonar"][-1]
+    assert cloud.point_step == 12 and len(cloud.data) == 12 * cloud.width > 0  # type: ignore[attr-defined]
+    assert len(topics["/bumper_state"][0].front_bumpers) == 5  # type: ignore[attr-defined]
+
+
+def test_run_record_mcap_with_ros2_is_a_ros2_bag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    idle = tmp_path / "idle.act"
+    idle.write_text("")
+    bag = tmp_path / "live.mcap"
+    for name, value in isolated_env().items():
+        monkeypatch.setenv(name, value)
+    done = saphira_in_process("run", str(idle), "--ros2", "--speed", "20", "--duration", "3", "--record", str(bag))
+    assert done.returncode == 0, done.stderr
+    topics = read_bag(bag)
+    assert len(topics["/odom"]) >= 20 and topics["/tf_static"] and topics["/map"]
+
+
+def test_cmd_vel_is_clamped_refused_and_stopped_by_the_watchdog() -> None:
+    """Lock-step, in-process: the robot's own cycle, a wall clock the test advances 0.1 s a cycle."""
+    from saphira.robot import Robot
+    from saphira.ros2.drive import WATCHDOG, Drive
+    from saphira.sim.embedded import attach_simulator
+
+    robot = Robot()
+    attach_simulator(robot, "corridor", str(LASER_P3DX))
+    drive, wall = Drive(robot), 0.0
+
+    def cycle(*offer: float) -> None:
+        nonlocal wall
+        wall += 0.1
+        if offer:
+            drive.offer(*offer, now=wall)
+        drive.step(wall)
+        robot.step()
+
+    for _ in range(10):
+        cycle(5.0, 10.0)  # 5 m/s, 10 rad/s: beyond a P3-DX
+    limits = robot.params
+    assert (drive.command.speed, drive.command.turn_rate) == (limits.max_velocity, limits.max_rvelocity)
+    assert drive.clamped == drive.accepted == 10 and robot.state.vel > 100
+    cycle(math.nan, 0.0)
+    assert drive.refused == 1 and drive.command.speed == limits.max_velocity  # refused: never passed on
+    last = wall - 0.1
+    while wall - last <= WATCHDOG:
+        assert drive.task is not None and not drive.task.suspended
+        cycle()
+    assert drive.task is not None and drive.task.suspended and drive.stops == 1
+    assert robot.run_until(lambda: robot.state.vel == 0 and robot.state.rvel == 0, max_cycles=60)
+    cycle(0.2, 0.0)
+    assert not drive.task.suspended and drive.command.speed == pytest.approx(200.0)

@@ -7,6 +7,7 @@ matplotlib, aiohttp nor foxglove-sdk until one of these is asked for.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from saphira.core.argtypes import plot_file
@@ -67,6 +68,11 @@ def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
     )
     export.add_argument("--world", metavar="W", help="the world whose walls to write (default: the recording's)")
     export.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+    export.add_argument(
+        "--ros2", action="store_true",
+        help="write a ROS 2 bag instead: ros2msg schemas and CDR messages, the topics 'run --ros2' publishes "
+        "(docs/ros2.md), for ros2 bag and any ROS 2 bag reader. Needs: pip install 'saphira[ros2]'",
+    )  # fmt: skip
 
 
 def _params(args: argparse.Namespace) -> RobotParams | None:
@@ -76,6 +82,17 @@ def _params(args: argparse.Namespace) -> RobotParams | None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.ros2:
+        from saphira.app.ros2 import INSTALL, installed
+
+        if not installed():
+            print(f"saphira export: {INSTALL.replace('--ros2', 'export --ros2')}", file=sys.stderr)
+            return 2
+        from saphira.ros2.bag import export_bag
+
+        cycles, count = export_bag(args.file, args.output, world=args.world, params=_params(args))
+        print(f"exported {cycles} cycles ({count} ROS 2 messages) to {args.output}")
+        return 0
     from saphira.record.mcap_export import export
 
     cycles = export(args.file, args.output, world=args.world, params=_params(args))

@@ -17,12 +17,14 @@ from saphira.core.geometry import Pose
 if TYPE_CHECKING:
     from saphira.core.arrays import FloatArray
     from saphira.robot import Robot
+    from saphira.ros2.bag import BagRecorder
     from saphira.ros2.bridge import Ros2Bridge
+    from saphira.ros2.frames import FrameSource
     from saphira.sim.embedded import EmbeddedSim
 
-__all__ = ["add_ros2_options", "ros2_misuse", "start_ros2"]
+__all__ = ["add_ros2_options", "frame_source", "open_bag_recorder", "ros2_misuse", "start_ros2"]
 
-INSTALL = "--ros2 needs Eclipse Cyclone DDS's Python binding: pip install 'saphira[ros2]'"
+INSTALL = "--ros2 needs Eclipse Cyclone DDS's Python binding and mcap: pip install 'saphira[ros2]'"
 
 
 def add_ros2_options(parser: argparse.ArgumentParser) -> None:
@@ -38,15 +40,25 @@ def add_ros2_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ros2-domain", type=int, metavar="N", help="the ROS 2 domain (default: ROS_DOMAIN_ID, or 0)")
 
 
+def installed() -> bool:
+    """Whether the ros2 extra is there (Cyclone DDS's binding, and mcap for bags)."""
+    try:
+        import cyclonedds  # noqa: F401
+        import mcap  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def ros2_misuse(args: argparse.Namespace) -> str | None:
-    """Why ``--ros2`` cannot be used here (not installed, a bad domain), or None."""
+    """Why ``--ros2`` on ``run`` or ``shell`` cannot be used (not installed, a bad domain), or None."""
+    if not hasattr(args, "ros2_domain"):  # another command ('export --ros2' says it itself)
+        return None
     if getattr(args, "ros2_domain", None) is not None and not getattr(args, "ros2", False):
         return "--ros2-domain needs --ros2"
     if not getattr(args, "ros2", False):
         return None
-    try:
-        import cyclonedds  # noqa: F401  (only whether it is there)
-    except ImportError:
+    if not installed():
         return INSTALL
     from saphira.core.errors import SaphiraError
     from saphira.ros2.discovery import discovery_from
@@ -65,33 +77,24 @@ def _map_walls(robot: Robot) -> FloatArray:
     return map_walls([a for a in robot.reflector.pointlist if a.cat == Category.ARTIFACT])
 
 
-def start_ros2(
-    robot: Robot, args: argparse.Namespace, sim: EmbeddedSim | None, say: Callable[[str], None]
-) -> Ros2Bridge:
-    """The bridge for this run, added to its scheduler; the console says which graph it joined."""
-    from saphira.perception import LOCALIZE, TEST_MATCHING, perception_for
+def frame_source(robot: Robot, sim: Callable[[], EmbeddedSim | None]) -> FrameSource:
+    """What a run's ROS 2 messages are made from (see the module docstring); ``sim`` gives the embedded
+    simulator (None until it is attached, and with a robot)."""
+    from saphira.perception import LOCALIZE, TEST_MATCHING
     from saphira.record.extras import behavior_state
-    from saphira.ros2.bridge import Ros2Bridge
-    from saphira.ros2.discovery import discovery_from
     from saphira.ros2.frames import FrameSource
-
-    world_walls = sim.simulation.world.segments if sim is not None else None
 
     has_map = [False]  # whether the pointlist held a map the last time walls() looked (every few seconds)
 
     def walls() -> FloatArray | None:
         found = _map_walls(robot)
         has_map[0] = len(found) > 0
-        return found if len(found) else world_walls
+        simulator = sim()
+        return found if len(found) or simulator is None else simulator.simulation.world.segments
 
     def anchored() -> bool:
         tasks = robot.scheduler
-        return sim is not None or has_map[0] or LOCALIZE in tasks or TEST_MATCHING in tasks
-
-    def set_pose(x: float, y: float, th: float) -> None:
-        if LOCALIZE in robot.scheduler:
-            perception_for(robot.reflector, robot.scheduler).localizer.reset(Pose(x, y, th))
-        robot.reflector.set_global_pose(x, y, th)
+        return has_map[0] or sim() is not None or LOCALIZE in tasks or TEST_MATCHING in tasks
 
     def behaviors() -> dict[str, Any]:
         from saphira.colbert.runtime import Activity
@@ -99,9 +102,32 @@ def start_ros2(
         names = [t.name for t in robot.scheduler.tasks if isinstance(t, Activity) and t.parent is None and t.active]
         return {"activities": names, **behavior_state(robot)}
 
-    source = FrameSource(robot, anchored=anchored, walls=walls, behaviors=behaviors, clock=robot.clock.is_lockstep)
+    return FrameSource(robot, anchored=anchored, walls=walls, behaviors=behaviors, clock=robot.clock.is_lockstep)
+
+
+def start_ros2(
+    robot: Robot, args: argparse.Namespace, sim: EmbeddedSim | None, say: Callable[[str], None]
+) -> Ros2Bridge:
+    """The bridge for this run, added to its scheduler; the console says which graph it joined."""
+    from saphira.perception import LOCALIZE, perception_for
+    from saphira.ros2.bridge import Ros2Bridge
+    from saphira.ros2.discovery import discovery_from
+
+    def set_pose(x: float, y: float, th: float) -> None:
+        if LOCALIZE in robot.scheduler:
+            perception_for(robot.reflector, robot.scheduler).localizer.reset(Pose(x, y, th))
+        robot.reflector.set_global_pose(x, y, th)
+
+    source = frame_source(robot, lambda: sim)
     discovery = discovery_from(domain=getattr(args, "ros2_domain", None))
     bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose, say=say)
     robot.scheduler.add(bridge, robot.scheduler.unique_name("ros2"))
     say(f"ros2: on the ROS 2 graph ({discovery.describe()}): /odom /tf /scan /sonar /map ...; /cmd_vel drives")
     return bridge
+
+
+def open_bag_recorder(robot: Robot, path: str, sim: Callable[[], EmbeddedSim | None]) -> BagRecorder:
+    """``run --record RUN.mcap --ros2``: a ROS 2 bag of the run (``sim`` gives the simulator once connected)."""
+    from saphira.ros2.bag import BagRecorder
+
+    return BagRecorder(robot, path, lambda: frame_source(robot, sim))

@@ -40,6 +40,7 @@ from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
+    from saphira.ros2.bag import BagRecorder
     from saphira.ros2.bridge import Ros2Bridge
     from saphira.ui.liveview import LiveView
 
@@ -92,8 +93,8 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder: Recorder | McapRecorder | None = None  # opened by connect(): a run that never starts
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # writes nothing
+        self.recorder: Recorder | McapRecorder | BagRecorder | None = None  # opened by connect(): a run that never
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # starts writes nothing
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -101,6 +102,14 @@ class Session:
         self.evaluator.on_plugin_failed.connect(self.parts.plugin_failed)
         self._top_level: dict[str, Activity] = {}
         self.brains: list[BrainTask] = []
+
+    def _recorder(self, path: str) -> Recorder | McapRecorder | BagRecorder:
+        """``--record``: a saphira recording, MCAP for Foxglove, or with ``--ros2`` a ROS 2 bag (``.mcap``)."""
+        if getattr(self.args, "ros2", False) and path.lower().endswith(".mcap"):
+            from saphira.app.ros2 import open_bag_recorder
+
+            return open_bag_recorder(self.robot, path, lambda: self.sim)
+        return open_recorder(self.robot, path)
 
     # ------------------------------------------------------------------ connection
     def _files_exist(self) -> None:
@@ -134,7 +143,7 @@ class Session:
     def connect(self) -> None:
         self._files_exist()
         if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
-            self.recorder = open_recorder(self.robot, self.args.record)
+            self.recorder = self._recorder(self.args.record)
             self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
         params = getattr(self.args, "params", None)
         if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting

@@ -35,7 +35,7 @@ BUMPERS = 5
 STATUS_CYCLES = 10
 """Cycles between two copies of the slow topics (battery, bumpers, motors): 1 s at 100 ms."""
 MAP_CHECK_CYCLES = 50
-"""Cycles between two looks at whether the map's walls changed."""
+"""Cycles between two looks at whether the map's walls changed (:data:`STATUS_CYCLES` while there are none)."""
 BEHAVIOR_CYCLES = 5
 """Cycles between two looks at the running activities and behaviors."""
 _ODOM_COVARIANCE = [0.0] * 36
@@ -92,6 +92,7 @@ class FrameSource:
         self._walls_key: tuple[int, float] | None = None
         self._static: list[tuple[str, float, float, float]] | None = None
         self._behaviors = ""
+        self._first = True
 
     def forget(self) -> None:
         """What was last sent may not have gone out (a dropped snapshot): send the one-off parts again."""
@@ -116,16 +117,18 @@ class FrameSource:
         static = self._static_frames(snap.scan)
         if static != self._static:
             self._static = snap.static = static
-        if cycle % MAP_CHECK_CYCLES == 0:
+        first, self._first = self._first, False
+        every = STATUS_CYCLES if self._walls_key in (None, (0, 0.0)) else MAP_CHECK_CYCLES  # none yet: look soon
+        if first or cycle % every == 0:
             walls = self.walls()
             key = (0, 0.0) if walls is None else (len(walls), round(float(walls.sum()), 3))
             if key != self._walls_key:
                 self._walls_key = key
                 snap.walls = walls.copy() if walls is not None and len(walls) else None
-        if cycle % STATUS_CYCLES == 0:
+        if first or cycle % STATUS_CYCLES == 0:
             snap.battery, snap.motors = st.battery, st.motors_enabled
             snap.bumpers = (st.front_bumpers, st.rear_bumpers)
-        if cycle % BEHAVIOR_CYCLES == 0:
+        if first or cycle % BEHAVIOR_CYCLES == 0:
             text = json.dumps(self.behaviors(), separators=(",", ":"))
             if text != self._behaviors:
                 self._behaviors = snap.behaviors = text
