@@ -188,3 +188,30 @@ def test_cmd_vel_is_clamped_refused_and_stopped_by_the_watchdog() -> None:
     assert robot.run_until(lambda: robot.state.vel == 0 and robot.state.rvel == 0, max_cycles=60)
     cycle(0.2, 0.0)
     assert not drive.task.suspended and drive.command.speed == pytest.approx(200.0)
+
+
+def test_the_fast_cdr_is_cyclone_dds_own_byte_for_byte() -> None:
+    """Every message a lock-step run makes (laser, sonar, map, status...), encoded by saphira.ros2.cdr and by
+    Cyclone DDS's serializer (what DataWriter.write would send): the same bytes."""
+    from saphira.app.ros2 import frame_source
+    from saphira.params.robot_params import find_params_file, load_params
+    from saphira.robot import Robot
+    from saphira.ros2.cdr import encode
+    from saphira.ros2.frames import messages
+    from saphira.sim.embedded import attach_simulator
+
+    params = load_params(find_params_file("p3dx-laser"))
+    robot = Robot(params=params)
+    sim = attach_simulator(robot, "corridor", params, seed=1)
+    source = frame_source(robot, lambda: sim)
+    robot.motion.set_velocity(300)
+    robot.motion.set_rvelocity(10)
+    topics = set()
+    for _ in range(25):
+        robot.step()
+        for topic, message in messages(source.take(), 1.7e9):
+            theirs = message.serialize()
+            assert encode(message) == theirs.ljust((len(theirs) + 3) & ~3, b"\0"), topic
+            topics.add(topic)
+    assert topics >= {"/odom", "/tf", "/tf_static", "/scan", "/sonar", "/map", "/battery_state", "/bumper_state",
+                      "/motors_state", "/behaviors", "/clock"}  # fmt: skip

@@ -96,9 +96,9 @@ def frame_source(robot: Robot, sim: Callable[[], EmbeddedSim | None]) -> FrameSo
         tasks = robot.scheduler
         return has_map[0] or sim() is not None or LOCALIZE in tasks or TEST_MATCHING in tasks
 
-    def behaviors() -> dict[str, Any]:
-        from saphira.colbert.runtime import Activity
+    from saphira.colbert.runtime import Activity
 
+    def behaviors() -> dict[str, Any]:
         names = [t.name for t in robot.scheduler.tasks if isinstance(t, Activity) and t.parent is None and t.active]
         return {"activities": names, **behavior_state(robot)}
 

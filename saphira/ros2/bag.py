@@ -24,6 +24,7 @@ from saphira.core.tasks import Phase, Task, TaskState
 from saphira.record.extras import MessageTap, behavior_state
 from saphira.ros2 import messages as m
 from saphira.ros2.bridge import SUBSCRIBED, TOPICS, Kind
+from saphira.ros2.cdr import encode
 from saphira.ros2.frames import FrameSource, messages
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class BagWriter:
 
     def write(self, topic: str, message: IdlStruct, time_ns: int) -> None:
         """One message, logged and published at ``time_ns``."""
-        self._writer.add_message(self._channel(topic, message), time_ns, message.serialize(), time_ns)
+        self._writer.add_message(self._channel(topic, message), time_ns, encode(message), time_ns)
         self.count += 1
 
     def close(self) -> None:
