@@ -1,8 +1,9 @@
 """saphira on the ROS 2 graph (docs/ros2.md): a peer that knows nothing of saphira sees and drives it.
 
-The two-process test runs ``saphira run --ros2`` and ``tests/ros2_peer.py`` (plain Cyclone DDS with
-ROS 2's names, types and QoS) in a domain of their own, discovery on loopback only, so parallel tests
-never meet. It runs in real time (a ROS 2 graph does): about 10 s, the cost of one real conversation.
+The two-process check (:func:`drive_with_a_plain_peer`) runs README.md's ``saphira run ... --ros2``
+command (tests/test_readme.py calls it) and ``tests/ros2_peer.py`` (plain Cyclone DDS with ROS 2's
+names, types and QoS) in a domain of their own, discovery on loopback only, so parallel tests never
+meet. It runs in real time (a ROS 2 graph does): 10-20 s, the cost of one real conversation.
 The rest is in-process and lock-step: the messages against an independent ROS 2 type store (rosbags'),
 the ``/cmd_vel`` limits and watchdog on the robot's own cycle.
 """
@@ -39,15 +40,12 @@ def isolated_env() -> dict[str, str]:
     return env
 
 
-def test_a_plain_dds_peer_sees_odom_and_scan_and_drives_with_cmd_vel(tmp_path: Path) -> None:
-    idle = tmp_path / "idle.act"
-    idle.write_text("/* nothing runs: the ROS 2 graph drives */\n")
+def drive_with_a_plain_peer(args: list[str], cwd: Path) -> None:
+    """``saphira ARGS`` (a ``run --ros2`` with a laser) seen and driven by ``tests/ros2_peer.py``, then stopped
+    with SIGTERM: what README.md's ``--ros2`` command is checked with (tests/test_readme.py)."""
     env = isolated_env()
-    robot = subprocess.Popen(
-        [sys.executable, "-m", "saphira", "run", str(idle), "--ros2", "--params", str(LASER_P3DX),
-         "--duration", "600"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    robot = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         peer = subprocess.run([sys.executable, str(PROJECT_ROOT / "tests" / "ros2_peer.py")], env=env,
                               capture_output=True, text=True, timeout=DEADLINE, check=False)  # fmt: skip
@@ -66,6 +64,7 @@ def test_a_plain_dds_peer_sees_odom_and_scan_and_drives_with_cmd_vel(tmp_path: P
     assert seen["moved_on_nan"] < 0.005  # stopped by the watchdog, and a NaN command did not move it
     assert seen["placed"][:2] == pytest.approx([2.0, 3.0], abs=0.05)
     assert robot.returncode == 128 + signal.SIGTERM, err
+    assert "--- interrupted (SIGTERM)" in out
     m = re.search(r"ros2: (\d+) messages published, \d+ snapshots dropped; cmd_vel (\d+) accepted \((\d+) clamped\), "
                   r"(\d+) refused, (\d+) watchdog stops", out)  # fmt: skip
     assert m, out

@@ -12,6 +12,8 @@ The summary's part lines (each top-level activity, each Python part that failed:
 decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
+With ``--ros2`` (:mod:`saphira.app.ros2`) it joins the ROS 2 graph, in real time too, and also goes on until
+stopped: a peer drives.
 """
 
 from __future__ import annotations
@@ -241,7 +243,8 @@ class Session:
         warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
-        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
+        watched = self.live is not None or self.ros2 is not None  # a person, or a ROS 2 graph, drives: run on
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and not watched)
         progress.start()
         interrupted = ""
         signum: int | None = None  # the signal that stopped the run early, if one did
@@ -257,7 +260,7 @@ class Session:
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
                 progress.cycle(self._running_names)
-                if end is None and self.live is None and not self._anything_running():  # watched: run on
+                if end is None and not watched and not self._anything_running():
                     break
                 if self.evaluator.exit_requested:
                     break
