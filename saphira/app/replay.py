@@ -48,8 +48,19 @@ def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--foxglove", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, FOXGLOVE_PORT),
         help=f"serve the run to Foxglove (its WebSocket protocol) on HOST:PORT (default 127.0.0.1:{FOXGLOVE_PORT}; "
-        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. Needs "
-        "foxglove-sdk: pip install 'saphira[foxglove]'",
+        "port 0 picks one): the channels 'saphira export' writes but /log; a non-loopback HOST is warned about. "
+        "Any page in a browser that reaches the server can read it (Foxglove's server cannot check the page "
+        "or a token), so /log and control are opt-in. Needs foxglove-sdk: pip install 'saphira[foxglove]'",
+    )  # fmt: skip
+    parser.add_argument(
+        "--foxglove-log", action="store_true",
+        help="serve /log too (the log records and the activities' messages: any page that reaches the server reads "
+        "them)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--foxglove-control", action="store_true",
+        help="let Foxglove's Teleop panel drive the robot (/cmd_vel, geometry_msgs/Twist in JSON), with the limits "
+        "and 600 ms watchdog of --ros2's /cmd_vel (docs/ros2.md): any page that reaches the server can drive too",
     )  # fmt: skip
 
 

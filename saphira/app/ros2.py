@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from saphira.ros2.frames import FrameSource
     from saphira.sim.embedded import EmbeddedSim
 
-__all__ = ["add_ros2_options", "frame_source", "open_bag_recorder", "ros2_misuse", "start_ros2"]
+__all__ = ["add_ros2_options", "drive_task", "frame_source", "open_bag_recorder", "ros2_misuse", "start_ros2"]
 
 INSTALL = "--ros2 needs Eclipse Cyclone DDS's Python binding and mcap: pip install 'saphira[ros2]'"
 
@@ -131,3 +131,19 @@ def open_bag_recorder(robot: Robot, path: str, sim: Callable[[], EmbeddedSim | N
     from saphira.ros2.bag import BagRecorder
 
     return BagRecorder(robot, path, lambda: frame_source(robot, sim))
+
+
+def drive_task(robot: Robot) -> Callable[[float, float], None]:
+    """``--foxglove-control``: ``/cmd_vel`` commands from any thread (linear x m/s, angular z rad/s) driving the
+    robot as ``--ros2``'s do (:mod:`saphira.ros2.drive`: limits, watchdog), applied each cycle by a task."""
+    from saphira.core.tasks import Phase, TaskState
+    from saphira.ros2.drive import Drive
+
+    drive = Drive(robot)
+
+    def step(state: int) -> int:
+        drive.step()
+        return TaskState.RESUME if state == TaskState.INIT else state
+
+    robot.scheduler.add(step, robot.scheduler.unique_name("teleop"), phase=Phase.ACTIVITIES)
+    return lambda linear, angular: drive.offer(linear, angular)

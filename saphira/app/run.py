@@ -162,7 +162,13 @@ class Session:
             if self.recorder is not None:  # a replay's plot and export draw the world's walls
                 self.recorder.note("world", str(self.args.world))
         if getattr(self.args, "foxglove", None) is not None:
-            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
+            control = None
+            if getattr(self.args, "foxglove_control", False):
+                from saphira.app.ros2 import drive_task
+
+                control = drive_task(self.robot)
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message,
+                                           log=getattr(self.args, "foxglove_log", False), control=control)  # fmt: skip
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
         if getattr(self.args, "ros2", False):
