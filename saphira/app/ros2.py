@@ -16,10 +16,10 @@ from saphira.core.geometry import Pose
 
 if TYPE_CHECKING:
     from saphira.core.arrays import FloatArray
+    from saphira.record.snapshot import FrameSource
     from saphira.robot import Robot
     from saphira.ros2.bag import BagRecorder
     from saphira.ros2.bridge import Ros2Bridge
-    from saphira.ros2.frames import FrameSource
     from saphira.sim.embedded import EmbeddedSim
 
 __all__ = ["add_ros2_options", "drive_task", "frame_source", "open_bag_recorder", "ros2_misuse", "start_ros2"]
@@ -82,7 +82,7 @@ def frame_source(robot: Robot, sim: Callable[[], EmbeddedSim | None]) -> FrameSo
     simulator (None until it is attached, and with a robot)."""
     from saphira.perception import LOCALIZE, TEST_MATCHING
     from saphira.record.extras import behavior_state
-    from saphira.ros2.frames import FrameSource
+    from saphira.record.snapshot import FrameSource
 
     has_map = [False]  # whether the pointlist held a map the last time walls() looked (every few seconds)
 

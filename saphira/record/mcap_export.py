@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from saphira.client.sensors.sonar import NO_ECHO
+from saphira.client.sensors.laser import LaserScan
 from saphira.core.errors import SaphiraError
 from saphira.core.hosts import beyond_loopback, reachable_hosts, url_host
 from saphira.core.outfile import OutputFile
@@ -39,6 +39,7 @@ from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.record.extras import MessageTap, artifact_rows, behavior_state
 from saphira.record.recording import Recorder
+from saphira.record.snapshot import FrameSource
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -148,8 +149,8 @@ class FoxgloveLog(Task):
         self.log = fc.LogChannel("/log", context=context) if log else None
         """``/log``, or None when the messages are kept off (the live server's default: see :class:`FoxgloveServer`)."""
         self._world_sent = False
-        self._sonar_seen: dict[int, int] = {}
-        self._scans = robot.reflector.laser.scans
+        self.source = FrameSource(robot)
+        """What each cycle produced (:mod:`saphira.record.snapshot`, what ROS 2's messages are made from too)."""
         self._artifact_rows: list[list[float]] = []
         self._behavior_json = ""
         self.cycles = 0
@@ -166,19 +167,20 @@ class FoxgloveLog(Task):
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def _log_cycle(self) -> None:
-        fm, st = self._fm, self.robot.state
+        fm, snap = self._fm, self.source.take()
         stamp, ns = self._time()
-        pose = _pose(fm, st.ax, st.ay, st.ath)
-        where = fm.Vector3(x=st.ax / 1000, y=st.ay / 1000, z=0.0)
-        self.pose.log(fm.PoseInFrame(timestamp=stamp, frame_id="world", pose=pose), log_time=ns)
+        (ax, ay, ath), (ox, oy, oth) = snap.pose, snap.odom
+        where = fm.Vector3(x=ax / 1000, y=ay / 1000, z=0.0)
+        self.pose.log(fm.PoseInFrame(timestamp=stamp, frame_id="world", pose=_pose(fm, ax, ay, ath)), log_time=ns)
         self.odom.log(fm.Odometry(timestamp=stamp, frame_id="odom", body_frame_id="base_link",
-                                  pose=_pose(fm, st.odo_x, st.odo_y, st.odo_th),
-                                  linear_velocity=fm.Vector3(x=st.vel / 1000),
-                                  angular_velocity=fm.Vector3(z=math.radians(st.rvel))), log_time=ns)  # fmt: skip
+                                  pose=_pose(fm, ox, oy, oth), linear_velocity=fm.Vector3(x=snap.vel / 1000),
+                                  angular_velocity=fm.Vector3(z=math.radians(snap.rvel))), log_time=ns)  # fmt: skip
         self.tf.log(fm.FrameTransform(timestamp=stamp, parent_frame_id="world", child_frame_id="base_link",
-                                      translation=where, rotation=_quaternion(fm, st.ath)), log_time=ns)  # fmt: skip
-        self._log_sonar(stamp, ns)
-        self._log_laser(stamp, ns)
+                                      translation=where, rotation=_quaternion(fm, ath)), log_time=ns)  # fmt: skip
+        if snap.sonar is not None:
+            self._log_sonar(snap.sonar, stamp, ns)
+        if snap.scan is not None:
+            self._log_laser(snap.scan, stamp, ns)
         again = self.repeat > 0 and self.robot.scheduler.cycle % self.repeat == 0
         if again:
             self._world_sent = False
@@ -195,14 +197,8 @@ class FoxgloveLog(Task):
             self._behavior_json = text
             self.behavior_channel.log(behaviors, log_time=ns)
 
-    def _log_sonar(self, stamp: Any, ns: int) -> None:
-        buckets = self.robot.sonar.buckets
-        fresh = [b for b in buckets if b.count != self._sonar_seen.get(b.index, 0)]
-        if not fresh:
-            return
-        for b in fresh:
-            self._sonar_seen[b.index] = b.count
-        points = [(b.x / 1000, b.y / 1000, 0.0) for b in buckets if b.range < NO_ECHO and b.count > 0]
+    def _log_sonar(self, readings: list[tuple[float, float]], stamp: Any, ns: int) -> None:
+        points = [(x / 1000, y / 1000, 0.0) for x, y in readings]
         fm = self._fm
         f32 = fm.PackedElementFieldNumericType.Float32
         fields = [fm.PackedElementField(name=n, offset=4 * k, type=f32) for k, n in enumerate("xyz")]
@@ -210,12 +206,7 @@ class FoxgloveLog(Task):
         self.sonar.log(fm.PointCloud(timestamp=stamp, frame_id="base_link", pose=_pose(fm, 0, 0, 0), point_stride=12,
                                      fields=fields, data=data), log_time=ns)  # fmt: skip
 
-    def _log_laser(self, stamp: Any, ns: int) -> None:
-        laser = self.robot.reflector.laser
-        scan = laser.scan
-        if scan is None or laser.scans == self._scans or scan.count < 2:
-            return
-        self._scans = laser.scans
+    def _log_laser(self, scan: LaserScan, stamp: Any, ns: int) -> None:
         fm = self._fm
         ranges = [r / 1000 if r < scan.max_range else math.inf for r in scan.ranges.tolist()]
         mount = _pose(fm, scan.mount_x, scan.mount_y, 0)

@@ -1,146 +1,31 @@
-"""A run as ROS 2 messages: what a cycle saw (a :class:`Snapshot`) and the messages it makes (:func:`messages`).
+"""A run as ROS 2 messages: the messages a cycle's :class:`~saphira.record.snapshot.Snapshot` makes (:func:`messages`).
 
-Taking a snapshot is the only part that runs on the cycle (:meth:`Snapshot.take`): plain numbers, and
-references to what is new (a laser scan, the sonar points, the map's walls) that are not changed
-after. Turning it into messages runs wherever its output wants: on the bridge's thread for DDS, in
-line for a bag. Frames follow REP 105: ``map`` (the global frame, once the pose is anchored on a map),
+The snapshot is taken on the cycle (:mod:`saphira.record.snapshot`, what Foxglove's channels are made from
+too); turning it into messages runs wherever its output wants: on the bridge's thread for DDS, in line
+for a bag. Frames follow REP 105: ``map`` (the global frame, once the pose is anchored on a map),
 ``odom`` (odometry), ``base_link`` (the robot), ``laser`` and ``sonar`` (the sensors), ``sonar_N`` each
 transducer. Units are ROS's: metres, radians, seconds; stamps are the run's time plus :attr:`epoch`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from cyclonedds.idl import IdlStruct
 
 from saphira.client.sensors.laser import LaserScan as SaphiraScan
-from saphira.client.sensors.sonar import NO_ECHO
-from saphira.core.arrays import FloatArray
+from saphira.record.snapshot import FrameSource, Snapshot
 from saphira.ros2 import messages as m
 from saphira.ros2.mapgrid import occupancy_from_walls
 
-if TYPE_CHECKING:
-    from saphira.robot import Robot
-
-__all__ = ["BUMPERS", "STATUS_CYCLES", "FrameSource", "Snapshot", "messages"]
+__all__ = ["BUMPERS", "FrameSource", "Snapshot", "laser_scan", "map_to_odom", "messages", "sonar_cloud"]
 
 BUMPERS = 5
 """Bumper segments per ring (front, rear), as a Pioneer 3's: ``/bumper_state`` has this many flags each."""
-STATUS_CYCLES = 10
-"""Cycles between two copies of the slow topics (battery, bumpers, motors): 1 s at 100 ms."""
-MAP_CHECK_CYCLES = 50
-"""Cycles between two looks at whether the map's walls changed (:data:`STATUS_CYCLES` while there are none)."""
-BEHAVIOR_CYCLES = 5
-"""Cycles between two looks at the running activities and behaviors."""
 _ODOM_COVARIANCE = [0.0] * 36
 for _k, _v in ((0, 1e-3), (7, 1e-3), (14, 1e6), (21, 1e6), (28, 1e6), (35, 3e-3)):
     _ODOM_COVARIANCE[_k] = _v
-
-
-@dataclass
-class Snapshot:
-    """What one cycle saw, for the messages (mm, degrees as saphira holds them; None: nothing new)."""
-
-    time: float
-    odom: tuple[float, float, float]
-    pose: tuple[float, float, float]
-    vel: float
-    rvel: float
-    anchored: bool
-    scan: SaphiraScan | None = None
-    sonar: list[tuple[float, float]] | None = None
-    walls: FloatArray | None = None
-    static: list[tuple[str, float, float, float]] | None = None
-    """The static frames (name, x, y, th on ``base_link``) when they changed."""
-    battery: float | None = None
-    bumpers: tuple[int, int] | None = None
-    motors: bool | None = None
-    behaviors: str | None = None
-    clock: bool = False
-
-
-class FrameSource:
-    """Takes a robot's :class:`Snapshot` every cycle, keeping what it last sent to send only what is new.
-
-    ``anchored`` says whether the global pose stands on a map (``map`` → ``odom`` is then published);
-    ``walls`` gives the map's walls (rows x1 y1 x2 y2, mm) or None; ``behaviors`` the activities' and
-    behaviors' state as a JSON-able value.
-    """
-
-    def __init__(
-        self,
-        robot: Robot,
-        *,
-        anchored: Callable[[], bool],
-        walls: Callable[[], FloatArray | None],
-        behaviors: Callable[[], Any],
-        clock: bool = False,
-    ) -> None:
-        self.robot = robot
-        self.anchored = anchored
-        self.walls = walls
-        self.behaviors = behaviors
-        self.clock = clock
-        self._scans = -1
-        self._sonar_seen: dict[int, int] = {}
-        self._walls_key: tuple[int, float] | None = None
-        self._static: list[tuple[str, float, float, float]] | None = None
-        self._behaviors = ""
-        self._first = True
-
-    def forget(self) -> None:
-        """What was last sent may not have gone out (a dropped snapshot): send the one-off parts again."""
-        self._static = None
-        self._walls_key = None
-        self._behaviors = ""
-
-    def take(self) -> Snapshot:
-        """This cycle's snapshot (the robot must be connected)."""
-        robot, st = self.robot, self.robot.state
-        cycle = robot.scheduler.cycle
-        snap = Snapshot(robot.clock.now(), (st.odo_x, st.odo_y, st.odo_th), (st.ax, st.ay, st.ath), st.vel,
-                        st.rvel, self.anchored(), clock=self.clock)  # fmt: skip
-        laser = robot.reflector.laser
-        if laser.scan is not None and laser.scans != self._scans and laser.scan.count >= 2:
-            self._scans = laser.scans
-            snap.scan = laser.scan
-        buckets = robot.sonar.buckets
-        if any(b.count != self._sonar_seen.get(b.index, 0) for b in buckets):
-            self._sonar_seen = {b.index: b.count for b in buckets}
-            snap.sonar = [(b.x, b.y) for b in buckets if b.range < NO_ECHO and b.count > 0]
-        static = self._static_frames(snap.scan)
-        if static != self._static:
-            self._static = snap.static = static
-        first, self._first = self._first, False
-        every = STATUS_CYCLES if self._walls_key in (None, (0, 0.0)) else MAP_CHECK_CYCLES  # none yet: look soon
-        if first or cycle % every == 0:
-            walls = self.walls()
-            key = (0, 0.0) if walls is None else (len(walls), round(float(walls.sum()), 3))
-            if key != self._walls_key:
-                self._walls_key = key
-                snap.walls = walls.copy() if walls is not None and len(walls) else None
-        if first or cycle % STATUS_CYCLES == 0:
-            snap.battery, snap.motors = st.battery, st.motors_enabled
-            snap.bumpers = (st.front_bumpers, st.rear_bumpers)
-        if first or cycle % BEHAVIOR_CYCLES == 0:
-            text = json.dumps(self.behaviors(), separators=(",", ":"))
-            if text != self._behaviors:
-                self._behaviors = snap.behaviors = text
-        return snap
-
-    def _static_frames(self, scan: SaphiraScan | None) -> list[tuple[str, float, float, float]]:
-        frames = self._static or [("sonar", 0.0, 0.0, 0.0)] + [
-            (f"sonar_{u.index}", u.x, u.y, u.th) for u in self.robot.params.sonar_units
-        ]
-        if scan is not None and not any(name == "laser" for name, *_ in frames):
-            frames = [*frames, ("laser", scan.mount_x, scan.mount_y, 0.0)]
-        return frames
 
 
 # ---------------------------------------------------------------- messages
