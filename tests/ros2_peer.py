@@ -46,6 +46,11 @@ class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
 
 
 @dataclass
+class Bool(IdlStruct, typename="std_msgs::msg::dds_::Bool_"):
+    data: bool = False
+
+
+@dataclass
 class Vector3(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
     x: t.float64 = 0.0
     y: t.float64 = 0.0
@@ -162,7 +167,14 @@ def main() -> None:
     )
     cmd = DataWriter(dp, Topic(dp, "rt/cmd_vel", Twist), qos=reliable)  # teleop_twist_keyboard's: reliable
     initial = DataWriter(dp, Topic(dp, "rt/initialpose", PoseWithCovarianceStamped), qos=reliable)
-    seen: dict = {"odom": None, "scan": None}
+    latched = Qos(
+        Policy.Reliability.Reliable(duration(milliseconds=100)),
+        Policy.Durability.TransientLocal,
+        Policy.History.KeepLast(1),
+    )  # RosAria's latched motors_state
+    motors_state = DataReader(dp, Topic(dp, "rt/motors_state", Bool), qos=latched)
+    enable = DataWriter(dp, Topic(dp, "rt/enable_motors", Bool), qos=reliable)
+    seen: dict = {"odom": None, "scan": None, "motors": None}
     frames: dict[tuple[str, str], TransformStamped] = {}
 
     def poll() -> None:
@@ -170,6 +182,8 @@ def main() -> None:
             seen["odom"] = o
         for s in scan.take(N=8):
             seen["scan"] = s
+        for b in motors_state.take(N=8):
+            seen["motors"] = b.data
         for message in tf.take(N=64):
             for tr in message.transforms:
                 frames[(tr.header.frame_id, tr.child_frame_id)] = tr
@@ -242,6 +256,10 @@ def main() -> None:
         "the pose /initialpose set",
         publish=lambda: initial.write(PoseWithCovarianceStamped(Header(Time(), "map"), PoseWithCovariance(pose))),
     )
+    # RosAria's disable_motors, as a topic: /motors_state says so
+    wait_for(lambda: seen["motors"] is True, "/motors_state true")
+    wait_for(lambda: seen["motors"] is False, "/motors_state false", publish=lambda: enable.write(Bool(False)))
+    result["motors_disabled"] = True
     print(json.dumps(result), flush=True)
     del domain  # held until here: the domain's configuration lives as long as this object
 

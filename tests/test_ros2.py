@@ -63,6 +63,7 @@ def drive_with_a_plain_peer(args: list[str], cwd: Path) -> None:
     assert 0 < seen["max_speed"] <= 2.2 + 1e-6  # asked for 5 m/s: clamped to the P3-DX's MaxVelocity
     assert seen["moved_on_nan"] < 0.005  # stopped by the watchdog, and a NaN command did not move it
     assert seen["placed"][:2] == pytest.approx([2.0, 3.0], abs=0.05)
+    assert seen["motors_disabled"]  # /enable_motors false, and /motors_state said so
     assert robot.returncode == 128 + signal.SIGTERM, err
     assert "--- interrupted (SIGTERM)" in out
     m = re.search(r"ros2: (\d+) messages published, \d+ snapshots dropped; cmd_vel (\d+) accepted \((\d+) clamped\), "
@@ -214,3 +215,35 @@ def test_the_fast_cdr_is_cyclone_dds_own_byte_for_byte() -> None:
             topics.add(topic)
     assert topics >= {"/odom", "/tf", "/tf_static", "/scan", "/sonar", "/map", "/battery_state", "/bumper_state",
                       "/motors_state", "/behaviors", "/clock"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("env", "reach", "fragment"),
+    [
+        ({}, "SUBNET", ""),
+        ({"ROS_LOCALHOST_ONLY": "1"}, "LOCALHOST", '<NetworkInterface address="127.0.0.1"/>'),
+        ({"ROS_AUTOMATIC_DISCOVERY_RANGE": "localhost"}, "LOCALHOST", "<AllowMulticast>false</AllowMulticast>"),
+        ({"ROS_AUTOMATIC_DISCOVERY_RANGE": "OFF"}, "OFF", "<AllowMulticast>false</AllowMulticast>"),
+        ({"ROS_STATIC_PEERS": "10.0.0.2; robot.lan"}, "SUBNET",
+         '<Peer address="10.0.0.2"/><Peer address="robot.lan"/>'),
+        ({"ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "CYCLONEDDS_URI": "file:///etc/dds.xml"}, "SYSTEM_DEFAULT",
+         "file:///etc/dds.xml"),
+    ],
+)  # fmt: skip
+def test_discovery_is_read_as_ros2_reads_it(env: dict[str, str], reach: str, fragment: str) -> None:
+    from saphira.ros2.discovery import discovery_from
+
+    found = discovery_from({"ROS_DOMAIN_ID": "17", **env})
+    assert (found.domain, found.range.value) == (17, reach)
+    config = found.config()
+    assert fragment in config
+    if reach in ("SUBNET", "SYSTEM_DEFAULT") and "ROS_STATIC_PEERS" not in env:
+        assert "<CycloneDDS>" not in config  # Cyclone's defaults (and the user's file), as rmw_cyclonedds does
+
+
+def test_shell_joins_the_graph_and_leaves_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in isolated_env().items():
+        monkeypatch.setenv(name, value)
+    result = saphira_in_process("shell", "--ros2", stdin="1 + 1\nexit\n")
+    assert result.returncode == 0, result.stderr
+    assert "ros2: on the ROS 2 graph (domain" in result.stdout and "2 (int)" in result.stdout
