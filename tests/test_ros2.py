@@ -247,3 +247,33 @@ def test_shell_joins_the_graph_and_leaves_it(monkeypatch: pytest.MonkeyPatch) ->
     result = saphira_in_process("shell", "--ros2", stdin="1 + 1\nexit\n")
     assert result.returncode == 0, result.stderr
     assert "ros2: on the ROS 2 graph (domain" in result.stdout and "2 (int)" in result.stdout
+
+
+def test_without_a_map_the_sonar_evidence_grid_is_the_map() -> None:
+    """A robot with no map (the simulator's world unknown to the run) that keeps an evidence grid publishes it:
+    percent occupied where readings reached, -1 elsewhere; decoded by rosbags as nav_msgs/OccupancyGrid."""
+    from rosbags.typesys import Stores, get_typestore
+
+    from saphira.app.ros2 import frame_source
+    from saphira.perception.occupancy import start_occupancy_grid
+    from saphira.robot import Robot
+    from saphira.ros2 import messages as m
+    from saphira.ros2.cdr import encode
+    from saphira.ros2.frames import messages
+    from saphira.sim.embedded import attach_simulator
+
+    robot = Robot()
+    attach_simulator(robot, "corridor")
+    source = frame_source(robot, lambda: None)  # as on a robot: no world to draw
+    start_occupancy_grid(robot.reflector, robot.scheduler)
+    robot.motion.set_velocity(300)
+    grids = []
+    for _ in range(101):
+        robot.step()
+        grids += [message for topic, message in messages(source.take()) if topic == "/map"]
+    assert 2 <= len(grids) <= 3  # looked at on the first snapshot and every 50 cycles, sent when it changed
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    grid = store.deserialize_cdr(encode(grids[-1])[: len(grids[-1].serialize())], m.ros_name(m.OccupancyGrid))
+    cells = set(grid.data.tolist())
+    assert -1 in cells and cells - {-1} and all(-1 <= c <= 100 for c in cells)
+    assert grid.info.resolution == pytest.approx(0.1) and grid.header.frame_id == "map"

@@ -97,12 +97,24 @@ def frame_source(robot: Robot, sim: Callable[[], EmbeddedSim | None]) -> FrameSo
         return has_map[0] or sim() is not None or LOCALIZE in tasks or TEST_MATCHING in tasks
 
     from saphira.colbert.runtime import Activity
+    from saphira.perception.occupancy import TASK_NAME as OCC_GRID
+    from saphira.perception.occupancy import occupancy_grid_for
+    from saphira.record.snapshot import Grid
+
+    def grid() -> Grid | None:
+        if OCC_GRID not in robot.scheduler:  # the evidence grid is kept only while its task runs
+            return None
+        kept = occupancy_grid_for(robot.reflector)
+        if not kept.seen.size:
+            return None
+        return Grid(kept.probabilities(), kept.seen_cells(), kept.origin, kept.resolution)
 
     def behaviors() -> dict[str, Any]:
         names = [t.name for t in robot.scheduler.tasks if isinstance(t, Activity) and t.parent is None and t.active]
         return {"activities": names, **behavior_state(robot)}
 
-    return FrameSource(robot, anchored=anchored, walls=walls, behaviors=behaviors, clock=robot.clock.is_lockstep)
+    return FrameSource(robot, anchored=anchored, walls=walls, grid=grid, behaviors=behaviors,
+                       clock=robot.clock.is_lockstep)  # fmt: skip
 
 
 def start_ros2(

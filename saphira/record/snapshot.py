@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import numpy.typing as npt
+
 from saphira.client.sensors.laser import LaserScan
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.arrays import FloatArray
@@ -22,7 +25,7 @@ from saphira.core.arrays import FloatArray
 if TYPE_CHECKING:
     from saphira.robot import Robot
 
-__all__ = ["BEHAVIOR_CYCLES", "MAP_CHECK_CYCLES", "STATUS_CYCLES", "FrameSource", "Snapshot"]
+__all__ = ["BEHAVIOR_CYCLES", "MAP_CHECK_CYCLES", "STATUS_CYCLES", "FrameSource", "Grid", "Snapshot"]
 
 STATUS_CYCLES = 10
 """Cycles between two copies of the slow topics (battery, bumpers, motors): 1 s at 100 ms."""
@@ -30,6 +33,17 @@ MAP_CHECK_CYCLES = 50
 """Cycles between two looks at whether the map's walls changed (:data:`STATUS_CYCLES` while there are none)."""
 BEHAVIOR_CYCLES = 5
 """Cycles between two looks at the running activities and behaviors."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """An evidence grid as an output draws it: occupancy probabilities (rows along y), which cells have
+    evidence, the global mm of cell [0, 0]'s lower-left corner and the cells' size."""
+
+    probabilities: FloatArray
+    seen: npt.NDArray[np.bool_]
+    origin: tuple[float, float]
+    resolution: float
 
 
 @dataclass
@@ -45,6 +59,8 @@ class Snapshot:
     scan: LaserScan | None = None
     sonar: list[tuple[float, float]] | None = None
     walls: FloatArray | None = None
+    grid: Grid | None = None
+    """An evidence grid (when there are no walls) that changed, copied."""
     static: list[tuple[str, float, float, float]] | None = None
     """The static frames (name, x, y, th on ``base_link``) when they changed."""
     battery: float | None = None
@@ -68,12 +84,15 @@ class FrameSource:
         *,
         anchored: Callable[[], bool] = lambda: False,
         walls: Callable[[], FloatArray | None] | None = None,
+        grid: Callable[[], Grid | None] | None = None,
         behaviors: Callable[[], Any] | None = None,
         clock: bool = False,
     ) -> None:
         self.robot = robot
         self.anchored = anchored
         self.walls = walls
+        self.grid = grid
+        self._grid_key: tuple[int, float] | None = None
         self.behaviors = behaviors
         self.clock = clock
         self._scans = -1
@@ -87,6 +106,7 @@ class FrameSource:
         """What was last sent may not have gone out (a dropped snapshot): send the one-off parts again."""
         self._static = None
         self._walls_key = None
+        self._grid_key = None
         self._behaviors = ""
 
     def take(self) -> Snapshot:
@@ -114,6 +134,8 @@ class FrameSource:
             if key != self._walls_key:
                 self._walls_key = key
                 snap.walls = walls.copy() if walls is not None and len(walls) else None
+        if self.grid is not None and self._walls_key == (0, 0.0) and (first or cycle % MAP_CHECK_CYCLES == 0):
+            self._take_grid(snap, self.grid())  # no map: the evidence grid, if one is kept
         if first or cycle % STATUS_CYCLES == 0:
             snap.battery, snap.motors = st.battery, st.motors_enabled
             snap.bumpers = (st.front_bumpers, st.rear_bumpers)
@@ -122,6 +144,12 @@ class FrameSource:
             if text != self._behaviors:
                 self._behaviors = snap.behaviors = text
         return snap
+
+    def _take_grid(self, snap: Snapshot, grid: Grid | None) -> None:
+        key = None if grid is None else (int(grid.seen.sum()), round(float(grid.probabilities.sum()), 3))
+        if grid is not None and key != self._grid_key:
+            self._grid_key = key
+            snap.grid = grid
 
     def _static_frames(self, scan: LaserScan | None) -> list[tuple[str, float, float, float]]:
         frames = self._static or [("sonar", 0.0, 0.0, 0.0)] + [

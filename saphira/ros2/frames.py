@@ -17,7 +17,7 @@ from cyclonedds.idl import IdlStruct
 from saphira.client.sensors.laser import LaserScan as SaphiraScan
 from saphira.record.snapshot import FrameSource, Snapshot
 from saphira.ros2 import messages as m
-from saphira.ros2.mapgrid import occupancy_from_walls
+from saphira.ros2.mapgrid import occupancy_from_grid, occupancy_from_walls
 
 __all__ = ["BUMPERS", "FrameSource", "Snapshot", "laser_scan", "map_to_odom", "messages", "sonar_cloud"]
 
@@ -75,6 +75,8 @@ def messages(snap: Snapshot, epoch: float = 0.0) -> list[tuple[str, IdlStruct]]:
         out.append(("/sonar", sonar_cloud(snap.sonar, stamp)))
     if snap.walls is not None:
         out.append(("/map", occupancy_from_walls(snap.walls, stamp)))
+    elif snap.grid is not None:
+        out.append(("/map", occupancy_from_grid(snap.grid, stamp)))
     if snap.battery is not None:
         nan = math.nan
         out.append(("/battery_state", m.BatteryState(m.Header(stamp, "base_link"), snap.battery, nan, nan, nan, nan,

@@ -1,4 +1,5 @@
-"""A map's walls as a ROS 2 occupancy grid (``nav_msgs/OccupancyGrid``), what Nav2's costmaps read.
+"""A map's walls, or a sonar evidence grid, as a ROS 2 occupancy grid (``nav_msgs/OccupancyGrid``), what
+Nav2's costmaps read.
 
 The walls (rows x1 y1 x2 y2, mm, in the ``map`` frame) are drawn into cells of :data:`RESOLUTION`
 (coarser when the map is larger than :data:`MAX_CELLS` cells): a cell a wall passes through is
@@ -12,9 +13,10 @@ import math
 import numpy as np
 
 from saphira.core.arrays import FloatArray
+from saphira.record.snapshot import Grid
 from saphira.ros2 import messages as m
 
-__all__ = ["MAX_CELLS", "RESOLUTION", "occupancy_from_walls"]
+__all__ = ["MAX_CELLS", "RESOLUTION", "occupancy_from_grid", "occupancy_from_walls"]
 
 RESOLUTION = 50.0
 """mm per cell (Nav2's maps are often 5 cm)."""
@@ -43,3 +45,13 @@ def occupancy_from_walls(walls: FloatArray, stamp: m.Time) -> m.OccupancyGrid:
     origin = m.Pose(m.Point(x0 / 1000, y0 / 1000, 0.0), m.Quaternion())
     info = m.MapMetaData(stamp, res / 1000, nx, ny, origin)
     return m.OccupancyGrid(m.Header(stamp, "map"), info, grid.ravel().tolist())
+
+
+def occupancy_from_grid(grid: Grid, stamp: m.Time) -> m.OccupancyGrid:
+    """A sonar evidence grid as ROS draws one: the probability of being occupied in percent, -1 where no
+    reading has reached (no evidence)."""
+    rows, cols = grid.probabilities.shape
+    cells = np.where(grid.seen, np.rint(grid.probabilities * 100), -1).astype(np.int8)
+    origin = m.Pose(m.Point(grid.origin[0] / 1000, grid.origin[1] / 1000, 0.0), m.Quaternion())
+    info = m.MapMetaData(stamp, grid.resolution / 1000, cols, rows, origin)
+    return m.OccupancyGrid(m.Header(stamp, "map"), info, cells.ravel().tolist())
