@@ -132,7 +132,7 @@ def start_ros2(
 
     source = frame_source(robot, lambda: sim)
     discovery = discovery_from(domain=getattr(args, "ros2_domain", None))
-    bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose, say=say)
+    bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose)
     robot.scheduler.add(bridge, robot.scheduler.unique_name("ros2"))
     say(f"ros2: on the ROS 2 graph ({discovery.describe()}): /odom /tf /scan /sonar /map ...; /cmd_vel drives")
     return bridge

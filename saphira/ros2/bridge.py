@@ -128,7 +128,6 @@ class Ros2Bridge(Task):
         source: FrameSource,
         *,
         set_pose: Callable[[float, float, float], None],
-        say: Callable[[str], None] = print,
     ) -> None:
         super().__init__("ros2", phase=Phase.OBSERVE)
         cyclonedds_module()
@@ -142,7 +141,6 @@ class Ros2Bridge(Task):
         self.source = source
         self.discovery = discovery
         self.set_pose = set_pose
-        self.say = say
         self.drive = Drive(robot)
         self.epoch = time.time() - robot.clock.now()
         """Added to the run's time for the stamps: wall-clock time in a real-time run."""

@@ -8,8 +8,8 @@ beyond the robot's limits (its parameters' ``MaxVelocity``, ``MaxRVelocity``) is
 The accepted command becomes the behavior :data:`cmd_vel` (priority :data:`PRIORITY`, 0 the highest,
 so it has the robot while commands come; other behaviors blend in below it): its speed rule asks for
 the speed, its turn rule for a heading :data:`LOOKAHEAD` seconds of the turn rate ahead, every cycle.
-When no command came for :data:`WATCHDOG` seconds (RosAria's 600 ms), the behavior is suspended and
-the executive stops the robot in that cycle; the next command resumes it.
+When no command came for :data:`WATCHDOG` seconds (RosAria's 600 ms), the behavior is removed and
+the executive stops the robot in that cycle; the next command starts it again.
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ class Drive:
         offered, self._offered = self._offered, None
         if offered is not None:
             note = self._apply(*offered)
-        if self.task is not None and not self.task.suspended and now - self._last > WATCHDOG:
-            self.robot.scheduler.suspend(self.task)
+        if self.task is not None and now - self._last > WATCHDOG:
+            self.robot.scheduler.remove(self.task)  # nothing left behind to keep a run going
+            self.task = None
             self.stops += 1
         return note
 
@@ -112,9 +113,7 @@ class Drive:
         self.command.speed, self.command.turn_rate = limited_vel, limited_rvel
         self.accepted += 1
         self._last = at
-        if self.task is None or self.task.finished or self.task.scheduler is None:  # ended: a new one
+        if self.task is None or self.task.finished or self.task.scheduler is None:  # none, or ended: a new one
             name = self.robot.scheduler.unique_name("cmd_vel")
             self.task = self.robot.start_behavior(cmd_vel, name=name, priority=PRIORITY, command=self.command)
-        elif self.task.suspended:
-            self.robot.scheduler.resume(self.task)
         return None
