@@ -277,3 +277,17 @@ def test_without_a_map_the_sonar_evidence_grid_is_the_map() -> None:
     cells = set(grid.data.tolist())
     assert -1 in cells and cells - {-1} and all(-1 <= c <= 100 for c in cells)
     assert grid.info.resolution == pytest.approx(0.1) and grid.header.frame_id == "map"
+
+
+def test_a_graph_it_cannot_join_ends_the_run_before_the_robot_is_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    act = tmp_path / "idle.act"
+    act.write_text("")
+    for name, value in isolated_env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CYCLONEDDS_URI", "<CycloneDDS><Domain><Nonsense/></Domain></CycloneDDS>")
+    # a robot nobody answers for: had the robot been reached first, the error would be the connection's
+    result = saphira_in_process("run", str(act), "--ros2", "--robot", "tcp://127.0.0.1:9", "--link-timeout", "1")
+    assert result.returncode == 2
+    assert "cannot join the ROS 2 graph" in result.stderr and "connecting to" not in result.stdout

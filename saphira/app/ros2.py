@@ -118,9 +118,10 @@ def frame_source(robot: Robot, sim: Callable[[], EmbeddedSim | None]) -> FrameSo
 
 
 def start_ros2(
-    robot: Robot, args: argparse.Namespace, sim: EmbeddedSim | None, say: Callable[[str], None]
+    robot: Robot, args: argparse.Namespace, sim: Callable[[], EmbeddedSim | None], say: Callable[[str], None]
 ) -> Ros2Bridge:
-    """The bridge for this run, added to its scheduler; the console says which graph it joined."""
+    """The bridge for this run, added to its scheduler (before the robot is reached: a graph it cannot join
+    stops the run before anything moves); ``sim`` gives the embedded simulator once attached."""
     from saphira.perception import LOCALIZE, perception_for
     from saphira.ros2.bridge import Ros2Bridge
     from saphira.ros2.discovery import discovery_from
@@ -130,7 +131,7 @@ def start_ros2(
             perception_for(robot.reflector, robot.scheduler).localizer.reset(Pose(x, y, th))
         robot.reflector.set_global_pose(x, y, th)
 
-    source = frame_source(robot, lambda: sim)
+    source = frame_source(robot, sim)
     discovery = discovery_from(domain=getattr(args, "ros2_domain", None))
     bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose)
     robot.scheduler.add(bridge, robot.scheduler.unique_name("ros2"))

@@ -144,6 +144,10 @@ class Session:
 
     def connect(self) -> None:
         self._files_exist()
+        if getattr(self.args, "ros2", False):  # a graph it cannot join ends the run before the robot is reached
+            from saphira.app.ros2 import start_ros2
+
+            self.ros2 = start_ros2(self.robot, self.args, lambda: self.sim, self.console.message)
         if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
             self.recorder = self._recorder(self.args.record)
             self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
@@ -171,10 +175,6 @@ class Session:
                                            log=getattr(self.args, "foxglove_log", False), control=control)  # fmt: skip
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
-        if getattr(self.args, "ros2", False):
-            from saphira.app.ros2 import start_ros2
-
-            self.ros2 = start_ros2(self.robot, self.args, self.sim, self.console.message)
         self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True

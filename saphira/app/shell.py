@@ -166,7 +166,7 @@ def run_shell(args: argparse.Namespace) -> int:
     if getattr(args, "ros2", False):
         from saphira.app.ros2 import start_ros2
 
-        ros2 = start_ros2(robot, args, sim, evaluator.output)
+        ros2 = start_ros2(robot, args, lambda: sim, evaluator.output)
     robot.scheduler.start_async()
     interactive = sys.stdin.isatty()
     ending = contextlib.ExitStack()
