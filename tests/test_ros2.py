@@ -59,7 +59,7 @@ def drive_with_a_plain_peer(args: list[str], cwd: Path) -> None:
     assert scan["frame"] == "laser" and scan["count"] == 181 and scan["finite"] > 0
     assert scan["angle_min"] == pytest.approx(-math.pi / 2, abs=1e-4)
     assert scan["angle_max"] == pytest.approx(math.pi / 2, abs=1e-4)
-    assert seen["moved"] >= 0.3  # /cmd_vel drove it
+    assert seen["moved"] >= 0.2  # /cmd_vel drove it
     assert 0 < seen["max_speed"] <= 2.2 + 1e-6  # asked for 5 m/s: clamped to the P3-DX's MaxVelocity
     assert seen["moved_on_nan"] < 0.005  # stopped by the watchdog, and a NaN command did not move it
     assert seen["placed"][:2] == pytest.approx([2.0, 3.0], abs=0.05)
