@@ -237,6 +237,7 @@ def test_discovery_is_read_as_ros2_reads_it(env: dict[str, str], reach: str, fra
     assert (found.domain, found.range.value) == (17, reach)
     config = found.config()
     assert fragment in config
+    assert (found.warning() is None) == (reach in ("LOCALHOST", "OFF"))  # beyond this host: who can drive is said
     if reach in ("SUBNET", "SYSTEM_DEFAULT") and "ROS_STATIC_PEERS" not in env:
         assert "<CycloneDDS>" not in config  # Cyclone's defaults (and the user's file), as rmw_cyclonedds does
 

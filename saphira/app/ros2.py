@@ -136,6 +136,9 @@ def start_ros2(
     bridge = Ros2Bridge(robot, discovery, source, set_pose=set_pose)
     robot.scheduler.add(bridge, robot.scheduler.unique_name("ros2"))
     say(f"ros2: on the ROS 2 graph ({discovery.describe()}): /odom /tf /scan /sonar /map ...; /cmd_vel drives")
+    warning = discovery.warning()
+    if warning is not None:
+        say(warning)
     return bridge
 
 

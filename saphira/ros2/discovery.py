@@ -64,6 +64,14 @@ class Discovery:
         domain = f'<CycloneDDS><Domain Id="any">{fragment}</Domain></CycloneDDS>' if fragment else ""
         return ",".join(part for part in (self.user_config, domain) if part)
 
+    def warning(self) -> str | None:
+        """What a run that reaches beyond this host should say: who can drive it (None on this host only)."""
+        if self.range in (Range.LOCALHOST, Range.OFF) and not self.peers:
+            return None
+        return (f"warning: ROS 2 domain {self.domain} reaches beyond this host: any host there can read the robot "
+                "and publish /cmd_vel to it (as with RosAria); ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST keeps it on "
+                "this host (docs/ros2.md)")  # fmt: skip
+
     def describe(self) -> str:
         """One line for the console: ``domain 7, this host only``."""
         reach = {
