@@ -123,9 +123,13 @@ def test_export_ros2_writes_a_bag_every_ros2_reader_decodes(tmp_path: Path) -> N
     rec, bag = tmp_path / "run.rec", tmp_path / "run.mcap"
     ran = saphira_in_process("run", str(idle), "--params", "p3dx-laser", "--duration", "6", "--record", str(rec))
     assert ran.returncode == 0, ran.stderr
+    bag.write_bytes(b"kept")
+    (tmp_path / "not-a-recording.rec").write_text("nonsense\n")
+    failed = saphira_in_process("export", str(tmp_path / "not-a-recording.rec"), "-o", str(bag), "--ros2")
+    assert failed.returncode == 2 and bag.read_bytes() == b"kept"  # a failed export leaves what was there
     done = saphira_in_process("export", str(rec), "-o", str(bag), "--ros2")
     assert done.returncode == 0, done.stderr
-    assert not list(tmp_path.glob("*.partial"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idle.act", "not-a-recording.rec", "run.mcap", "run.rec"]
     topics = read_bag(bag)
     for name in ("/odom", "/tf", "/tf_static", "/scan", "/sonar", "/map", "/battery_state", "/bumper_state",
                  "/motors_state", "/behaviors"):  # fmt: skip

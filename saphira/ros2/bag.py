@@ -5,21 +5,20 @@ sends them; each channel carries the QoS it was offered with (``offered_qos_prof
 record`` writes it), so ``ros2 bag play`` republishes ``/map`` and ``/tf_static`` transient local. Log
 time is the run's time plus the recording's epoch (0: the run starts at time 0).
 
-The file is written beside its final name and moved into place when closed, so a file the user keeps
-is replaced only by a complete bag.
+The file is written beside its final name (:mod:`saphira.core.outfile`): an export's is moved into place
+when complete, a recording's with its first cycle (it grows there), so a file the user keeps is replaced
+only when there is a bag to put in its place.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from cyclonedds.idl import IdlStruct
 
-from saphira.core.errors import SaphiraError
+from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.record.extras import MessageTap, behavior_state
 from saphira.record.snapshot import FrameSource
@@ -58,11 +57,8 @@ class BagWriter:
         from mcap.writer import CompressionType, Writer
 
         self.path = Path(path)
-        self._partial = self.path.with_name(self.path.name + ".partial")
-        try:
-            self._stream: IO[bytes] | None = self._partial.open("wb")
-        except OSError as exc:
-            raise SaphiraError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        self.output = OutputFile(path)  # written beside; in place with its first message, or when complete
+        self._stream: IO[bytes] | None = self.output.open("wb")
         self._writer = Writer(self._stream, compression=CompressionType.ZSTD)
         self._writer.start(profile="ros2", library="saphira")
         self._schemas: dict[type[IdlStruct], int] = {}
@@ -87,31 +83,25 @@ class BagWriter:
         self._writer.add_message(self._channel(topic, message), time_ns, encode(message), time_ns)
         self.count += 1
 
-    def close(self) -> None:
-        """Finish the file and move it into place (idempotent)."""
+    def close(self, *, keep: bool = True) -> None:
+        """Finish the file and leave it in place if ``keep`` and it holds a message, else drop it (idempotent)."""
         if self._stream is None:
             return
         self._writer.finish()  # type: ignore[no-untyped-call]
         self._stream.close()
         self._stream = None
-        os.replace(self._partial, self.path)
-
-    def abandon(self) -> None:
-        """Drop the partial file (an error before anything worth keeping)."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-            with contextlib.suppress(OSError):
-                self._partial.unlink()
+        self.output.finish(keep=keep and self.count > 0)
 
 
 class _BagTask(Task):
     """An observe-phase task writing each cycle's messages to a bag; the source is made on the first
     connected cycle (what it reads, a simulated run's world, is known by then)."""
 
-    def __init__(self, robot: Robot, make_source: Callable[[], FrameSource], writer: BagWriter) -> None:
+    def __init__(
+        self, robot: Robot, make_source: Callable[[], FrameSource], writer: BagWriter, *, place_early: bool = False
+    ) -> None:
         super().__init__("ros2 bag", phase=Phase.OBSERVE)
-        self.robot, self.make_source, self.writer = robot, make_source, writer
+        self.robot, self.make_source, self.writer, self.place_early = robot, make_source, writer, place_early
         self.source: FrameSource | None = None
         self.epoch = 0.0
 
@@ -123,6 +113,8 @@ class _BagTask(Task):
             ns = round((self.epoch + snap.time) * 1e9)
             for topic, message in messages(snap, self.epoch):
                 self.writer.write(topic, message, ns)
+            if self.writer.output.pending and self.place_early:  # a recording: in place with its first cycle
+                self.writer.output.commit()
         return TaskState.RESUME if state == TaskState.INIT else state
 
 
@@ -136,7 +128,7 @@ class BagRecorder:
     def __init__(self, robot: Robot, path: str | Path, make_source: Callable[[], FrameSource]) -> None:
         self.robot = robot
         self.writer = BagWriter(path)
-        self.task = _BagTask(robot, make_source, self.writer)
+        self.task = _BagTask(robot, make_source, self.writer, place_early=True)
         robot.scheduler.add(self.task, robot.scheduler.unique_name("recorder ros2"))
         self.tap = MessageTap(lambda level, name, text: None)  # the bag has no log topic: /rosout is not kept
 
@@ -168,7 +160,7 @@ def export_bag(
         while not playback.done:
             playback.step()
     except BaseException:
-        writer.abandon()
+        writer.close(keep=False)  # an existing file is left as it was
         raise
     writer.close()
     return playback.cycles, writer.count
