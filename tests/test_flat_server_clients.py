@@ -205,3 +205,41 @@ def test_saphira_sim_flat_with_no_exit_and_a_handshake_deadline() -> None:
     assert proc.returncode == 143, err  # ended by SIGTERM (terminate)
     assert b"connection ended (the program goes on" in err
     assert b"simulator stopped after 1 steps (1 controller(s) dropped)" in out
+
+
+SILENT_HOLDER = """
+import socket, sys
+host, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+held = [socket.create_connection((host, port)) for _ in range(count)]
+print("connected", flush=True)
+sys.stdin.read()  # hold them, silent, until the test closes this pipe
+"""
+
+
+def test_ten_queued_silent_connections_do_not_delay_a_controller_beyond_one_deadline() -> None:
+    from sim_process import Program
+
+    deadline = 5.0  # the default handshake deadline; before the fix the controller waited 10 of them
+    sim = Program("--flat", "0", "--handshake-timeout", str(deadline))
+    try:
+        host, port = sim.addresses[0].rsplit(":", 1)
+
+        def served_after() -> float:
+            start = time.monotonic()
+            controller = Controller(host, int(port))
+            assert isinstance(controller.step(100.0), StepOutput)
+            controller.close()
+            return time.monotonic() - start
+
+        baseline = served_after()
+        attacker = subprocess.Popen([sys.executable, "-c", SILENT_HOLDER, host, port, "10"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert attacker.stdout is not None and attacker.stdout.readline() == "connected\n"
+            attacked = served_after()  # queued behind the ten silent connections
+        finally:
+            attacker.communicate(timeout=WAIT)
+        assert attacked < baseline + deadline, (baseline, attacked)
+    finally:
+        status, out = sim.stop()
+    assert status == 143, out
