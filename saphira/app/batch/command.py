@@ -3,8 +3,9 @@
 Prints what will run, a progress bar with ETA (stderr), then the summary table per configuration and
 the winning setting (stdout); writes ``DIR/trials.csv``, ``DIR/summary.csv`` and the plots. Exit status
 0 when every trial succeeded, 1 when any failed, hung or crashed (they are rows like the others), 2 for
-a bad experiment file or option or a lost ``--scheduler`` (said in one line, with how to resume), 130 after SIGINT and 143 after SIGTERM (the trials running then write
-no row; run the same command again to resume).
+a bad experiment file or option or a ``--scheduler`` that cannot be reached, stops answering or goes
+away (said in one line, with how to resume), 130 after SIGINT and 143 after SIGTERM (the trials
+running then write no row; run the same command again to resume).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def add_batch_parser(sub: Any) -> None:
         "writes DIR/summary.csv and plots (with matplotlib).",
         epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
         "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
-        "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, 143 by SIGTERM (the trials running then "
+        "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
+        "143 by SIGTERM (the trials running then "
         "write no row; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")

@@ -232,7 +232,7 @@ def _identify(address: str, timeout: float) -> None:
     async def bounded() -> None:
         try:
             await asyncio.wait_for(ask(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TimeoutError(f"no answer within {timeout:g} s (--scheduler-timeout)") from None
 
     asyncio.run(bounded())
