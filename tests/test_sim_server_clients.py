@@ -103,6 +103,26 @@ def test_loadworld_reads_files_under_the_world_dir_and_nothing_beside(tmp_path: 
     assert rig.server.stats.worlds_refused == len(refusals)
 
 
+def test_loadworld_opens_the_file_once_and_follows_no_link_in_the_world_dir(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A link whose target is inside the folder is refused too: a name checked and then opened again could
+    be swapped for a link in between (the review's race loaded a world from outside 13 times in 20 s)."""
+    folder = tmp_path / "worlds"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "inside.wld").write_text(ROOM)
+    (folder / "link.wld").symlink_to(folder / "sub" / "inside.wld")
+    (folder / "linked").symlink_to(folder / "sub")
+    rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=folder)))
+    rig.open()
+    for refused in ("link.wld", "linked/inside.wld", str(folder / "link.wld")):
+        _load(rig, refused)
+        assert rig.simulation.world.name == "test", refused
+        assert caplog.records[-1].getMessage().endswith("is a symbolic link (links in --world-dir are not followed)")
+    _load(rig, "sub/inside.wld")
+    assert rig.simulation.world.name == "inside" and rig.server.stats.worlds_refused == 3
+
+
 def test_loadworld_checks_the_size_before_reading_and_survives_a_bad_world(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -184,12 +184,17 @@ def load_world(source: str | Path) -> World:
 @functools.lru_cache(maxsize=8)
 def _read_world(path: Path, resolved: Path, mtime_ns: int, size: int) -> World:
     """The world in ``path`` (its other arguments are the cache key: where it is and which version)."""
+    return parse_world_data(read_input(path, what="world file", limit=MAX_WORLD_BYTES, error=WorldError), path)
+
+
+def parse_world_data(raw: bytes, path: Path) -> World:
+    """The world in ``raw``, the bytes of the file ``path`` (which names it in errors and gives its kind
+    and name): a caller that has opened and read the file itself (a server, without following links)."""
     # Imported here: the readers import World from this module.
     from saphira.world.aria_map import is_aria_map, parse_map
     from saphira.world.pyro import is_block_world, parse_pyro_world
     from saphira.world.wld import parse_wld
 
-    raw = read_input(path, what="world file", limit=MAX_WORLD_BYTES, error=WorldError)
     text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)
