@@ -19,6 +19,7 @@ from saphira.sim.lines import TcpLine
 from saphira.sim.server import PioneerServer, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess
+from saphira.world.world import MAX_WALLS
 from tests.sim_process import TIMEOUT, Program
 from tests.test_sim_server import Rig, open_world
 from tests.test_sim_standalone import RawClient
@@ -121,6 +122,27 @@ def test_loadworld_opens_the_file_once_and_follows_no_link_in_the_world_dir(
         assert caplog.records[-1].getMessage().endswith("is a symbolic link (links in --world-dir are not followed)")
     _load(rig, "sub/inside.wld")
     assert rig.simulation.world.name == "inside" and rig.server.stats.worlds_refused == 3
+
+
+def test_loadworld_refuses_a_world_with_too_many_walls_naming_the_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The byte limit let a 16 MiB file hold ~900,000 walls: minutes and ~500 MB to load (the review's N9)."""
+    walls = "".join(f"{k % 5000} 0 {k % 5000} 100\n" for k in range(MAX_WALLS))
+    (tmp_path / "most.map").write_text(f"2D-Map\nLINES\n{walls}DATA\n")  # ARIA: read as one table
+    (tmp_path / "over.map").write_text(f"2D-Map\nLINES\n{walls}1 1 2 2\nDATA\n")
+    (tmp_path / "over.wld").write_text(
+        walls.splitlines()[0] + "\n" + "".join(f"{k} 0 {k} 9\n" for k in range(MAX_WALLS))
+    )
+    rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=tmp_path)))
+    rig.open()
+    for name, line in (("over.map", MAX_WALLS + 3), ("over.wld", MAX_WALLS + 1)):
+        _load(rig, name)
+        said = caplog.records[-1].getMessage()
+        assert said.endswith(f"{tmp_path / name}:{line}:1: more than {MAX_WALLS} walls (the most a world may have)")
+    assert rig.simulation.world.name == "test" and rig.server.stats.worlds_refused == 2
+    _load(rig, "most.map")  # at the limit: loaded
+    assert rig.simulation.world.name == "most" and len(rig.simulation.world.segments) == MAX_WALLS
 
 
 def test_loadworld_checks_the_size_before_reading_and_survives_a_bad_world(

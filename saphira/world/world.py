@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 WORLD_SUFFIXES = (".wld", ".map")
 MAX_WORLD_BYTES = 16 * MIB
 """The largest world or map file read (the bundled ARIA maps are under 1 MB)."""
+MAX_WALLS = 100_000
+"""Walls a world may have (the largest bundled map has 470): a world costs every cycle of every robot,
+and the size limit alone let a 16 MiB file hold ~900,000 walls (minutes to load, ~500 MB)."""
 MAX_COORDINATE = 1e9
 """mm: the largest number a world may hold (1000 km); beyond, the simulator's squares overflow."""
 
