@@ -13,9 +13,10 @@ odometry. ``CAMERA`` is accepted (there is no camera to move), as is the joint f
 has no other joints: logged, ignored), and so is any other SET (logged).
 A bad line is logged with the client's address and the offending text and answered with an
 ``ERR {Message …}`` line; the session goes on. Past :data:`LOGGED_REFUSALS` in a :data:`LOG_INTERVAL`,
-a client's bad lines are counted and logged as one line per interval, not one line each (a flood). INIT is refused when the server already has
-``max_robots`` robots, when the client's host has its share (the server's ``may_spawn`` says), or for
-a place outside the world's bounds (or not a finite number of mm).
+a client's bad lines are counted and logged as one line per interval, not one line each (a flood).
+INIT is refused when the server already has ``max_robots`` robots, when the client's host has its
+share (the server's ``may_spawn`` says), or for a place outside the world's bounds (or not a finite
+number of mm).
 When the client goes, its robot leaves the world, as USARSim's bot does.
 """
 

@@ -447,7 +447,10 @@ def _pairs_distance(px: FloatArray, py: FloatArray, walls: FloatArray) -> FloatA
     length2 = ex * ex + ey * ey
     along = np.divide((px - ax) * ex + (py - ay) * ey, length2, out=np.zeros_like(px), where=length2 != 0.0)
     s = np.clip(along, 0.0, 1.0)
-    return np.where(length2 == 0.0, np.hypot(px - ax, py - ay), np.hypot(ax + s * ex - px, ay + s * ey - py))
+    distance: FloatArray = np.where(
+        length2 == 0.0, np.hypot(px - ax, py - ay), np.hypot(ax + s * ex - px, ay + s * ey - py)
+    )
+    return distance
 
 
 def segment_segment_distances(p0: npt.ArrayLike, p1: npt.ArrayLike, segments: npt.ArrayLike) -> FloatArray:
