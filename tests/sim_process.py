@@ -20,10 +20,10 @@ TIMEOUT = 5.0
 class Program:
     """``python -m saphira.app.sim ARGS`` and the addresses it prints."""
 
-    def __init__(self, *args: str, robots: int = 1) -> None:
+    def __init__(self, *args: str, robots: int = 1, quiet: bool = True) -> None:
         env = dict(os.environ, PYTHONPATH=str(PROJECT))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "saphira.app.sim", "-q", *args],
+            [sys.executable, "-m", "saphira.app.sim", *(["-q"] if quiet else []), *args],
             cwd=PROJECT,
             env=env,
             stdout=subprocess.PIPE,

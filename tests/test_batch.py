@@ -277,13 +277,12 @@ def test_a_python_module_is_an_activity_and_its_attributes_are_parameters(tmp_pa
     assert 1.5 < distance["240.0"] / distance["120.0"] < 2.5  # each trial cruised at its own speed
 
 
-def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
-    from saphira.app.batch import runner
-
-    monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 2)  # a refused connection is retried until then
+def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys) -> None:
     exp = _experiment(tmp_path, "duration = 1\n")
     address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
-    assert main(["batch", str(exp), "--out", str(tmp_path / "out"), "--scheduler", address]) == 2
+    # A refused connection is retried until the timeout.
+    argv = ["batch", str(exp), "--out", str(tmp_path / "out"), "--scheduler", address, "--scheduler-timeout", "2"]
+    assert main(argv) == 2
     assert f"cannot reach the Dask scheduler at {address}" in capsys.readouterr().err
 
 

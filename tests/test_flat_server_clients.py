@@ -52,13 +52,11 @@ def first_line(sock: socket.socket) -> bytes:
 def test_a_silent_controller_is_dropped_at_the_handshake_deadline_and_the_next_is_served() -> None:
     server = serving(FlatServer(FlatSimulation(hall(), pose=(2000.0, 3000.0, 0.0)), handshake_timeout=0.5))
     try:
-        start = time.monotonic()
         with socket.create_connection(server.address, timeout=WAIT) as silent:
             first_line(silent)
-            next_one = Controller(*server.address)  # waits in the backlog until the silent one goes
-            assert time.monotonic() - start < 10.0  # before the fix it waited for ever
-            assert silent.recv(1) == b""
-        assert isinstance(next_one.step(100.0), StepOutput)
+            next_one = Controller(*server.address)  # greeted at once, with its own deadline
+            assert isinstance(next_one.step(100.0), StepOutput)  # served while the silent one still waits
+            assert silent.recv(1) == b""  # dropped at its deadline (before the fix: it held the server for ever)
         next_one.close()
         assert server.dropped == 1
     finally:
@@ -205,3 +203,41 @@ def test_saphira_sim_flat_with_no_exit_and_a_handshake_deadline() -> None:
     assert proc.returncode == 143, err  # ended by SIGTERM (terminate)
     assert b"connection ended (the program goes on" in err
     assert b"simulator stopped after 1 steps (1 controller(s) dropped)" in out
+
+
+SILENT_HOLDER = """
+import socket, sys
+host, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+held = [socket.create_connection((host, port)) for _ in range(count)]
+print("connected", flush=True)
+sys.stdin.read()  # hold them, silent, until the test closes this pipe
+"""
+
+
+def test_ten_queued_silent_connections_do_not_delay_a_controller_beyond_one_deadline() -> None:
+    from sim_process import Program
+
+    deadline = 5.0  # the default handshake deadline; before the fix the controller waited 10 of them
+    sim = Program("--flat", "0", "--handshake-timeout", str(deadline))
+    try:
+        host, port = sim.addresses[0].rsplit(":", 1)
+
+        def served_after() -> float:
+            start = time.monotonic()
+            controller = Controller(host, int(port))
+            assert isinstance(controller.step(100.0), StepOutput)
+            controller.close()
+            return time.monotonic() - start
+
+        baseline = served_after()
+        attacker = subprocess.Popen([sys.executable, "-c", SILENT_HOLDER, host, port, "10"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert attacker.stdout is not None and attacker.stdout.readline() == "connected\n"
+            attacked = served_after()  # queued behind the ten silent connections
+        finally:
+            attacker.communicate(timeout=WAIT)
+        assert attacked < baseline + deadline, (baseline, attacked)
+    finally:
+        status, out = sim.stop()
+    assert status == 143, out

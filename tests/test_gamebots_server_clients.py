@@ -7,6 +7,10 @@ write returns, so a cycle sees what was sent before it.
 from __future__ import annotations
 
 import logging
+import re
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -25,7 +29,7 @@ from tests.test_gamebots_server import OPEN_ROOM, WAIT, Client
 @pytest.fixture
 def server() -> Iterator[GamebotsServer]:
     simulation = Simulation(parse_wld(OPEN_ROOM, "<room>"), 0, odometry_error=False)
-    gamebots = GamebotsServer(simulation, port=0, max_robots=2)
+    gamebots = GamebotsServer(simulation, port=0, max_robots=2, max_per_host=2)  # every client is 127.0.0.1
     yield gamebots
     gamebots.close()
 
@@ -114,3 +118,81 @@ def test_the_client_link_logs_why_its_init_was_refused(caplog: pytest.LogCapture
         assert any("refused a command: INIT: (99000, 1000) mm lies outside" in r.getMessage() for r in caplog.records)
     finally:
         server.close()
+
+
+GREEDY_HOST = """
+import select, socket, sys, time
+port, count, junk = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+socks = []
+for k in range(count):
+    try:
+        socks.append(socket.create_connection(("127.0.0.1", port), timeout=60))
+    except OSError:
+        pass
+for k, sock in enumerate(socks):
+    try:
+        sock.sendall(b"INIT {ClassName USARBot.P2DX} {Location %d,-%g,0}\\r\\n" % (1 + k % 4, 1.5 + 2 * (k // 4)))
+    except OSError:
+        pass
+outcome = {"robots": 0, "refused": 0, "closed": 0}
+robots = []
+for sock in socks:
+    data = b""
+    while b"STA" not in data and b"ERR" not in data:
+        chunk = sock.recv(65536) if select.select([sock], [], [], 60)[0] else b""
+        if not chunk:
+            break
+        data += chunk
+    outcome["robots" if b"STA" in data else "refused" if b"ERR" in data else "closed"] += 1
+    robots += [sock] if b"STA" in data else []
+print(outcome["robots"], outcome["refused"], outcome["closed"], flush=True)
+sys.stdin.readline()  # the test's turn, while every socket is held
+flooder, started = robots[0], time.monotonic()
+flooder.sendall(b"".join(b"FLY {Up %d}\\r\\n" % n for n in range(junk)))
+answers = b""
+while answers.count(b"unknown_command_FLY") < junk:  # every line refused, each answered with an ERR
+    chunk = flooder.recv(65536) if select.select([flooder], [], [], 60)[0] else b""
+    if not chunk or time.monotonic() > started + 120:  # a bound for a broken server: the test then fails
+        break
+    answers += chunk
+for sock in socks:
+    sock.close()
+print("done", flush=True)
+"""
+
+
+def test_one_host_takes_at_most_its_share_and_its_junk_lines_are_logged_as_a_count() -> None:
+    from tests.sim_process import Program
+
+    sim = Program("--gamebots", "0", "--world", "room", "--max-robots", "4", quiet=False)
+    try:
+        port = int(sim.addresses[0].rsplit(":", 1)[1])
+        greedy = subprocess.Popen([sys.executable, "-c", GREEDY_HOST, str(port), "8", "400"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert greedy.stdin is not None and greedy.stdout is not None
+        robots, refused, closed = map(int, greedy.stdout.readline().split())
+        assert (robots, refused, closed) == (2, 2, 4)  # half of --max-robots; twice as many sockets
+        other = socket.socket()
+        other.bind(("127.0.0.2", 0))  # another host (loopback: 127.0.0.0/8)
+        other.settimeout(WAIT)
+        other.connect(("127.0.0.1", port))
+        other.sendall(b"INIT {ClassName USARBot.P2DX} {Location 5,-5,0}\r\n")
+        seen = b""
+        while b"STA" not in seen and b"ERR" not in seen:
+            chunk = other.recv(65536)
+            assert chunk, seen
+            seen += chunk
+        other.close()
+        assert b"STA" in seen, seen  # before: every place was the greedy host's
+        greedy.stdin.write("flood\n")
+        greedy.stdin.flush()
+        assert greedy.stdout.readline() == "done\n"
+        greedy.wait(timeout=WAIT)
+    finally:
+        _, output = sim.stop()
+    log = output.decode(errors="replace").splitlines()
+    assert any("gamebots" in line for line in log), output
+    junk = [line for line in log if "unknown command FLY" in line or "more lines refused" in line]
+    counted = sum(int(re.search(r": (\d+) more lines refused", line)[1]) for line in junk if "more lines" in line)
+    assert counted + sum("more lines refused" not in line for line in junk) == 400, junk  # every one accounted
+    assert len(junk) <= 10, junk  # before: 400 lines

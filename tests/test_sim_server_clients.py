@@ -19,6 +19,7 @@ from saphira.sim.lines import TcpLine
 from saphira.sim.server import PioneerServer, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess
+from saphira.world.world import MAX_WALLS
 from tests.sim_process import TIMEOUT, Program
 from tests.test_sim_server import Rig, open_world
 from tests.test_sim_standalone import RawClient
@@ -103,6 +104,47 @@ def test_loadworld_reads_files_under_the_world_dir_and_nothing_beside(tmp_path: 
     assert rig.server.stats.worlds_refused == len(refusals)
 
 
+def test_loadworld_opens_the_file_once_and_follows_no_link_in_the_world_dir(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A link whose target is inside the folder is refused too: a name checked and then opened again could
+    be swapped for a link in between (the review's race loaded a world from outside 13 times in 20 s)."""
+    folder = tmp_path / "worlds"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "inside.wld").write_text(ROOM)
+    (folder / "link.wld").symlink_to(folder / "sub" / "inside.wld")
+    (folder / "linked").symlink_to(folder / "sub")
+    rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=folder)))
+    rig.open()
+    for refused in ("link.wld", "linked/inside.wld", str(folder / "link.wld")):
+        _load(rig, refused)
+        assert rig.simulation.world.name == "test", refused
+        assert caplog.records[-1].getMessage().endswith("is a symbolic link (links in --world-dir are not followed)")
+    _load(rig, "sub/inside.wld")
+    assert rig.simulation.world.name == "inside" and rig.server.stats.worlds_refused == 3
+
+
+def test_loadworld_refuses_a_world_with_too_many_walls_naming_the_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The byte limit let a 16 MiB file hold ~900,000 walls: minutes and ~500 MB to load (the review's N9)."""
+    walls = "".join(f"{k % 5000} 0 {k % 5000} 100\n" for k in range(MAX_WALLS))
+    (tmp_path / "most.map").write_text(f"2D-Map\nLINES\n{walls}DATA\n")  # ARIA: read as one table
+    (tmp_path / "over.map").write_text(f"2D-Map\nLINES\n{walls}1 1 2 2\nDATA\n")
+    (tmp_path / "over.wld").write_text(
+        walls.splitlines()[0] + "\n" + "".join(f"{k} 0 {k} 9\n" for k in range(MAX_WALLS))
+    )
+    rig = Rig(options=ServerOptions(worlds=WorldAccess(folder=tmp_path)))
+    rig.open()
+    for name, line in (("over.map", MAX_WALLS + 3), ("over.wld", MAX_WALLS + 1)):
+        _load(rig, name)
+        said = caplog.records[-1].getMessage()
+        assert said.endswith(f"{tmp_path / name}:{line}:1: more than {MAX_WALLS} walls (the most a world may have)")
+    assert rig.simulation.world.name == "test" and rig.server.stats.worlds_refused == 2
+    _load(rig, "most.map")  # at the limit: loaded
+    assert rig.simulation.world.name == "most" and len(rig.simulation.world.segments) == MAX_WALLS
+
+
 def test_loadworld_checks_the_size_before_reading_and_survives_a_bad_world(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -180,7 +222,7 @@ def _simstat_x(payload: bytes) -> float | None:
 
 def test_loadworld_of_a_large_world_leaves_the_sips_flowing(tmp_path: Path) -> None:
     walls = "".join(f"{1000 + (k * 37) % 15000} {1000 + (k * 91) % 15000} {1030 + (k * 37) % 15000} "
-                    f"{1030 + (k * 91) % 15000}\n" for k in range(40000))  # fmt: skip
+                    f"{1030 + (k * 91) % 15000}\n" for k in range(MAX_WALLS))  # fmt: skip
     (tmp_path / "big.wld").write_text("width 20000\nheight 20000\nposition 17500 17500 0\n" + walls)
     program = Program("--port", "0", "--world-dir", str(tmp_path))
     try:
@@ -205,8 +247,9 @@ def test_loadworld_of_a_large_world_leaves_the_sips_flowing(tmp_path: Path) -> N
         status, output = program.stop()
     assert status == 143, output  # stopped by SIGTERM
     assert loaded > 0.5, "the world read too fast to tell a stalled cycle"
-    # Read in the cycle, these 40k walls stopped the SIPs for seconds; in the worker thread the
-    # cycle only waits for the GIL now and then (0.36 s at worst measured, 0.1 s the period).
+    # Read in the cycle, 40k walls stopped the SIPs for seconds; in the worker thread the cycle only
+    # waits for the GIL now and then (0.36 s at worst measured, 0.1 s the period). The world has the
+    # most walls a world may have: its wall index is built in one pass, so the read is mostly parsing.
     assert max(gaps) < 1.0, (max(gaps), loaded)
 
 

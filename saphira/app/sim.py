@@ -164,6 +164,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         metavar="N",
         help=f"with --gamebots: spawn at most N robots (default {GAMEBOTS_MAX_ROBOTS}); each slows every robot's cycle",
     )
+    parser.add_argument(
+        "--max-robots-per-host",
+        type=int,
+        metavar="N",
+        help="with --gamebots: one host (IP address) spawns at most N robots and keeps at most 2N sockets "
+        "(default: half of --max-robots), so one host cannot take every place",
+    )
     add_ui_options(parser, speed=False)
     from saphira.app.sim_flat import add_options as add_flat_options
 
@@ -205,6 +212,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--laser is for the Pioneer and Gamebots servers (a Flat World sets its own lasers)"
     if getattr(args, "max_robots", None) is not None and gamebots is None:
         return "--max-robots needs --gamebots PORT (Pioneer: --robots)"
+    if getattr(args, "max_robots_per_host", None) is not None and gamebots is None:
+        return "--max-robots-per-host needs --gamebots PORT"
     if args.robots < 1:
         return "--robots must be at least 1"
     if not (math.isfinite(args.period) and args.period > 0):

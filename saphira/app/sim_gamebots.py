@@ -32,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
     if max_robots < 1:
         print("saphira sim: --max-robots must be at least 1", file=sys.stderr)
         return 2
+    per_host = getattr(args, "max_robots_per_host", None)
+    if per_host is not None and per_host < 1:
+        print("saphira sim: --max-robots-per-host must be at least 1", file=sys.stderr)
+        return 2
     if not 0 <= args.gamebots <= 65535:
         print(f"saphira sim: --gamebots {args.gamebots} is not a port number (0-65535; 0 picks one)", file=sys.stderr)
         return 2
@@ -45,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             period=args.period,
             laser=laser,
             max_robots=max_robots,
+            max_per_host=per_host,
             init_timeout=getattr(args, "handshake_timeout", INIT_TIMEOUT) or None,
         )
     except OSError as exc:

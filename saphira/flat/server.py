@@ -18,11 +18,15 @@ standard input, or the live view's buttons (``saphira sim --flat PORT --ui``), p
 through :meth:`FlatServer.press`. A line that cannot be read is logged with its column and ignored.
 
 The server is the Flat front end of the simulators' one serve loop (:mod:`saphira.sim.serve`): it
-waits on the listener and the controller's socket, handles each line as it arrives, and takes the next
-controller when one leaves (a second one waits in the listen backlog meanwhile).
+waits on the listener and the sockets, handles each line as it arrives, and takes the next controller
+when one leaves. Up to :data:`MAX_WAITING` connections are accepted and greeted (sent the step output)
+at once, each with its own deadline for its first line, and the first of them to answer is served: so
+a queue of silent connections costs a controller at most one handshake deadline, not one each in turn.
+A connection that answered while another controller is served waits (its line is kept; nothing more is
+read from it) until that one leaves; more than :data:`MAX_WAITING` wait in the listen backlog.
 
 One bad controller must not hold the server (docs/servers-security.md): a controller that sends no
-line within ``handshake_timeout`` of connecting, or none for ``idle_timeout`` while the server waits
+line within ``handshake_timeout`` of being accepted, or none for ``idle_timeout`` while the server waits
 for it, is dropped; a line longer than :data:`MAX_LINE` bytes is skipped (logged with its byte
 offset); a controller that does not read its answers (a write blocked ``write_timeout`` seconds) is
 dropped; a query that fails is answered (``:NO-TRANSITION-MATCH`` for ``m``/``t``) or ends that
@@ -33,12 +37,14 @@ the connection and the next controller is served.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from saphira.flat.codec import (
     CodecError,
@@ -64,6 +70,8 @@ IDLE_TIMEOUT = 60.0
 """Seconds the server waits for a controller's next line (``saphira sim --idle-timeout``)."""
 WRITE_TIMEOUT = 5.0
 """Seconds an answer may stay blocked by a controller that does not read before it is dropped."""
+MAX_WAITING = 16
+"""Connections accepted and waiting for their turn at most (each greeted, with its own handshake deadline)."""
 POLL_PERIOD = 0.05
 """Seconds between the serve loop's cycles: how late a deadline, a panel button or a close is seen."""
 
@@ -100,6 +108,31 @@ class _LineSplitter:
             self._offset += len(self._buffer)
             self._buffer.clear()
         return lines
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """An accepted connection not yet served: greeted, then its first lines kept until its turn."""
+
+    conn: socket.socket
+    peer: str
+    deadline: float | None
+    """When it is dropped if it has sent no line (time.monotonic); None once it has, or with no deadline."""
+    lines: _LineSplitter = field(default_factory=_LineSplitter)
+    received: deque[str] = field(default_factory=deque)
+
+
+def _close_gently(conn: socket.socket) -> None:
+    """Close a connection so that its peer sees the server's end rather than a reset."""
+    with contextlib.suppress(OSError):
+        # The end of the stream first, then what the controller sent meanwhile is read and dropped:
+        # closing with unread bytes would reset the connection.
+        conn.shutdown(socket.SHUT_WR)
+        conn.setblocking(False)
+        for _ in range(16):
+            if not conn.recv(65536):
+                break
+    conn.close()
 
 
 class FlatServer:
@@ -150,6 +183,8 @@ class FlatServer:
         self._lock = threading.RLock()
         """Held by the serve loop's calls and by :meth:`close`, which may come from another thread."""
         self._conn: socket.socket | None = None
+        self._lobby: list[_Waiting] = []
+        """Connections accepted and greeted, waiting to be served, in the order they came."""
         self._lines = _LineSplitter()
         self._waiting: deque[str] = deque()
         """Lines received and not yet handled: a control line held while stopped, and the ones after it."""
@@ -227,11 +262,16 @@ class FlatServer:
         with self._lock:
             if self._closed:
                 return []
-            if self._conn is None:  # a second controller waits in the backlog until this one leaves
-                return [(self.listener.fileno(), self.poll)]
-            if self._waiting:  # held for the panel: nothing more is read, so TCP holds the controller back
-                return []
-            return [(self._conn.fileno(), self._readable)]
+            handles: list[Handle] = []
+            if len(self._lobby) < MAX_WAITING:  # beyond, connections wait in the listen backlog
+                handles.append((self.listener.fileno(), self.poll))
+            # One that answered waits for its turn: nothing more is read, so TCP holds it back.
+            handles += [
+                (w.conn.fileno(), functools.partial(self._lobby_readable, w)) for w in self._lobby if not w.received
+            ]
+            if self._conn is not None and not self._waiting:  # held for the panel: nothing more is read
+                handles.append((self._conn.fileno(), self._readable))
+            return handles
 
     @property
     def exit_code(self) -> int | None:
@@ -239,37 +279,92 @@ class FlatServer:
         return 0 if self.ended or self._closed else None
 
     def poll(self, now: float) -> None:
-        """Take the next controller when none is connected."""
+        """Accept and greet the connections waiting (up to :data:`MAX_WAITING` not yet served)."""
         with self._lock:
-            if self._conn is not None or self._closed:
-                return
-            try:
-                conn, peer = self.listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as exc:
-                log.warning("flat: accept failed: %s", exc)
-                return
-            log.info("controller connected from %s:%s", *peer[:2])
-            self.controller = f"{peer[0]}:{peer[1]}"
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn.settimeout(self.write_timeout)  # reads come only when select says readable: writes wait
-            self._conn = conn
-            self._lines = _LineSplitter()
-            self._waiting.clear()
-            self._guarded(self._greet)
+            while not self._closed and len(self._lobby) < MAX_WAITING:
+                try:
+                    conn, peer = self.listener.accept()
+                except (BlockingIOError, InterruptedError):
+                    return
+                except OSError as exc:
+                    log.warning("flat: accept failed: %s", exc)
+                    return
+                log.info("controller connected from %s:%s", *peer[:2])
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                conn.settimeout(self.write_timeout)  # reads come only when select says readable: writes wait
+                timeout = self.handshake_timeout
+                waiting = _Waiting(
+                    conn, f"{peer[0]}:{peer[1]}", None if timeout is None else time.monotonic() + timeout
+                )
+                try:
+                    self._send(conn, [format_reply(self.flat.output())])
+                except (_Dropped, OSError) as exc:
+                    self._close_unserved(waiting, f"ended: {exc}")
+                    continue
+                self._lobby.append(waiting)
 
     def cycle(self, now: float) -> None:
-        """A deadline that passed drops the controller; input held while stopped goes on once it may."""
+        """A deadline that passed drops its connection; the next in turn is served when none is; input
+        held while stopped goes on once it may."""
         with self._lock:
+            late = time.monotonic()
+            for waiting in [w for w in self._lobby if w.deadline is not None and late >= w.deadline]:
+                self.dropped += 1
+                self._lobby.remove(waiting)
+                self._close_unserved(waiting, f"dropped: no line for {self.handshake_timeout:g} s", logging.WARNING)
+            if self._conn is None:
+                self._serve_next()
             if self._conn is None:
                 return
-            if self._deadline is not None and time.monotonic() >= self._deadline:
+            if self._deadline is not None and late >= self._deadline:
                 self.dropped += 1
                 self._end_connection(f"dropped: no line for {self._timeout:g} s", level=logging.WARNING)
                 return
             if self._waiting:
                 self._guarded(self._handle_waiting)
+
+    def _lobby_readable(self, waiting: _Waiting, now: float) -> None:
+        """A connection not yet served sent something: its first lines are kept until its turn."""
+        with self._lock:
+            if waiting not in self._lobby:
+                return
+            try:
+                chunk = waiting.conn.recv(65536)
+            except (BlockingIOError, InterruptedError, TimeoutError):
+                return
+            except OSError as exc:
+                self._lobby.remove(waiting)
+                self._close_unserved(waiting, f"ended: {exc}")
+                return
+            if not chunk:
+                self._lobby.remove(waiting)
+                self._close_unserved(waiting, "gone before its turn")
+                return
+            waiting.received.extend(waiting.lines.feed(chunk))
+            if waiting.received:
+                waiting.deadline = None  # it answered: it waits for its turn, however long
+                if self._conn is None:
+                    self._serve_next()
+
+    def _serve_next(self) -> None:
+        """Serve the first connection that has answered its greeting, if any."""
+        waiting = next((w for w in self._lobby if w.received), None)
+        if waiting is None:
+            return
+        self._lobby.remove(waiting)
+        log.info("controller %s served", waiting.peer)
+        self.controller = waiting.peer
+        self._conn = waiting.conn
+        self._lines = waiting.lines
+        self._waiting = waiting.received
+        self._last = self.monotonic()
+        self._stepped()
+        self._guarded(self._handle_waiting)
+
+    def _close_unserved(self, waiting: _Waiting, how: str, level: int = logging.INFO) -> None:
+        """Close a connection that was not served (see :meth:`_end_connection`)."""
+        _close_gently(waiting.conn)
+        log.log(level, "controller %s %s", waiting.peer, how)
 
     def _readable(self, now: float) -> None:
         with self._lock:
@@ -299,13 +394,6 @@ class FlatServer:
             self._end_connection(f"dropped: {exc}", level=logging.WARNING)
         except OSError as exc:
             self._end_connection(f"ended: {exc}")
-
-    def _greet(self) -> None:
-        assert self._conn is not None
-        self._send(self._conn, [format_reply(self.flat.output())])
-        self._stepped()
-        self._last = self.monotonic()
-        self._await_line(self.handshake_timeout)
 
     def _await_line(self, timeout: float | None) -> None:
         self._timeout = timeout or 0.0
@@ -362,17 +450,8 @@ class FlatServer:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        with contextlib.suppress(OSError):
-            # The end of the stream first, then what the controller sent meanwhile is read and dropped:
-            # closing with unread bytes would reset the connection, and the controller would see a
-            # reset instead of the server's end.
-            conn.shutdown(socket.SHUT_WR)
-            conn.setblocking(False)
-            for _ in range(16):
-                if not conn.recv(65536):
-                    break
-        conn.close()
-        self._waiting.clear()
+        _close_gently(conn)
+        self._waiting = deque()
         self._deadline = None
         self.held.clear()
         self.flat.robot.cmd_stop()
@@ -403,6 +482,9 @@ class FlatServer:
         with self._lock:
             self._closed = True
             self._end_connection("server closing")
+            lobby, self._lobby = self._lobby, []
+            for waiting in lobby:
+                self._close_unserved(waiting, "not served: server closing")
             with contextlib.suppress(OSError):
                 self.listener.shutdown(socket.SHUT_RDWR)
             self.listener.close()

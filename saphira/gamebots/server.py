@@ -4,8 +4,10 @@ Every client that connects to the port gets a :class:`~saphira.gamebots.session.
 ``INIT`` spawns a robot in the one shared :class:`~saphira.sim.simulation.Simulation`, so the robots
 of all sockets move in the same world and physically block each other. At most ``max_robots`` robots
 are spawned (``--max-robots``; an INIT beyond is answered with an error) and at most twice as many
-sockets are kept open (one more is closed at once), and a socket that has not sent INIT within
-``init_timeout`` seconds is closed, so one host can neither slow every robot down nor hold every place.
+sockets are kept open (one more is closed at once); one host (an IP address) spawns at most
+``max_per_host`` robots (``--max-robots-per-host``, by default half of ``max_robots``) and keeps at
+most twice as many sockets; and a socket that has not sent INIT within ``init_timeout`` seconds is
+closed: so one host can neither slow every robot down nor hold every place.
 
 :meth:`GamebotsServer.cycle` is one step: accept new clients, handle what every client sent, advance
 the world one ``period``, send every robot its STA and SEN. ``saphira sim --gamebots``
@@ -38,6 +40,13 @@ log = logging.getLogger("saphira.gamebots")
 
 DEFAULT_PORT = 3000
 """USARSim's Gamebots port (the tutorial's world file: ``Port=3000``)."""
+
+
+def default_per_host(max_robots: int) -> int:
+    """Robots one host may spawn unless told: half the server's (at least one), so another host has room."""
+    return max(1, max_robots // 2)
+
+
 INIT_TIMEOUT = 5.0
 """Seconds a client has to send INIT after connecting (``saphira sim --handshake-timeout``)."""
 
@@ -54,11 +63,14 @@ class GamebotsServer:
         period: float = 0.1,
         laser: RangeScanner | None = None,
         max_robots: int = MAX_ROBOTS,
+        max_per_host: int | None = None,
         init_timeout: float | None = INIT_TIMEOUT,
     ) -> None:
         self.simulation = simulation
         self.max_robots = max_robots
         """Robots spawned at most; connections beyond twice as many are closed at once."""
+        self.max_per_host = default_per_host(max_robots) if max_per_host is None else max_per_host
+        """Robots one host (IP address) spawns at most; its connections beyond twice as many are closed."""
         self.refused = 0
         """Connections closed at once because the server had its share of sockets."""
         self.init_timeout = init_timeout
@@ -70,6 +82,7 @@ class GamebotsServer:
         self.sessions: list[GamebotsSession] = []
         self._past_contacts = 0
         self._sockets: dict[GamebotsSession, socket.socket] = {}
+        self._hosts: dict[GamebotsSession, str] = {}
         self._listener = socket.create_server((host, port))
         self._listener.setblocking(False)
         self.host, self.port = self._listener.getsockname()[:2]
@@ -93,12 +106,29 @@ class GamebotsServer:
             self.refused += 1
             log.warning("gamebots: refused %s: %d sockets open already", url, len(self.sessions))
             return False
-        session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots)
+        host = str(peer[0])
+        if len(self._of_host(host)) >= 2 * self.max_per_host:
+            self.refused += 1
+            log.warning("gamebots: refused %s: %d sockets of %s open already (--max-robots-per-host %d)", url,
+                        2 * self.max_per_host, host, self.max_per_host)  # fmt: skip
+            return False
+        session = GamebotsSession(SocketTransport(sock, url), self.simulation, self.laser, max_robots=self.max_robots,
+                                  may_spawn=partial(self._host_room, host))  # fmt: skip
         self.sessions.append(session)
         self._sockets[session] = sock
+        self._hosts[session] = host
         log.info("gamebots: client %s connected", url)
         session.greet()
         return True
+
+    def _of_host(self, host: str) -> list[GamebotsSession]:
+        return [s for s in self.sessions if self._hosts.get(s) == host and not s.closed]
+
+    def _host_room(self, host: str) -> str | None:
+        """Why a client of ``host`` may not spawn another robot, or None."""
+        if sum(s.robot is not None for s in self._of_host(host)) < self.max_per_host:
+            return None
+        return f"{host} has its {self.max_per_host} robots already (--max-robots-per-host)"
 
     def receive(self) -> None:
         self.accept()
@@ -121,12 +151,15 @@ class GamebotsServer:
         self.simulation.step(self.period)
         for session in self.sessions:
             session.after_world_step()
+        now = time.monotonic()
         for session in self.sessions:
             self._guarded(session, partial(self._send_step, session))
+            session.log_refused(now)
         for session in [s for s in self.sessions if s.closed]:
             self._past_contacts += session.contacts
             self.sessions.remove(session)
             self._sockets.pop(session, None)
+            self._hosts.pop(session, None)
 
     def _drop_late_inits(self) -> None:
         """Close sockets that spawned no robot within ``init_timeout``: silent sockets must not fill the cap."""

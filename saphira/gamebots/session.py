@@ -12,8 +12,11 @@ are answered at once; ``DRIVE`` sets the wheel spin speeds, which go to the robo
 odometry. ``CAMERA`` is accepted (there is no camera to move), as is the joint form of DRIVE (a Pioneer
 has no other joints: logged, ignored), and so is any other SET (logged).
 A bad line is logged with the client's address and the offending text and answered with an
-``ERR {Message …}`` line; the session goes on. INIT is refused when the server already has
-``max_robots`` robots, or for a place outside the world's bounds (or not a finite number of mm).
+``ERR {Message …}`` line; the session goes on. Past :data:`LOGGED_REFUSALS` in a :data:`LOG_INTERVAL`,
+a client's bad lines are counted and logged as one line per interval, not one line each (a flood).
+INIT is refused when the server already has ``max_robots`` robots, when the client's host has its
+share (the server's ``may_spawn`` says), or for a place outside the world's bounds (or not a finite
+number of mm).
 When the client goes, its robot leaves the world, as USARSim's bot does.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 
 from saphira.client.transport import Transport, TransportClosed
 from saphira.gamebots.codec import (
@@ -60,6 +64,10 @@ OPEN_WORLD_LIMIT = 1e7
 """mm from the origin a robot may spawn in a world without walls (whose bounds say nothing)."""
 GAMETYPE = "USARBotAPI.BotDeathMatch"
 """The game type the NFO greeting names: USARSim's, so clients that check it go on."""
+LOG_INTERVAL = 5.0
+"""Seconds: a client's refused lines beyond :data:`LOGGED_REFUSALS` are counted and logged once per interval."""
+LOGGED_REFUSALS = 5
+"""Refused lines of one client logged in full per :data:`LOG_INTERVAL`."""
 SONAR_MIN_RANGE = 0.1
 SONAR_BEAM = math.radians(30.0)
 
@@ -74,9 +82,12 @@ class GamebotsSession:
         laser: RangeScanner | None = None,
         *,
         max_robots: int = MAX_ROBOTS,
+        may_spawn: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.transport: Transport | None = transport
         self.max_robots = max_robots
+        self.may_spawn = may_spawn
+        """Why this client may not spawn a robot now (its host has its share), or None."""
         self.simulation = simulation
         self.laser = laser
         self.reader = LineReader()
@@ -92,6 +103,13 @@ class GamebotsSession:
         self._was_stalled = False
         self.opened_at = time.monotonic()
         """When the client connected (wall clock): the server closes it if no INIT follows in time."""
+        self._interval_end = 0.0
+        """When (time.monotonic) the current interval of logged refusals ends."""
+        self._logged = 0
+        """Refused lines logged in full in the current interval."""
+        self._unlogged = 0
+        """Lines refused and not logged since the last log line about this client."""
+        self._last_unlogged = ""
 
     @property
     def url(self) -> str:
@@ -128,9 +146,29 @@ class GamebotsSession:
         """Log a bad line and tell the client why: ``ERR {Message …}``, one word (a value has no spaces),
         so the text's spaces are underscores and anything but printable ASCII outside braces is ``?``."""
         self.errors += 1
-        log.warning("gamebots %s: %s", self.url, error)
+        now = time.monotonic()
+        if now >= self._interval_end and not self._unlogged:
+            self._interval_end, self._logged = now + LOG_INTERVAL, 0
+        if self._logged < LOGGED_REFUSALS:
+            self._logged += 1
+            log.warning("gamebots %s: %s", self.url, error)
+        else:
+            self._unlogged += 1
+            self._last_unlogged = str(error)
         text = "".join(c if "!" <= c <= "~" and c not in "{}" else "_" if c == " " else "?" for c in str(error)[:200])
         self.send(Message.of("ERR", ("Message", text)))
+
+    def log_refused(self, now: float | None = None) -> None:
+        """At the end of an interval (``now``, time.monotonic; None: at once), one line: how many lines
+        were refused and not logged, and the last of them. The server calls it every step; a flood that
+        goes on is only counted in the next interval, so it costs one log line per interval."""
+        if not self._unlogged or (now is not None and now < self._interval_end):
+            return
+        log.warning("gamebots %s: %d more lines refused in %g s (the last: %s)", self.url, self._unlogged,
+                    LOG_INTERVAL, self._last_unlogged)  # fmt: skip
+        self._unlogged = 0
+        if now is not None:  # the flood's next interval logs none in full: it is known already
+            self._interval_end, self._logged = now + LOG_INTERVAL, LOGGED_REFUSALS
 
     def greet(self) -> None:
         """USARSim's first line to a new socket; clients wait for it before they send INIT."""
@@ -199,6 +237,8 @@ class GamebotsSession:
             raise GamebotsError(f"this socket already has a robot ({self.name}); one robot per socket")
         if len(self.simulation.robots) >= self.max_robots:
             raise GamebotsError(f"INIT: the server has its {self.max_robots} robots already (--max-robots)")
+        if (why := self.may_spawn()) is not None:
+            raise GamebotsError(f"INIT: {why}")
         model = model_for(init.class_name)
         params = model.params()
         yaw = init.rotation[2] if init.rotation is not None else 0.0
@@ -347,6 +387,7 @@ class GamebotsSession:
 
     def close(self, reason: str) -> None:
         """Close the socket; the robot leaves the world."""
+        self.log_refused()
         transport, self.transport = self.transport, None
         if transport is not None:
             transport.close()

@@ -25,7 +25,7 @@ from saphira.core.arrays import FloatArray
 from saphira.core.errors import SourcePosition, quoted
 from saphira.core.geometry import Pose
 from saphira.core.inputfile import bounded_int
-from saphira.world.world import MAX_COORDINATE, MapObject, World, WorldError, bounds_of, parse_number
+from saphira.world.world import MAX_COORDINATE, MAX_WALLS, MapObject, World, WorldError, bounds_of, parse_number
 
 _HEADER = re.compile(r"([A-Za-z_][\w.\-]*):\s*(.*)")
 _TOKEN = re.compile(r"\S+")
@@ -175,6 +175,9 @@ class _MapReader:
             end += 1
         rows = [line.split() for line in lines[index + 1 : end]]
         rows = [row for row in rows if row]
+        if keyword == "LINES" and len(rows) > MAX_WALLS:
+            beyond = [i for i in range(index + 1, end) if lines[i].strip()][MAX_WALLS]
+            raise self.error(f"more than {MAX_WALLS} walls (the most a world may have)", beyond, 1)
         table: FloatArray | None = None
         if all(len(row) == width for row in rows):
             try:

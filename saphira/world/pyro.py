@@ -29,7 +29,7 @@ import numpy as np
 
 from saphira.core.geometry import Pose
 from saphira.world.wld import SourceLine, source_lines
-from saphira.world.world import MapObject, World, bounds_of
+from saphira.world.world import MAX_WALLS, MapObject, World, bounds_of
 
 _BLOCKS = ("line", "goal", "text")
 _SIGNATURE = re.compile(r"^\s*(originpad|start|end)\b", re.IGNORECASE | re.MULTILINE)
@@ -115,6 +115,10 @@ class _Reader:
                     f"a Line row is x y (a vertex) or x1 y1 x2 y2 (a segment), one kind per block; this one "
                     f"has {len(row.tokens)} value(s) (the block starts on line {block.header.number})"
                 )
+        room = MAX_WALLS - len(self.segments)  # a block of n segments or of n + 1 vertices
+        if len(rows) - (width == 2) > room:
+            beyond = rows[min(room + (width == 2), len(rows) - 1)]
+            raise beyond.error(f"more than {MAX_WALLS} walls (the most a world may have)")
         coordinates = np.array([row.numbers() for row in rows], dtype=np.float64)
         if width == 4:
             self.segments.extend((a, b, c, d) for a, b, c, d in coordinates.tolist())

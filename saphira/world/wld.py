@@ -19,7 +19,7 @@ import numpy as np
 from saphira.core.errors import SourcePosition
 from saphira.core.geometry import Pose
 from saphira.world.objects import OBJECT_DIRECTIVES, WorldObject, parse_object_directive
-from saphira.world.world import World, WorldError, bounds_of, parse_number
+from saphira.world.world import MAX_WALLS, World, WorldError, bounds_of, parse_number
 
 _TOKEN = re.compile(r"\S+")
 _DIRECTIVE_ARITY = {"width": 1, "height": 1, "push": 3, "pop": 0, "position": 3}
@@ -91,6 +91,8 @@ def parse_wld(text: str, filename: str, name: str = "") -> World:
         if head[0].isdigit() or head[0] in "+-.":
             if len(line.tokens) != 4:
                 raise line.error(f"a wall is 4 numbers (x1 y1 x2 y2), this line has {len(line.tokens)}")
+            if len(segments) == MAX_WALLS:
+                raise line.error(f"more than {MAX_WALLS} walls (the most a world may have)")
             x1, y1, x2, y2 = line.numbers()
             frame = frames[-1]
             segments.append((*frame.to_world(x1, y1), *frame.to_world(x2, y2)))

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 WORLD_SUFFIXES = (".wld", ".map")
 MAX_WORLD_BYTES = 16 * MIB
 """The largest world or map file read (the bundled ARIA maps are under 1 MB)."""
+MAX_WALLS = 100_000
+"""Walls a world may have (the largest bundled map has 470): a world costs every cycle of every robot,
+and the size limit alone let a 16 MiB file hold ~900,000 walls (minutes to load, ~500 MB)."""
 MAX_COORDINATE = 1e9
 """mm: the largest number a world may hold (1000 km); beyond, the simulator's squares overflow."""
 
@@ -184,12 +187,17 @@ def load_world(source: str | Path) -> World:
 @functools.lru_cache(maxsize=8)
 def _read_world(path: Path, resolved: Path, mtime_ns: int, size: int) -> World:
     """The world in ``path`` (its other arguments are the cache key: where it is and which version)."""
+    return parse_world_data(read_input(path, what="world file", limit=MAX_WORLD_BYTES, error=WorldError), path)
+
+
+def parse_world_data(raw: bytes, path: Path) -> World:
+    """The world in ``raw``, the bytes of the file ``path`` (which names it in errors and gives its kind
+    and name): a caller that has opened and read the file itself (a server, without following links)."""
     # Imported here: the readers import World from this module.
     from saphira.world.aria_map import is_aria_map, parse_map
     from saphira.world.pyro import is_block_world, parse_pyro_world
     from saphira.world.wld import parse_wld
 
-    raw = read_input(path, what="world file", limit=MAX_WORLD_BYTES, error=WorldError)
     text = raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
     if is_aria_map(text) or path.suffix.lower() == ".map":
         return parse_map(text, str(path), name=path.stem)

@@ -3,8 +3,9 @@
 Prints what will run, a progress bar with ETA (stderr), then the summary table per configuration and
 the winning setting (stdout); writes ``DIR/trials.csv``, ``DIR/summary.csv`` and the plots. Exit status
 0 when every trial succeeded, 1 when any failed, hung or crashed (they are rows like the others), 2 for
-a bad experiment file or option, 130 after SIGINT and 143 after SIGTERM (the trials running then write
-no row; run the same command again to resume).
+a bad experiment file or option or a ``--scheduler`` that cannot be reached, stops answering or goes
+away (said in one line, with how to resume), 130 after SIGINT and 143 after SIGTERM (the trials
+running then write no row; run the same command again to resume).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from saphira.core.argtypes import positive_int
+from saphira.core.argtypes import positive_int, positive_seconds
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals, signalled
 from saphira.core.outfile import EXISTING_OUTPUT
@@ -40,7 +41,9 @@ def add_batch_parser(sub: Any) -> None:
         "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
         "writes DIR/summary.csv and plots (with matplotlib).",
         epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
-        "experiment file or option, 130 when interrupted by Ctrl-C, 143 by SIGTERM (the trials running then "
+        "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
+        "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
+        "143 by SIGTERM (the trials running then "
         "write no row; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
@@ -60,6 +63,11 @@ def add_batch_parser(sub: Any) -> None:
         "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)",
     )
     parser.add_argument(
+        "--scheduler-timeout", type=positive_seconds, default=20.0, metavar="SECONDS",
+        help="how long --scheduler may take to answer any request before the batch gives up with status 2 "
+        "(default 20)",
+    )  # fmt: skip
+    parser.add_argument(
         "--workers",
         type=positive_int,
         metavar="N",
@@ -74,7 +82,7 @@ def run_batch(args: argparse.Namespace) -> int:
     from saphira.app.batch.experiment import load_experiment
     from saphira.app.batch.progress import Progress
     from saphira.app.batch.results import TRIALS_FILE, ResultsDir
-    from saphira.app.batch.runner import EngineOptions, run_trials
+    from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
     from saphira.app.batch.trial import STATUS_OK
 
     if args.workers and (args.serial or args.scheduler):
@@ -83,7 +91,8 @@ def run_batch(args: argparse.Namespace) -> int:
         return 2
     exp = load_experiment(args.experiment)
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler)
+    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
+                            scheduler_timeout=args.scheduler_timeout)  # fmt: skip
     trials = exp.trials()
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
                                        *exp.parameter_names, "seed"])  # fmt: skip
@@ -110,6 +119,13 @@ def run_batch(args: argparse.Namespace) -> int:
         print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
               f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
         return signalled(signum)
+    except SchedulerLost as exc:
+        if progress is not None:
+            progress.close()
+        done = len(results.current(trials))
+        print(f"saphira batch: {exc}; {done} of {len(trials)} trials are in {out / TRIALS_FILE}; run the same "
+              "command again to resume", file=sys.stderr)  # fmt: skip
+        return 2
     finally:
         results.close()
     if progress is not None:

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +37,8 @@ from saphira.core.jit import warm_up
 
 log = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT = 20
-"""Seconds to wait for ``--scheduler`` to answer."""
+SCHEDULER_TIMEOUT = 20.0
+"""Seconds ``--scheduler`` has to answer a request (``--scheduler-timeout``) before the batch gives up on it."""
 POLL_SECONDS = 0.5
 """How often the deadlines of the trials running on Dask are checked."""
 RESTART_TIMEOUT = 60
@@ -50,6 +51,10 @@ class EngineError(SaphiraError):
     """The Dask scheduler given cannot be reached."""
 
 
+class SchedulerLost(EngineError):
+    """The Dask scheduler given went away, or stopped answering, while the batch ran on it."""
+
+
 @dataclass
 class EngineOptions:
     """Where the trials run: ``serial``, else ``scheduler`` (an address), else a local cluster of ``workers``."""
@@ -57,6 +62,7 @@ class EngineOptions:
     serial: bool = False
     workers: int | None = None
     scheduler: str | None = None
+    scheduler_timeout: float = SCHEDULER_TIMEOUT
 
     def describe(self) -> str:
         if self.serial:
@@ -109,10 +115,16 @@ def _execute(todo: Sequence[TrialSpec], options: EngineOptions) -> Iterator[Tria
             yield run_in_child(spec)
         return
     with _client(options) as client:
-        yield from _on_dask(client, todo)
+        if not options.scheduler:
+            yield from _on_dask(client, todo, None)
+            return
+        try:
+            yield from _on_dask(client, todo, options.scheduler_timeout)
+        except (OSError, TimeoutError, CancelledError) as exc:  # its connection closed, or it went silent
+            raise SchedulerLost(f"lost the Dask scheduler at {options.scheduler}: {_reason(exc)}") from exc
 
 
-def _on_dask(client: Any, todo: Sequence[TrialSpec]) -> Iterator[TrialResult]:
+def _on_dask(client: Any, todo: Sequence[TrialSpec], timeout: float | None) -> Iterator[TrialResult]:
     """Submit as many trials as the cluster has threads. A worker reports each trial's start (an event
     the client hears), from which its :func:`~saphira.app.batch.isolated.deadline` counts; a trial past it
     is a ``timeout`` row and its worker is restarted (its thread may be blocked for good)."""
@@ -128,7 +140,11 @@ def _on_dask(client: Any, todo: Sequence[TrialSpec]) -> Iterator[TrialResult]:
     attempts = itertools.count()  # a trial resubmitted gets a new key: the cancelled one may linger
     running: dict[Any, tuple[TrialSpec, float, str]] = {}  # future -> its trial, when submitted, where
     while pending or running:
-        threads = client.nthreads()
+        if client.status != "running":  # its connection closed: Dask would retry, but the scheduler's
+            raise ConnectionError("its connection closed")  # state (our trials) is gone with it
+        # A stopped scheduler keeps its connection open and answers nothing: this request, made every
+        # round, waits at most ``timeout`` (``wait`` below polls, and raises once the connection is lost).
+        threads = client.nthreads(callback_timeout=timeout)
         for future, (spec, _, worker) in list(running.items()):
             if worker and worker not in threads and future.key not in started:  # its worker went away
                 future.cancel()
@@ -202,20 +218,65 @@ def _abandon(client: Any, late: list[Any]) -> None:
             log.warning("could not restart or close Dask worker %s of a hung trial: %s", workers[0], exc)
 
 
+def _identify(address: str, timeout: float) -> None:
+    """Ask the scheduler at ``address`` who it is, waiting at most ``timeout`` seconds in all. A peer that
+    accepts the connection and never answers (a stopped scheduler, another program) raises TimeoutError."""
+    import asyncio
+
+    from distributed.core import rpc
+
+    async def ask() -> None:
+        async with rpc(address, timeout=timeout) as scheduler:
+            await scheduler.identity()
+
+    async def bounded() -> None:
+        try:
+            await asyncio.wait_for(ask(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"no answer within {timeout:g} s (--scheduler-timeout)") from None
+
+    asyncio.run(bounded())
+
+
+@contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's client logs only critical errors meanwhile."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.client")]  # Dask sets both
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong with the scheduler, in one line."""
+    if isinstance(exc, CancelledError):  # Dask cancels every future when the connection is lost
+        return "its connection was lost"
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
 @contextmanager
 def _client(options: EngineOptions) -> Iterator[Any]:
     """A Dask client: connected to ``options.scheduler``, or to a local cluster started (and closed) here."""
     from dask.distributed import Client, LocalCluster
 
     if options.scheduler:
-        try:
-            client = Client(options.scheduler, timeout=f"{CONNECT_TIMEOUT}s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise EngineError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from exc
-        try:
-            yield client
-        finally:
-            client.close()
+        timeout = options.scheduler_timeout
+        with _quiet_dask():  # a lost scheduler is one line from the command, not Dask's tracebacks
+            try:
+                _identify(options.scheduler, timeout)  # Client's own handshake read waits for ever
+                client = Client(options.scheduler, timeout=f"{timeout}s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise EngineError(f"cannot reach the Dask scheduler at {options.scheduler}: {_reason(exc)}") from exc
+            try:
+                yield client
+            finally:
+                client.close(timeout=timeout)
         return
     import dask
 

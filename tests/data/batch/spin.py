@@ -36,3 +36,16 @@ def count_and_maybe_die(trial: Any) -> dict[str, float]:
         marker.write_text("killed once\n")
         os.killpg(os.getpgid(0), signal.SIGKILL)
     return {"pid": os.getpid()}
+
+
+def count_and_kill_scheduler(trial: Any) -> dict[str, float]:
+    """Metrics hook run on a Dask worker: logs each call; SIGKILLs the scheduler (BATCH_SCHEDULER_PID) at
+    the 3rd trial unless KILL_MARKER exists, so the batch loses its scheduler with rows already written."""
+    log = Path(os.environ["BATCH_TEST_LOG"])
+    with log.open("a") as out:
+        out.write(trial.spec.trial_id + "\n")
+    marker = log.with_suffix(".killed")
+    if len(log.read_text().split()) == 3 and not marker.exists():
+        marker.write_text("killed once\n")
+        os.kill(int(os.environ["BATCH_SCHEDULER_PID"]), signal.SIGKILL)
+    return {"pid": os.getpid()}
