@@ -34,8 +34,8 @@ class FaultyTransport(Transport):
     def closed(self) -> bool:
         return self.inner.closed
 
-    def read(self) -> bytes:
-        data = self.inner.read()
+    def read(self, limit: int | None = None) -> bytes:
+        data = self.inner.read(limit)
         fault = self.fault
         if fault in ("blackhole", "mute"):
             return b""

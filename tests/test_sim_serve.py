@@ -6,6 +6,8 @@ cycle the test chooses, so what the loop does next is exact; the one real-time w
 
 from __future__ import annotations
 
+import os
+import resource
 import signal
 import socket
 import threading
@@ -19,6 +21,7 @@ from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatSimulation
 from saphira.gamebots.server import GamebotsServer
 from saphira.params.robot_params import find_params_file, load_params
+from saphira.protocol import encode_sync
 from saphira.sim.lines import PioneerLines, TcpLine
 from saphira.sim.serve import ServeLoop, serve
 from saphira.sim.server import PioneerServer, ServedSimulation
@@ -176,3 +179,39 @@ def test_a_flat_controller_whose_step_is_held_is_not_read_until_the_panel_lets_i
         server.close()
         thread.join(WAIT)
     assert not thread.is_alive() and server.steps == 1
+
+
+def test_a_client_on_a_descriptor_above_1024_is_waited_on_not_spun_on(pioneer: tuple[PioneerLines, str]) -> None:
+    """``select`` cannot take a descriptor above 1,023 (a process with many open files, issue 37): the
+    loop waits with ``poll`` and keeps its period. Baseline: the same cycles with the client on a low one."""
+    front, address = pioneer
+    cycles = 10
+
+    def timed_cycles() -> float:
+        loop = ServeLoop(front, PERIOD)
+        seen: list[float] = []
+        loop.on_cycle = lambda now: seen.append(now) if len(seen) < cycles else loop.request_stop()
+        start = time.monotonic()
+        loop.run()
+        return time.monotonic() - start
+
+    with _connect(address) as client:
+        client.sendall(encode_sync(0))
+        baseline = timed_cycles()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard == resource.RLIM_INFINITY or hard > 1200, f"the test needs a descriptor limit above 1,200 ({hard})"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    fillers = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # the next sockets get numbers above them
+    try:
+        with _connect(address) as client:
+            front.poll(0.0)  # the line takes it: its socket is numbered above 1,024
+            assert max(fd for fd, _ in front.wait_handles()) > 1024
+            client.sendall(encode_sync(0))
+            high = timed_cycles()
+            client.settimeout(WAIT)
+            assert client.recv(64)[3] == 0  # its SYNC0 was echoed: the loop read the socket
+    finally:
+        for fd in fillers:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert high > 0.5 * baseline, f"{cycles} cycles took {high:.3f} s, {baseline:.3f} s with a low descriptor"

@@ -12,6 +12,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from saphira.ui import connections
 from saphira.ui.server import UiServer
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
@@ -113,21 +115,34 @@ def test_the_websocket_and_the_page_take_no_cookie(served: tuple[UiServer, _Reco
     cookie = {"Cookie": f"saphira_token={server.token}"}
     own = {"Origin": f"http://127.0.0.1:{server.port}"}
     assert asyncio.run(_upgrade(f"{base}ws", {**cookie, **own}))[0] == 403
-    for path in ("", "static/app.js"):
-        assert asyncio.run(_get(base + path, cookie))[0] == 403, path
+    assert asyncio.run(_get(base, cookie))[0] == 403
     assert handler.messages == []
 
 
-def test_the_page_names_its_own_files_with_the_token_and_they_load(served: tuple[UiServer, _Recorder]) -> None:
-    server, _ = served
+def test_the_token_is_exchanged_for_a_session_and_no_file_the_page_names_carries_it(
+    served: tuple[UiServer, _Recorder],
+) -> None:
+    server, handler = served
     base = _base(server)
+    own = {"Origin": f"http://127.0.0.1:{server.port}"}
     _, _, page = asyncio.run(_get(f"{base}?token={server.token}"))
     files = re.findall(r'(?:src|href)="(static/[^"]+)"', page)
-    assert sorted(f.split("?")[0] for f in files) == ["static/app.js", "static/style.css"]
-    for name in files:
-        assert name.endswith(f"?token={server.token}"), name
+    assert sorted(files) == ["static/app.js", "static/style.css"] and server.token not in page
+    for name in files:  # the package's own public files: served without the token, to the own page
         assert asyncio.run(_get(base + name, {"Sec-Fetch-Site": "same-origin"}))[0] == 200, name
     assert "<script>" not in page and re.search(r"\son[a-z]+=", page) is None  # no inline script to allow
+    session = re.findall(r'<meta name="saphira-session" content="([\w-]+)">', page)
+    _, _, again = asyncio.run(_get(f"{base}?token={server.token}"))
+    assert len(session) == 1 and len(session[0]) >= 32 and session[0] not in again  # one per page load
+    offered = {**own, "Sec-WebSocket-Protocol": f"saphira, saphira-session.{session[0]}"}
+    status, answers = asyncio.run(_upgrade(f"{base}ws", offered))  # the session opens the WebSocket ...
+    assert status == 101 and answers[0]["type"] == "hello"
+    forged = {**own, "Sec-WebSocket-Protocol": f"saphira, saphira-session.{session[0][:-1]}x"}
+    assert asyncio.run(_upgrade(f"{base}ws", forged))[0] == 403  # ... and nothing like it does
+    foreign = {"Origin": "http://127.0.0.1:1", "Sec-WebSocket-Protocol": offered["Sec-WebSocket-Protocol"]}
+    assert asyncio.run(_upgrade(f"{base}ws", foreign))[0] == 403  # nor from another origin's page
+    assert asyncio.run(_get(f"{base}?session={session[0]}"))[0] == 403  # the page itself needs the token
+    assert handler.messages == [{"type": "probe"}]
 
 
 def test_every_answer_carries_the_security_headers(served: tuple[UiServer, _Recorder]) -> None:
@@ -194,16 +209,35 @@ def test_the_token_printed_by_a_command_opens_the_websocket_from_the_own_page_on
         proc.communicate(timeout=30)
 
 
-def test_without_the_token_only_the_reload_script_is_served_and_it_holds_no_secret(
+def test_without_the_token_the_page_is_a_403_that_says_what_to_do_and_the_files_hold_no_secret(
     served: tuple[UiServer, _Recorder],
 ) -> None:
     server, _ = served
     base = _base(server)
     status, headers, page = asyncio.run(_get(base))
     assert status == 403 and headers["Content-Type"].startswith("text/html") and server.token not in page
-    assert re.findall(r'<script src="([^"]+)"', page) == ["/static/reload.js"]
-    status, _, script = asyncio.run(_get(base + "static/reload.js"))
-    assert status == 200 and "sessionStorage" in script and server.token not in script
-    assert asyncio.run(_get(base + "static/reload.js", {"Origin": "http://127.0.0.1:1"}))[0] == 403
+    assert "open that URL" in page and "<script" not in page
     for name in ("app.js", "style.css", "index.html"):
-        assert asyncio.run(_get(f"{base}static/{name}"))[0] == 403, name
+        status, _, text = asyncio.run(_get(f"{base}static/{name}"))
+        assert status == 200 and server.token not in text and 'saphira-session" content' not in text, name
+        assert asyncio.run(_get(f"{base}static/{name}", {"Origin": "http://127.0.0.1:1"}))[0] == 403, name
+
+
+def test_idle_connections_without_the_token_are_bounded_and_closed_and_the_page_still_loads(
+    served: tuple[UiServer, _Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, _ = served
+    monkeypatch.setattr(connections, "STRANGER_LIFETIME", 1.0)  # 5 s in use; the rule is the same
+    address = ("127.0.0.1", server.port)
+    idle = [socket.create_connection(address, timeout=20) for _ in range(100)]  # never send a byte
+    try:
+        status, _, page = asyncio.run(_get(f"{_base(server)}?token={server.token}"))  # the real page gets in
+        assert status == 200 and "saphira-session" in page
+        guard = server.guard
+        assert guard is not None
+        assert len(guard.strangers()) <= connections.MAX_STRANGERS  # the oldest idle ones made room
+        assert idle[0].recv(1) == b"" and idle[-1].recv(1) == b""  # closed: the first to make room, the
+        assert guard.closed_strangers >= 100  # last after its lifetime (recv waits for it, up to 20 s)
+    finally:
+        for sock in idle:
+            sock.close()

@@ -218,9 +218,10 @@ def test_behaviors_window_shows_rules_of_a_running_behavior(browser: Any, sessio
 
 
 def test_every_request_without_the_token_is_refused(session: LiveSession) -> None:
+    """Except the package's own public files (test_ui_access.py: served without it, to the own page)."""
     token = session.url.split("token=")[1]
     wrong = token[:-1] + ("y" if token.endswith("x") else "x")  # one character off, never the token itself
-    for path in ("", "static/app.js", "ws", f"?token={wrong}"):
+    for path in ("", "ws", f"?token={wrong}", f"ws?token={wrong}"):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(session.base + path, timeout=10)
         assert refused.value.code == 403, path
@@ -505,13 +506,42 @@ def test_a_page_from_another_local_port_cannot_use_the_live_view_and_the_real_pa
         page.press("#input", "Enter")
         page.wait_for_function("() => document.getElementById('output').textContent.includes('42 (int)')")
         assert not any("hijacked" in line for line in session.lines)
-        page.reload()  # the address bar has no token: this tab's sessionStorage brings it back, once
-        page.wait_for_function("() => window.saphira && window.saphira.frames >= 2")
-        assert page.url == session.base and errors == []
-        fresh = context.new_page()  # another tab has no token: it stays on the 403 page
+        assert errors == []
+        page.reload()  # the address bar has no token, and the page kept its session in memory only
+        assert "403" in (page.text_content("body") or "") and page.url == session.base
+        fresh = context.new_page()  # another tab has no token either: the 403 page
         fresh.goto(session.base)
         assert "403" in (fresh.text_content("body") or "") and fresh.url == session.base
     finally:
         context.close()
         other.shutdown()
         other.server_close()
+
+
+def test_after_the_first_request_no_url_the_browser_asks_for_carries_the_token(
+    browser: Any, session: LiveSession
+) -> None:
+    token = session.url.split("token=")[1]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        urls: list[str] = []
+        page.on("request", lambda r: urls.append(r.url))
+        page.on("websocket", lambda ws: urls.append(ws.url))
+        page.goto(session.url)
+        page.fill("#input", "6 * 7")  # the WebSocket opened with the session answers
+        page.press("#input", "Enter")
+        page.wait_for_function("() => document.getElementById('output').textContent.includes('42 (int)')")
+        assert (
+            urls[0] == session.url
+            and "static/app.js" in " ".join(urls)
+            and session.base + "ws" in " ".join(u.replace("ws://", "http://") for u in urls)
+        )
+        assert not [u for u in urls[1:] if token in u], urls  # the files and the WebSocket: no token
+        kept = page.evaluate(
+            "() => location.href + document.documentElement.outerHTML + document.cookie"
+            " + JSON.stringify(sessionStorage) + JSON.stringify(localStorage)"
+        )
+        assert token not in kept and 'saphira-session" content' not in kept  # nor in the page or storage
+    finally:
+        context.close()

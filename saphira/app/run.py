@@ -12,8 +12,6 @@ The summary's part lines (each top-level activity, each Python part that failed:
 decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
-With ``--ros2`` (:mod:`saphira.app.ros2`) it joins the ROS 2 graph, in real time too, and also goes on until
-stopped: a peer drives.
 """
 
 from __future__ import annotations
@@ -42,8 +40,6 @@ from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 
 if TYPE_CHECKING:
-    from saphira.ros2.bag import BagRecorder
-    from saphira.ros2.bridge import Ros2Bridge
     from saphira.ui.liveview import LiveView
 
 EXIT_OK = 0
@@ -82,12 +78,11 @@ class Session:
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
         speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
-        if getattr(args, "realtime", False) or (getattr(args, "ros2", False) and speed is None):
-            speed = 1.0  # a ROS 2 graph lives in wall-clock time (a peer drives, RosAria's watchdog counts)
+        if getattr(args, "realtime", False):
+            speed = 1.0
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         self.live: LiveView | None = None
         self.foxglove: FoxgloveServer | None = None
-        self.ros2: Ros2Bridge | None = None
         clock = session_clock(args.robot, speed, self.ui_address)
         self.robot = session_robot(clock, getattr(args, "link_timeout", None))
         self.watch: LinkWatch | None = None
@@ -95,8 +90,8 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder: Recorder | McapRecorder | BagRecorder | None = None  # opened by connect(): a run that never
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # starts writes nothing
+        self.recorder: Recorder | McapRecorder | None = None  # opened by connect(): a run that never starts
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # writes nothing
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -104,14 +99,6 @@ class Session:
         self.evaluator.on_plugin_failed.connect(self.parts.plugin_failed)
         self._top_level: dict[str, Activity] = {}
         self.brains: list[BrainTask] = []
-
-    def _recorder(self, path: str) -> Recorder | McapRecorder | BagRecorder:
-        """``--record``: a saphira recording, MCAP for Foxglove, or with ``--ros2`` a ROS 2 bag (``.mcap``)."""
-        if getattr(self.args, "ros2", False) and path.lower().endswith(".mcap"):
-            from saphira.app.ros2 import open_bag_recorder
-
-            return open_bag_recorder(self.robot, path, lambda: self.sim)
-        return open_recorder(self.robot, path)
 
     # ------------------------------------------------------------------ connection
     def _files_exist(self) -> None:
@@ -144,12 +131,8 @@ class Session:
 
     def connect(self) -> None:
         self._files_exist()
-        if getattr(self.args, "ros2", False):  # a graph it cannot join ends the run before the robot is reached
-            from saphira.app.ros2 import start_ros2
-
-            self.ros2 = start_ros2(self.robot, self.args, lambda: self.sim, self.console.message)
         if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
-            self.recorder = self._recorder(self.args.record)
+            self.recorder = open_recorder(self.robot, self.args.record)
             self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
         params = getattr(self.args, "params", None)
         if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting
@@ -166,13 +149,7 @@ class Session:
             if self.recorder is not None:  # a replay's plot and export draw the world's walls
                 self.recorder.note("world", str(self.args.world))
         if getattr(self.args, "foxglove", None) is not None:
-            control = None
-            if getattr(self.args, "foxglove_control", False):
-                from saphira.app.ros2 import drive_task
-
-                control = drive_task(self.robot)
-            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message,
-                                           log=getattr(self.args, "foxglove_log", False), control=control)  # fmt: skip
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
         self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
@@ -249,8 +226,7 @@ class Session:
         warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
-        watched = self.live is not None or self.ros2 is not None  # a person, or a ROS 2 graph, drives: run on
-        progress = RunProgress(self.console, self.robot, open_ended=end is None and not watched)
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
         progress.start()
         interrupted = ""
         signum: int | None = None  # the signal that stopped the run early, if one did
@@ -266,7 +242,7 @@ class Session:
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
                 progress.cycle(self._running_names)
-                if end is None and not watched and not self._anything_running():
+                if end is None and self.live is None and not self._anything_running():  # watched: run on
                     break
                 if self.evaluator.exit_requested:
                     break
@@ -334,8 +310,6 @@ class Session:
         failed = self.outcome.failed
         lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
         lines += [(f"    {line}", True) for line in self.parts.lines()]
-        if self.ros2 is not None and self.ros2.failure is not None:
-            lines.append((f"    {self.ros2.failure}", True))
         errors = self.evaluator.runtime.error_count
         if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity
             lines.append((f"    activities: {errors} runtime error(s), reported above", True))
@@ -374,8 +348,6 @@ class Session:
                 pose_error_line(robot.state.global_pose, true),
             ]
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
-        if self.ros2 is not None:
-            lines.append(self.ros2.summary())
         lines += [line for line, _ in self.part_lines()]
         return "\n".join(lines)
 
@@ -399,5 +371,3 @@ def run_files(args: argparse.Namespace) -> int:
                 session.live.stop()
             if session.foxglove is not None:
                 session.foxglove.stop()
-            if session.ros2 is not None:
-                session.ros2.close()

@@ -12,7 +12,9 @@ URL                                transport
 =================================  =====================================================
 
 ``read()`` returns whatever bytes are waiting (possibly ``b""``) and never blocks; a closed peer
-raises :class:`TransportClosed`, so the link can tell "nothing yet" from "gone".
+raises :class:`TransportClosed`, so the link can tell "nothing yet" from "gone". ``read(limit)`` takes
+at most ``limit`` bytes and leaves the rest where it waits (in the kernel for a socket): a server that
+budgets each client's input per cycle (:mod:`saphira.sim.server`) holds no more of a flood than that.
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ class Transport(ABC):
     url: str = ""
 
     @abstractmethod
-    def read(self) -> bytes:
-        """All bytes available now; ``b""`` when none. Raises :class:`TransportClosed` when closed."""
+    def read(self, limit: int | None = None) -> bytes:
+        """The bytes available now, at most ``limit`` (None: all); ``b""`` when none. Raises
+        :class:`TransportClosed` when closed."""
 
     @abstractmethod
     def write(self, data: bytes) -> None:
@@ -114,12 +117,13 @@ class SocketTransport(Transport):
             raise TransportClosed(f"{self.url} is closed")
         return self._sock
 
-    def read(self) -> bytes:
+    def read(self, limit: int | None = None) -> bytes:
         sock = self._require()
         chunks: list[bytes] = []
-        while True:
+        left = limit
+        while left is None or left > 0:
             try:
-                chunk = sock.recv(65536)
+                chunk = sock.recv(65536 if left is None else min(left, 65536))
             except (BlockingIOError, InterruptedError):
                 break
             except OSError as exc:
@@ -131,6 +135,8 @@ class SocketTransport(Transport):
                 self.close()
                 raise TransportClosed(f"{self.url}: connection closed by peer")
             chunks.append(chunk)
+            if left is not None:
+                left -= len(chunk)
         self._flush()
         return b"".join(chunks)
 
@@ -197,12 +203,12 @@ class SerialTransport(Transport):
             raise TransportClosed(f"{self.url} is closed")
         return self._port
 
-    def read(self) -> bytes:
+    def read(self, limit: int | None = None) -> bytes:
         import serial
 
         port = self._require()
         try:
-            waiting = port.in_waiting
+            waiting = port.in_waiting if limit is None else min(port.in_waiting, limit)
             return bytes(port.read(waiting)) if waiting else b""
         except (serial.SerialException, OSError) as exc:
             self.close()
@@ -239,11 +245,18 @@ class MemoryTransport(Transport):
     def closed(self) -> bool:
         return self._state["closed"]
 
-    def read(self) -> bytes:
+    def read(self, limit: int | None = None) -> bytes:
         if self._inbox:
             chunks = []
-            while self._inbox:
-                chunks.append(self._inbox.popleft())
+            left = limit
+            while self._inbox and (left is None or left > 0):
+                chunk = self._inbox.popleft()
+                if left is not None:
+                    if len(chunk) > left:
+                        self._inbox.appendleft(chunk[left:])
+                        chunk = chunk[:left]
+                    left -= len(chunk)
+                chunks.append(chunk)
             return b"".join(chunks)
         if self._state["closed"]:
             raise TransportClosed(f"{self.url} is closed")

@@ -303,16 +303,24 @@ class ReplayTransport(Transport):
         self.robot = robot
         self.url = f"replay:{recording.source}"
         self._closed = False
+        self._cycle: int | None = None
+        self._rest = bytearray()
         self.written: list[bytes] = []
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def read(self) -> bytes:
+    def read(self, limit: int | None = None) -> bytes:
         if self._closed:
             raise TransportClosed(f"{self.url} is closed")
-        return self.recording.received.get(self.robot.scheduler.cycle, b"")
+        cycle = self.robot.scheduler.cycle
+        if cycle != self._cycle:  # a new cycle's bytes; what a limit left of the last cycle's comes first
+            self._cycle = cycle
+            self._rest += self.recording.received.get(cycle, b"")
+        data = bytes(self._rest[:limit])
+        del self._rest[: len(data)]
+        return data
 
     def write(self, data: bytes) -> None:
         if self._closed:

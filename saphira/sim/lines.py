@@ -50,14 +50,15 @@ class PtyTransport(Transport):
     def closed(self) -> bool:
         return self._closed
 
-    def read(self) -> bytes:
+    def read(self, limit: int | None = None) -> bytes:
         if self._closed:
             raise TransportClosed(f"{self.url} is closed")
-        chunks = [self._inbox] if self._inbox else []
-        self._inbox = b""
-        while True:
+        first, self._inbox = self._inbox[:limit], self._inbox[len(self._inbox[:limit]) :]
+        chunks = [first] if first else []
+        left = None if limit is None else limit - len(first)
+        while left is None or left > 0:
             try:
-                chunk = os.read(self._master, 65536)
+                chunk = os.read(self._master, 65536 if left is None else min(left, 65536))
             except BlockingIOError:
                 break
             except OSError as exc:
@@ -68,6 +69,8 @@ class PtyTransport(Transport):
             if not chunk:
                 break
             chunks.append(chunk)
+            if left is not None:
+                left -= len(chunk)
         self._flush()
         return b"".join(chunks)
 
@@ -158,7 +161,12 @@ class SocketLine(Line):
 
     def wait_handles(self) -> list[Handle]:
         handles: list[Handle] = []
-        if self._client_alive() and self._client is not None and self._client.fileno() >= 0:
+        if (
+            self._client_alive()
+            and not self.server.input_spent  # a spent budget: the rest waits in the kernel for the next cycle
+            and self._client is not None
+            and self._client.fileno() >= 0
+        ):
             handles.append((self._client.fileno(), self.server.receive))
         handles.append((self._listener.fileno(), self.poll))
         return handles
@@ -264,7 +272,7 @@ class PtyLine(Line):
         self.server.attach(self._transport, now)
 
     def wait_handles(self) -> list[Handle]:
-        if self._client_alive():
+        if self._client_alive() and not self.server.input_spent:
             return [(self._master, self.server.receive)]
         return []
 

@@ -4,8 +4,9 @@ A front end (the Pioneer lines of :mod:`saphira.sim.lines`, the Gamebots server 
 :mod:`saphira.gamebots.server`, the Flat server of :mod:`saphira.flat.server`) supplies only its
 protocol: what to wait on, how to take a waiting client, one simulation cycle, and whether a client
 asked the program to end. :class:`ServeLoop` paces the cycles on a drift-free
-:class:`~saphira.core.clock.RealTimeClock` and spends the time between them in ``select`` with a
-bounded wait, so a client's bytes are handled as they arrive and a stop request
+:class:`~saphira.core.clock.RealTimeClock` and spends the time between them waiting on the clients'
+descriptors (``poll``, which has no 1,024-descriptor ceiling as ``select`` has) with a bounded wait, so
+a client's bytes are handled as they arrive and a stop request
 (:meth:`ServeLoop.request_stop`, or the first SIGINT/SIGTERM of a deferring
 :class:`~saphira.core.interrupts.StopSignals`) ends the loop within one period.
 
@@ -15,26 +16,44 @@ client is closed at once, so the limits of each front end hold before any byte i
 :func:`serve` runs the loop as every ``saphira sim`` mode does: stop signals handled by
 :class:`~saphira.core.interrupts.StopSignals`, the front end closed however the loop ends, and the
 exit status (a client's exit code, 0, or 130 / 143 after SIGINT / SIGTERM).
+
+The loop never spins: a descriptor is handled at most :data:`MAX_WAKEUPS` times a cycle (then it waits
+for the next cycle), a wait that fails is logged once and the rest of the period is slept, and
+repeated failures (an accept refused for want of descriptors) are summarised by
+:class:`~saphira.core.logrepeats.RepeatedErrors`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import select
+import selectors
 import signal
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from saphira.core.clock import RealTimeClock
 from saphira.core.interrupts import StopSignals, signalled
+from saphira.core.logrepeats import RepeatedErrors
 
 log = logging.getLogger("saphira.sim")
 
 Handle = tuple[int, Callable[[float], None]]
 """A file descriptor worth waiting on, with what to do (given the clock time) when it becomes readable."""
+
+MAX_WAKEUPS = 64
+"""Times one descriptor is handled in one cycle's wait; a descriptor still readable after that (a listener
+whose accept keeps failing, a flood) waits for the next cycle."""
+
+_Selector: type[selectors.BaseSelector] = getattr(selectors, "PollSelector", selectors.SelectSelector)
+"""``poll`` where there is one (no ``FD_SETSIZE`` limit). A fresh one for each wait holds no state in the
+kernel, so a descriptor closed and its number reused by a new client is never missed."""
+
+
+_accept_errors = RepeatedErrors(log)
 
 
 class FrontEnd(Protocol):
@@ -69,7 +88,7 @@ def accept_waiting(listener: socket.socket, admit: Callable[[socket.socket, Any]
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
-            log.warning("%s: accept failed: %s", name, exc)
+            _accept_errors.note(f"{name}: accept failed: {exc.strerror or exc}")
             return
         if not admit(conn, peer):
             with contextlib.suppress(OSError):
@@ -88,6 +107,7 @@ class ServeLoop:
         self.on_cycle: Callable[[float], None] | None = None
         """Called after every cycle with the clock time (``--ui``: the live view's frames)."""
         self._stop_requested = False
+        self._wait_errors = RepeatedErrors(log)
 
     def request_stop(self) -> None:
         """End the loop at the latest after the current wait (one period)."""
@@ -113,20 +133,37 @@ class ServeLoop:
         return 0 if code is None else code
 
     def _serve_io(self, seconds: float) -> None:
-        """The wait between cycles: handle client bytes and new connections as they arrive."""
+        """The wait between cycles: handle client bytes and new connections as they arrive, each
+        descriptor at most :data:`MAX_WAKEUPS` times; returns at the end of ``seconds`` (or on a stop)."""
         end = time.monotonic() + seconds
+        wakeups: Counter[int] = Counter()
         while not self.stopping:
             remaining = end - time.monotonic()
             if remaining <= 0:
                 return
-            handles = dict(self.front.wait_handles())
+            handles = {fd: act for fd, act in self.front.wait_handles() if wakeups[fd] < MAX_WAKEUPS}
             try:
-                ready, _, _ = select.select(list(handles), [], [], remaining)
-            except (OSError, ValueError):
-                return  # a descriptor closed under us; the next cycle rebuilds the list
+                ready = _readable(list(handles), remaining)
+            except (OSError, ValueError) as exc:
+                # A descriptor closed under us: the next cycle rebuilds the list. Never spin meanwhile.
+                self._wait_errors.note(f"waiting on the clients failed: {exc}")
+                time.sleep(max(0.0, end - time.monotonic()))
+                return
             now = self.clock.now()
             for fd in ready:
+                wakeups[fd] += 1
                 handles[fd](now)
+
+
+def _readable(fds: list[int], timeout: float) -> list[int]:
+    """Those of ``fds`` that become readable within ``timeout`` seconds (all that are, once one is)."""
+    if not fds:
+        time.sleep(timeout)
+        return []
+    with _Selector() as selector:
+        for fd in fds:
+            selector.register(fd, selectors.EVENT_READ)
+        return [key.fd for key, _ in selector.select(timeout)]
 
 
 def serve(

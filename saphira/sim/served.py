@@ -46,6 +46,8 @@ class ServedSimulation:
         return next((s.exit_code for s in self.servers if s.exit_code is not None), None)
 
     def cycle(self, now: float) -> None:
+        for server in self.servers:  # each client's input budget is per cycle
+            self._guarded(server, server.start_cycle, now)
         self.receive(now)
         self.advance(now)
 

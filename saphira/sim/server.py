@@ -27,6 +27,10 @@ Session rules (ARIA's ArRobot and Saphira's client both connect, §3):
   once, motors disabled, sonar off, odometry 0, 0, 0 (AMRISim ``endSession``). With ``hangup_on_close``
   (TCP, in-process) CLOSE also closes the transport; without it (a serial line) the server waits on
   the same line for the next SYNC0.
+* Input budget: a cycle reads at most ``read_budget`` bytes (4096) of a client's line and handles at
+  most ``packet_budget`` packets (64); the rest waits, in the kernel's socket buffer or as decoded
+  packets, for the next cycle, so one line's flood costs no other robot its cycle and at most a few KiB.
+  A client still over its budget after ``flood_limit`` seconds (5) is hung up and logged.
 * Watchdog (PSOS): ``watchdog`` seconds of clock time without a packet stop the robot at once. The
   next packet revives it: it accelerates back to its last translational setpoint (and a running MOVE
   or heading turn resumes); a rotation that was a velocity holds the current heading instead.
@@ -116,12 +120,14 @@ class SessionState(Enum):
 class ServerOptions:
     """How one server behaves. ``None`` for ``identity``/``layout`` derives them from the parameters.
 
-    ``watchdog``, ``handshake_timeout``, ``idle_timeout`` and ``partial_timeout`` are seconds of
-    clock time (``None`` turns the first three off). ``allow_exit`` lets SIM_EXIT stop the host (the
-    standalone program); otherwise it is ignored. ``max_sonar_per_sip`` caps the entries of one SIP
-    (AMRISim: 32); more wait for the next SIP. ``worlds`` says which files LOADWORLD may read
-    (:mod:`saphira.sim.world_requests`); with ``load_in_background`` they are read in a worker thread
-    and the world changes in the first cycle after the read ends (in lock-step: at once).
+    ``watchdog``, ``handshake_timeout``, ``idle_timeout``, ``partial_timeout`` and ``flood_limit`` are
+    seconds of clock time (``None`` turns the first three and the last off). ``read_budget`` and
+    ``packet_budget`` bound what one cycle takes from the client (the module docstring). ``allow_exit``
+    lets SIM_EXIT stop the host (the standalone program); otherwise it is ignored.
+    ``max_sonar_per_sip`` caps the entries of one SIP (AMRISim: 32); more wait for the next SIP.
+    ``worlds`` says which files LOADWORLD may read (:mod:`saphira.sim.world_requests`); with
+    ``load_in_background`` they are read in a worker thread and the world changes in the first cycle
+    after the read ends (in lock-step: at once).
     """
 
     identity: RobotIdentity | None = None
@@ -131,6 +137,9 @@ class ServerOptions:
     handshake_timeout: float | None = None
     idle_timeout: float | None = None
     partial_timeout: float = 0.5
+    read_budget: int = 4096
+    packet_budget: int = 64
+    flood_limit: float | None = 5.0
     allow_exit: bool = False
     max_sonar_per_sip: int = 32
     battery: int = DEFAULT_BATTERY_DV
@@ -160,6 +169,10 @@ class ServerStats:
     """LOADWORLD requests refused or failed (also counted in ``ignored``)."""
     handshake_timeouts: int = 0
     """Lines hung up because the client did not complete the handshake in time."""
+    throttled_cycles: int = 0
+    """Cycles that ended with the client's input budget spent (the rest waited)."""
+    floods: int = 0
+    """Clients hung up for staying over their input budget for ``flood_limit`` seconds."""
     sips: int = 0
     configs: int = 0
     simstats: int = 0
@@ -281,6 +294,11 @@ class PioneerServer:
         self._revival: _Revival | None = None
         self._backlog: list[tuple[int, float]] = []
         self._was_stalled = False
+        self._queued: deque[bytes] = deque()
+        """Packets decoded beyond this cycle's packet budget, handled first next cycle."""
+        self._bytes_left = self.options.read_budget
+        self._packets_left = self.options.packet_budget
+        self._over_budget_since: float | None = None
         model = robot.model
         self._dist_conv = model.dist_conv_factor
         self._angle_conv = model.angle_conv_factor
@@ -311,6 +329,8 @@ class PioneerServer:
             self.hang_up("replaced by a new client")
         self.transport = transport
         self.receiver.reset()
+        self._queued.clear()
+        self._over_budget_since = None
         self.state = SessionState.SYNCING
         self._last_data = self._syncing_since = now
         self._partial_since = None
@@ -327,21 +347,55 @@ class PioneerServer:
 
     # -- one cycle ----------------------------------------------------------------------------------
 
+    @property
+    def input_spent(self) -> bool:
+        """This cycle's input budget is spent: the line need not be read (or waited on) until the next."""
+        return self._bytes_left <= 0 or (self._packets_left <= 0 and bool(self._queued))
+
+    def start_cycle(self, now: float) -> None:
+        """A new cycle: a fresh input budget; a client over its budget for ``flood_limit`` s is hung up."""
+        options = self.options
+        if self.input_spent and self.transport is not None:
+            self.stats.throttled_cycles += 1
+            if self._over_budget_since is None:
+                self._over_budget_since = now
+                log.warning(
+                    "%s: client on %s sends more than %d bytes or %d packets a cycle; the rest waits",
+                    self.label,
+                    self.transport.url,
+                    options.read_budget,
+                    options.packet_budget,
+                )
+            elif options.flood_limit is not None and now - self._over_budget_since >= options.flood_limit:
+                self.stats.floods += 1
+                why = f"over its input budget for {now - self._over_budget_since:.1f} s (a flood)"
+                log.warning("%s: hung up the client on %s: %s", self.label, self.transport.url, why)
+                self.hang_up(why)
+        else:
+            self._over_budget_since = None
+        self._bytes_left = options.read_budget
+        self._packets_left = options.packet_budget
+
     def receive(self, now: float) -> None:
-        """Read the client's bytes and handle its packets; then run the watchdog and line timers."""
+        """Read the client's bytes and handle its packets, within this cycle's budget (the module
+        docstring); then run the watchdog and line timers."""
         transport = self.transport
         if transport is None:
             return
-        try:
-            data = transport.read()
-        except TransportClosed as exc:
-            self.hang_up(f"client gone ({exc})")
-            return
+        data = b""
+        reading = self._bytes_left > 0 and not self._queued
+        if reading:
+            try:
+                data = transport.read(self._bytes_left)
+            except TransportClosed as exc:
+                self.hang_up(f"client gone ({exc})")
+                return
+            self._bytes_left -= len(data)
         self._finish_world_load()
         receiver = self.receiver
         if data:
             payloads = receiver.feed(data)
-        elif self._partial_since is not None and now - self._partial_since >= self.options.partial_timeout:
+        elif reading and self._partial_since is not None and now - self._partial_since >= self.options.partial_timeout:
             payloads = receiver.expire_partial()
         else:
             payloads = []
@@ -352,8 +406,11 @@ class PioneerServer:
             self._partial_since = None
         if payloads:
             self._last_data = now  # only valid packets keep a line: stray bytes do not
-        for payload in payloads:
-            self._handle(payload, now)
+        queued = self._queued
+        queued.extend(payloads)
+        while queued and self._packets_left > 0:
+            self._packets_left -= 1
+            self._handle(queued.popleft(), now)
             if self.transport is None:
                 return
         self._check_timers(now)

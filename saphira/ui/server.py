@@ -6,15 +6,19 @@ once and gives it to every page. Each page has a one-frame mailbox: a page that 
 newest frame when it is ready and skips the ones in between, so a stalled browser costs frames, never
 cycles. Interaction-area lines are queued per page (bounded) so none is skipped.
 
-Security (the page runs Colbert and can load Python plugins, i.e. run code): every HTTP and WebSocket
-request must carry the run's random token, as ``?token=`` (the printed URL) or the ``X-Saphira-Token``
-header, and must not come from another origin's page (:mod:`saphira.ui.access`); anything else is
-answered 403. There is no cookie: browsers send a cookie to every port of a host, so another local
-server would get it and its pages could use it. The page served at ``/`` names its own files with the
-token, and ``app.js`` opens the WebSocket with it, then takes it out of the address bar (the tab keeps
-it for a reload, which :data:`RELOAD_SCRIPT`, the one file served without it, brings back). Every answer
-carries a strict Content-Security-Policy and no-framing, no-referrer headers. The default address is
-127.0.0.1; :meth:`UiServer.announce` warns when it is not loopback.
+Security (the page runs Colbert and can load Python plugins, i.e. run code): the page at ``/`` and the
+WebSocket must carry the run's random token, as ``?token=`` (the printed URL) or the ``X-Saphira-Token``
+header, and no request may come from another origin's page (:mod:`saphira.ui.access`); anything else
+is answered 403. There is no cookie: browsers send a cookie to every port of a host, so another local
+server would get it and its pages could use it. The first request exchanges the token for a *session*:
+the page at ``/`` comes with a fresh random session credential (a ``<meta>`` tag), which ``app.js``
+keeps in memory only and offers when it opens the WebSocket (as a ``Sec-WebSocket-Protocol`` entry, a
+header), then takes the token out of the address bar. So no request after the first names the token:
+the static files are the package's own public code and are served without it (still only to the
+own origin). A reload has neither, and gets a 403 page saying to open the printed URL again. Every
+answer carries a strict Content-Security-Policy and no-framing, no-referrer headers. The default
+address is 127.0.0.1; :meth:`UiServer.announce` warns when it is not loopback. How many connections
+the server holds, and for how long without the token, is :mod:`saphira.ui.connections`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import contextlib
 import hmac
 import json
 import logging
-import re
 import secrets
 import threading
 from collections import deque
@@ -36,6 +39,7 @@ from typing import Any, Protocol
 from aiohttp import WSMsgType, web
 
 from saphira.ui.access import exposure_warning, reachable_urls, refusal, security_headers
+from saphira.ui.connections import KEEPALIVE_TIMEOUT, ConnectionGuard, summarised_loop_errors
 from saphira.ui.options import DEFAULT_HOST
 
 __all__ = ["PageHandler", "UiServer"]
@@ -43,16 +47,17 @@ __all__ = ["PageHandler", "UiServer"]
 log = logging.getLogger("saphira.ui")
 
 STATIC_DIR = Path(__file__).parent / "static"
-RELOAD_SCRIPT = "/static/reload.js"
-"""The one file served without the token: it holds nothing secret and can do nothing but come back to
-``/`` with the token this tab kept, so that a reload works once the token has left the address bar."""
 _NO_TOKEN = "this page needs the token printed when saphira started: open that URL"
 _NO_TOKEN_PAGE = (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Saphira live view</title></head>\n'
-    f'<body><p>403: {_NO_TOKEN}.</p><script src="{RELOAD_SCRIPT}"></script></body></html>\n'
+    f"<body><p>403: {_NO_TOKEN} (the page keeps what it was given for it in memory only, so a reload "
+    "needs the printed URL again).</p></body></html>\n"
 )
-_OWN_FILES = re.compile(r'(src|href)="(static/[^"?]+)"')
-"""The page's references to its own files, which get the token (a browser adds no header to them)."""
+SESSION_PROTOCOL = "saphira"
+"""The WebSocket subprotocol the page asks for; it offers its session as ``saphira-session.<credential>``."""
+_SESSION_PREFIX = "saphira-session."
+MAX_SESSIONS = 64
+"""Page loads whose session credential stays valid (the oldest is forgotten first)."""
 MESSAGE_BACKLOG = 500
 """Interaction-area lines kept for a page that reads slowly (older ones are dropped)."""
 
@@ -100,6 +105,10 @@ class UiServer:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._runner: web.AppRunner | None = None
+        self._listener: asyncio.Server | None = None
+        self.guard: ConnectionGuard | None = None
+        """What bounds the connections (:mod:`saphira.ui.connections`), once listening."""
+        self._sessions: dict[str, None] = {}
 
     # ------------------------------------------------------------------ life
     @property
@@ -163,18 +172,23 @@ class UiServer:
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/ws", self._websocket)
-        self._runner = web.AppRunner(app, access_log=None)
+        self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE_TIMEOUT)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
+        server = self._runner.server
+        assert server is not None  # set up above
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(summarised_loop_errors())
+        self.guard = ConnectionGuard(server)
+        self._listener = await loop.create_server(self.guard, self.host or None, self.port, backlog=128)
+        sockets = self._listener.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]
 
     async def _shutdown(self) -> None:
         for page in list(self._pages):
             await page.ws.close()
+        if self._listener is not None:
+            self._listener.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -209,10 +223,28 @@ class UiServer:
 
     # ------------------------------------------------------------------ HTTP
     def _authorised(self, request: web.Request) -> bool:
+        """The request names the token (query or header), or, for the WebSocket, a session it was given."""
         for given in (request.query.get("token"), request.headers.get("X-Saphira-Token")):
             if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
                 return True
+        if request.path != "/ws":
+            return False
+        offered = request.headers.get("Sec-WebSocket-Protocol", "")
+        for entry in offered.split(","):
+            session = entry.strip().removeprefix(_SESSION_PREFIX)
+            if entry.strip().startswith(_SESSION_PREFIX) and any(
+                hmac.compare_digest(session.encode(), known.encode()) for known in self._sessions
+            ):
+                return True
         return False
+
+    def _new_session(self) -> str:
+        """A fresh session credential for a page just served (the oldest beyond :data:`MAX_SESSIONS` forgotten)."""
+        session = secrets.token_urlsafe(24)
+        self._sessions[session] = None
+        while len(self._sessions) > MAX_SESSIONS:
+            del self._sessions[next(iter(self._sessions))]
+        return session
 
     @web.middleware
     async def _require_token(
@@ -221,9 +253,13 @@ class UiServer:
         why = refusal(request.headers)
         if why is not None:
             return web.Response(status=403, text=f"403: the live view answers only its own page, not {why}\n")
-        if request.path == RELOAD_SCRIPT or self._authorised(request):
+        if request.path.startswith("/static/"):  # the package's own public files: no secret in them
             return await handler(request)
-        if request.path == "/":  # a reload: the tab may still hold the token (static/reload.js)
+        if self._authorised(request):
+            if self.guard is not None:
+                self.guard.trust(request)
+            return await handler(request)
+        if request.path == "/":
             return web.Response(status=403, text=_NO_TOKEN_PAGE, content_type="text/html")
         return web.Response(status=403, text=f"403: {_NO_TOKEN}\n")
 
@@ -232,7 +268,8 @@ class UiServer:
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-        page = _OWN_FILES.sub(rf'\1="\2?token={self.token}"', page)
+        meta = f'<meta name="saphira-session" content="{self._new_session()}">'
+        page = page.replace("<head>\n", f"<head>\n{meta}\n", 1)
         return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
@@ -243,7 +280,7 @@ class UiServer:
         return web.FileResponse(path, headers={"Cache-Control": "no-store"})
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(heartbeat=20.0)
+        ws = web.WebSocketResponse(heartbeat=20.0, protocols=(SESSION_PROTOCOL,))
         await ws.prepare(request)
         page = _Page(ws)
         await ws.send_str(json.dumps({"type": "hello", **self.handler.hello()}))

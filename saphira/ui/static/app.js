@@ -30,24 +30,26 @@ let lastTasksKey = "";
 let lastBehaviorsKey = "";
 
 /* ------------------------------------------------------------------ connection */
-/* The token opens the WebSocket (the server takes no cookie); once read it leaves the address bar
- * and the history, so it is not shown, bookmarked or synced. This tab keeps it in sessionStorage
- * (this origin's only) for a reload (static/reload.js). */
-const TOKEN = takeToken();
+/* The printed URL's token was exchanged for a session when the server sent this page: a credential
+ * that lives in this variable only (never in storage, a cookie or a URL) and opens the WebSocket as a
+ * subprotocol entry (a header). The token then leaves the address bar; no later request names it.
+ * A reload has neither, and gets the 403 page: open the printed URL again. */
+const SESSION = takeSession();
 
-function takeToken() {
+function takeSession() {
+  const meta = document.querySelector('meta[name="saphira-session"]');
+  const session = meta ? meta.content : "";
+  if (meta) meta.remove();
   const params = new URLSearchParams(location.search);
-  const token = params.get("token") || "";
-  if (token) sessionStorage.setItem("saphira-token", token);
   params.delete("token");
   const rest = params.toString();
   window.history.replaceState(window.history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
-  return token;
+  return session;
 }
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(TOKEN)}`);
+  socket = new WebSocket(`${proto}//${location.host}/ws`, ["saphira", "saphira-session." + SESSION]);
   socket.onopen = () => setConnected(true);
   socket.onclose = () => { setConnected(false); setTimeout(connect, 2000); };
   socket.onerror = () => {};
