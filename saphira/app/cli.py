@@ -222,8 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Feed a recording (made with 'saphira run --record') back through the link and the state "
         "reflector with no robot attached, and compare the reflector state with the recorded one, cycle by "
         "cycle. A recording that ended early (cut mid-line, or without the end line a clean close writes) is "
-        "replayed up to its last complete line and the place it ends is reported. Exit status 1 if any cycle "
-        "differs or the recording ended early, 2 if it is empty or not a recording.",
+        "replayed up to its last complete line and the place it ends is reported. Exit status 0 when every "
+        "cycle matches, 1 if one differs or the recording ended early, 2 if it is empty (no event: a run that "
+        "never reached its robot) or not a recording, or for a --ui port another program holds or a bad option.",
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
@@ -367,7 +368,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     misuse = check_speed(args) or robot_misuse(args)
-    if misuse is None and args.command in ("run", "shell"):  # before the robot is reached ('sim' says it itself)
+    if misuse is None and args.command in (
+        "run",
+        "shell",
+        "replay",
+    ):  # before the robot or the recording ('sim' says it itself)
         misuse = ui_port_problem(args.ui)
     if misuse is not None:
         parser.exit(2, f"saphira {args.command}: {misuse}\n")

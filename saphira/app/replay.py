@@ -7,6 +7,7 @@ matplotlib, aiohttp nor foxglove-sdk until one of these is asked for.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from saphira.core.argtypes import plot_file
@@ -103,5 +104,9 @@ def view_replay(args: argparse.Namespace) -> int:
     if args.ui is not None:
         from saphira.ui.replay_view import serve_replay
 
-        return serve_replay(playback.restart(), world, args.ui)
+        try:
+            return serve_replay(playback.restart(), world, args.ui)
+        except OSError as exc:  # the port was taken after the command line's check
+            print(f"saphira replay: {exc}", file=sys.stderr)
+            return 2
     return 0
