@@ -202,8 +202,8 @@ def _number(text: str, what: str, position: SourcePosition, line: str) -> int:
 def read_recording(path: str | Path) -> Recording:
     """Parse a recording; a malformed line is a :class:`SourceError` naming file:line.
 
-    An empty file, or one without an event (only its header and end line), is a :class:`SaphiraError`. A recording that ended early is read up to its last
-    complete line, with :attr:`Recording.problem` set.
+    An empty file, or one without an event (only its header and end line), is a :class:`SaphiraError`.
+    A recording that ended early is read up to its last complete line, with :attr:`Recording.problem` set.
     """
     p = Path(path)
     data = read_input(p, what="recording", limit=MAX_RECORDING_BYTES)
