@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from saphira.app.batch.experiment import Experiment, ExperimentError
+from saphira.app.batch.inputs import recording_inputs
 from saphira.colbert.checker import Checker
 from saphira.colbert.compile.symbols import GlobalVariable, LinkedVariable
 from saphira.colbert.evaluator import Evaluator
@@ -59,7 +60,10 @@ def check_parameters(exp: Experiment) -> None:
     activity = exp.activity
     evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=activity.parent)
     checker = Checker(evaluator)
-    errors = [*checker.check_path(activity), *checker.resolve_starts()]
+    # The modules the plugins import stay imported in this process, as a trial's would: listed as they
+    # are for the trials run here after it (a trial forked from here never imports them itself).
+    with recording_inputs():
+        errors = [*checker.check_path(activity), *checker.resolve_starts()]
     try:
         if errors:
             shown = "\n".join(error.pretty() for error in checker.in_order(errors))
