@@ -48,8 +48,9 @@ def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--foxglove", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, FOXGLOVE_PORT),
         help=f"serve the run to Foxglove (its WebSocket protocol) on HOST:PORT (default 127.0.0.1:{FOXGLOVE_PORT}; "
-        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. Needs "
-        "foxglove-sdk: pip install 'saphira[foxglove]'",
+        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. The embedded "
+        "simulator then runs in real time (--speed F: F times), as with --ui, so Foxglove sees the run as it "
+        "happens. Needs foxglove-sdk: pip install 'saphira[foxglove]'",
     )  # fmt: skip
 
 
