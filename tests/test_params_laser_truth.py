@@ -14,7 +14,10 @@ import pytest
 
 from saphira.app.cli import main
 
-COUNT = 'act Count { waitfor sfLaserCount() > 0 timeout 0.5; sfSMessage("laser readings %d", sfLaserCount()); }\nstart Count;\n'
+COUNT = (
+    'act Count { waitfor sfLaserCount() > 0 timeout 0.5; sfSMessage("laser readings %d", sfLaserCount()); }\n'
+    "start Count;\n"
+)
 
 
 def _laser_line(capsys: pytest.CaptureFixture[str], params: str) -> str:

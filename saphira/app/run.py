@@ -9,7 +9,8 @@ of the cycle: :mod:`saphira.core.interrupts`), when the reader of stdout goes aw
 lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.client.link.watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
 The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.core.parts`)
-decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
+decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run, 141 (128 +
+SIGPIPE, as a shell reports a program a closed pipe ended) when the reader of stdout went away.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
 With ``--foxglove`` the embedded simulator runs in real time (times ``--speed``) too.
@@ -242,8 +243,11 @@ class Session:
         signum: int | None = None  # the signal that stopped the run early, if one did
         try:
             while self._cycles_left(end):
-                if self.signals.received is not None or self.console.closed:
-                    interrupted, signum = self.signals.name or "output closed", self.signals.received
+                if self.signals.received is not None:
+                    interrupted, signum = self.signals.name, self.signals.received
+                    break
+                if self.console.reader_gone():  # `| head` has its lines: end as a closed pipe ends a program
+                    interrupted, signum = "output closed", signal.SIGPIPE
                     break
                 if self.watch is not None and self.watch.lost:  # the activities have had a cycle to see it
                     break

@@ -16,6 +16,7 @@ trial itself raised; ``timeout`` when it ran past its wall-clock limit (:mod:`sa
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import tempfile
 import time
@@ -83,7 +84,7 @@ class _CapturingConsole(Console):
     """A console that keeps every message line (for METRIC lines and errors) and prints nothing."""
 
     def __init__(self) -> None:
-        super().__init__(status=False, quiet=True)
+        super().__init__(io.StringIO(), status=False, quiet=True)  # never the batch's stdout: nothing to close
         self.lines: list[str] = []
 
     def message(self, text: str) -> None:
