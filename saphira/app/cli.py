@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
         "or timed out or a brain, behavior, plugin or task raised during the run (each failure is a line of "
         "the summary), 2 for a load or connection error (a lost robot link included) or a bad option, 130 after "
-        "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first).",
+        "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first), 141 when the reader of "
+        "its output went away ('| head': the robot stopped at once).",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
@@ -203,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
         "check before it connects. A plugin (.py) is imported and its load_init(env) and load_exit(env) run, "
         "on a robot never connected, to learn its names; a brain is imported, its INIT not called. "
-        "Exit status 1 if any error was found.",
+        "Exit status 0 when every file checks, 1 if any error was found (a missing file included), 2 for a "
+        "bad option.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 

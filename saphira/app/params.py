@@ -50,6 +50,7 @@ def add_params_parser(sub: Any) -> None:
         "SAPHIRA_PARAMS adds directories searched first). With FILE (a path or a bundled name), show the "
         "robot it describes: model, conversion factors, sizes, speeds, sonar count, and where each value "
         "came from (built-in default of the model, the model's own file, or FILE).",
+        epilog="exit status: 0, or 2 for a file that cannot be found, read or parsed.",
     )  # fmt: skip
     parser.add_argument("file", nargs="?", metavar="FILE", help="a .p file or a bundled name")
 

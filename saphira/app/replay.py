@@ -61,7 +61,8 @@ def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
         description="Replay a recording (made with 'saphira run --record') through the link and the reflector "
         "and write what the run saw as MCAP, with Foxglove's well-known schemas: /pose, /odom, /tf, /sonar, "
         "/laser, /world, /artifacts, /behaviors and /log (docs/replay.md). Needs foxglove-sdk: pip install "
-        "'saphira[foxglove]'. Exit status 2 if the recording cannot be read.",
+        "'saphira[foxglove]'. Exit status 0 when written, 2 if the recording cannot be read or is empty (no "
+        "event), or for a bad option.",
     )
     export.add_argument("file", metavar="REC")
     export.add_argument(
