@@ -149,6 +149,7 @@ class Robot:
         waiting. An interrupt (Ctrl-C) while waiting abandons the handshake too.
         """
         limit = self.clock.cycles_for(timeout)
+        self.link.awaited = True
         try:
             if self.scheduler.running_async:
                 deadline = self.clock.cycle + limit
@@ -164,11 +165,14 @@ class Robot:
             with self.scheduler.lock:
                 self.link.abort(f"connection to {self.link.url} interrupted")
             raise
+        finally:
+            self.link.awaited = False
         with self.scheduler.lock:
             if self.link.connecting:
                 self.link.abort(f"no connection to {self.link.url} within {timeout:g} s")
         if self.link.state != LinkState.CONNECTED:
-            raise ConnectError(self.link.error or f"no connection to {self.link.url} within {timeout:g} s")
+            error = self.link.error or f"no connection to {self.link.url} within {timeout:g} s"
+            raise ConnectError(error if self.link.url in error else f"{self.link.url}: {error}")  # names the robot
 
     def disconnect(self) -> None:
         self.link.disconnect()

@@ -286,12 +286,39 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys) -> N
     assert f"cannot reach the Dask scheduler at {address}" in capsys.readouterr().err
 
 
-def test_a_grid_key_the_file_does_not_declare_fails_its_trials_with_the_name(tmp_path: Path) -> None:
-    exp = _experiment(tmp_path, "duration = 1\n[grid]\nvelocity = [1.0]\n")
+@pytest.mark.parametrize(
+    ("activity", "table", "line", "message"),
+    [
+        (STACK, "[grid]\nsped = [1.0]\n", 8, "[grid] sped: stack.act declares no global 'sped' (nor 'sped_', the name "
+         "to use when 'sped' is a Colbert keyword); did you mean 'speed'?"),
+        (STACK, "[sample]\ncount = 2\nstandof = { min = 1.0, max = 2.0 }\n", 9,
+         "[sample] standof: stack.act declares no global 'standof' (nor 'standof_', the name to use when 'standof' "
+         "is a Colbert keyword); did you mean 'standoff'?"),
+        (DATA / "brain.py", "[grid]\nSPED = [1.0]\n", 8, "[grid] SPED: brain.py declares no global 'SPED' (nor "
+         "'SPED_', the name to use when 'SPED' is a Colbert keyword); did you mean 'SPEED'?"),
+    ],
+)  # fmt: skip
+def test_a_parameter_the_activity_does_not_declare_stops_the_batch_before_any_trial(
+    tmp_path: Path, capsys, activity: Path, table: str, line: int, message: str
+) -> None:
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'[run]\nactivity = "{activity}"\nworld = "room"\nparams = "p3dx"\nduration = 1\n\n{table}')
     out = tmp_path / "out"
-    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 1
-    (row,) = _rows(out)
-    assert row["status"] == "error" and "declares no global 'velocity'" in row["error"]
+    assert main(["batch", str(exp), "--out", str(out), "--serial", "--no-plots", "-q"]) == 2
+    assert capsys.readouterr().err == f"saphira batch: {exp}:{line}: {message}\n"
+    assert not out.exists()  # no trial ran
+
+
+def test_an_activity_that_does_not_compile_stops_the_batch_with_its_errors(tmp_path: Path, capsys) -> None:
+    act = tmp_path / "broken.act"
+    act.write_text("float speed_;\nact Go { sfSetVelocty(speed_); }\nstart Go;\n")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'[run]\nactivity = "{act}"\nduration = 1\n[grid]\nspeed = [1.0, 2.0]\n')
+    assert main(["batch", str(exp), "--out", str(tmp_path / "out"), "--serial", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"saphira batch: {exp}: [run] activity: broken.act does not compile; no trial was run:\n")
+    assert f"{act}:2:10: unknown function 'sfSetVelocty'" in err and "did you mean 'sfSetVelocity'" in err, err
+    assert not (tmp_path / "out").exists()
 
 
 def test_random_starts_and_samples_are_drawn_once_and_recorded(tmp_path: Path) -> None:

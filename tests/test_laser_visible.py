@@ -54,7 +54,10 @@ def test_saphira_params_shows_the_laser() -> None:
     assert any(line.startswith("p3dx-laser") and line.endswith("laser") for line in listing.stdout.splitlines())
     assert "p3dx-laser Pioneer  p3dx       16 sonars  radius 250 mm" in listing.stdout  # resolved through its model
     plain = saphira("params", "p3dx")
-    assert "Laser             not declared (the simulator still fits lms2xx" in plain.stdout
+    assert (
+        "Laser             not declared: a run uses no laser (sfLaserCount() stays 0); for one, --params "
+        "p3dx-laser. The simulator still serves lms2xx" in plain.stdout
+    )
 
 
 def test_the_trace_keeps_the_last_scans_where_the_walls_are() -> None:

@@ -317,9 +317,9 @@ def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tu
     assert "cycle 1000000 is out of range" in seen["errors"][1]
 
 
-def _start_foxglove_run(*args: str) -> tuple[subprocess.Popen[bytes], str]:
-    """``saphira run ARGS`` with its output read until it says where its Foxglove server listens."""
-    return start_command("run", *args, announces=rb"foxglove: (ws://\S+)")
+def _start_foxglove_run(*args: str, seen: list[bytes]) -> tuple[subprocess.Popen[bytes], str]:
+    """``saphira run ARGS`` with its output read (into ``seen``) until it says where its Foxglove server listens."""
+    return start_command("run", *args, announces=rb"foxglove: (ws://\S+)", seen=seen)
 
 
 async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[Any]]:
@@ -348,15 +348,19 @@ async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[An
 
 
 def test_run_foxglove_serves_the_channels_live_on_loopback() -> None:
-    proc, url = _start_foxglove_run("colbert/demo.act", "--world", "room", "--realtime", "--duration", "60",
-                                    "--foxglove", "127.0.0.1:0")  # fmt: skip
+    # No --realtime: with --foxglove the embedded simulator runs in real time by itself (as with --ui), so
+    # the run is still going when the client has its poses (lock-step, 60 s were over in a few).
+    seen: list[bytes] = []
+    proc, url = _start_foxglove_run("colbert/demo.act", "--world", "room", "--duration", "60",
+                                    "--foxglove", "127.0.0.1:0", seen=seen)  # fmt: skip
     try:
         assert url.startswith("ws://127.0.0.1:")
         channels, poses = asyncio.run(_foxglove_client(url))
     finally:
         proc.send_signal(signal.SIGTERM)
-        output = proc.communicate(timeout=30)[0].decode()
-    assert proc.returncode == 143, output  # ended by the SIGTERM above
+        output = (seen[0] + proc.communicate(timeout=30)[0]).decode()
+    assert proc.returncode == 143, output  # ended by the SIGTERM above, not by its 60 s of robot time
+    assert "the simulator runs at 1x real time while Foxglove watches (--speed F to change)" in output
     assert {topic: c["schemaName"] for topic, c in channels.items()} == SCHEMAS
     assert all(p.frame_id == "world" for p in poses)
     assert (poses[0].pose.position.x, poses[0].pose.position.y) == pytest.approx((1.5, 4.0), abs=0.5)  # the room

@@ -26,9 +26,11 @@ from saphira.ui.liveview import LiveView, SteppedClock, serve
 from tests.sim_process import PROJECT
 
 
-def start_command(*args: str, announces: bytes = rb"live view: (http://\S+)") -> tuple[subprocess.Popen[bytes], str]:
+def start_command(
+    *args: str, announces: bytes = rb"live view: (http://\S+)", seen: list[bytes] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``python -m saphira ARGS`` (stdin a pipe) and read until it prints where it serves: the first
-    group of ``announces`` (the live view's URL by default)."""
+    group of ``announces`` (the live view's URL by default). What was read is appended to ``seen``."""
     proc = subprocess.Popen([sys.executable, "-m", "saphira", *args], cwd=PROJECT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
@@ -41,6 +43,8 @@ def start_command(*args: str, announces: bytes = rb"live view: (http://\S+)") ->
         ready, _, _ = select.select([proc.stdout], [], [], remaining)
         if ready:
             output += os.read(proc.stdout.fileno(), 4096)
+    if seen is not None:
+        seen.append(output)
     return proc, match[1].decode()
 
 

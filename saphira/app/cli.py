@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
         "or timed out or a brain, behavior, plugin or task raised during the run (each failure is a line of "
         "the summary), 2 for a load or connection error (a lost robot link included) or a bad option, 130 after "
-        "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first).",
+        "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first), 141 when the reader of "
+        "its output went away ('| head': the robot stopped at once).",
     )
     run.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
     _add_robot_options(run)
@@ -203,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
         "check before it connects. A plugin (.py) is imported and its load_init(env) and load_exit(env) run, "
         "on a robot never connected, to learn its names; a brain is imported, its INIT not called. "
-        "Exit status 1 if any error was found.",
+        "Exit status 0 when every file checks, 1 if any error was found (a missing file included), 2 for a "
+        "bad option.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
 
@@ -222,8 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Feed a recording (made with 'saphira run --record') back through the link and the state "
         "reflector with no robot attached, and compare the reflector state with the recorded one, cycle by "
         "cycle. A recording that ended early (cut mid-line, or without the end line a clean close writes) is "
-        "replayed up to its last complete line and the place it ends is reported. Exit status 1 if any cycle "
-        "differs or the recording ended early, 2 if it is empty or not a recording.",
+        "replayed up to its last complete line and the place it ends is reported. Exit status 0 when every "
+        "cycle matches, 1 if one differs or the recording ended early, 2 if it is empty (no event: a run that "
+        "never reached its robot) or not a recording, or for a --ui port another program holds or a bad option.",
     )
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
@@ -367,7 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     misuse = check_speed(args) or robot_misuse(args)
-    if misuse is None and args.command in ("run", "shell"):  # before the robot is reached ('sim' says it itself)
+    if misuse is None and args.command in (
+        "run",
+        "shell",
+        "replay",
+    ):  # before the robot or the recording ('sim' says it itself)
         misuse = ui_port_problem(args.ui)
     if misuse is not None:
         parser.exit(2, f"saphira {args.command}: {misuse}\n")

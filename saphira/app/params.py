@@ -50,6 +50,7 @@ def add_params_parser(sub: Any) -> None:
         "SAPHIRA_PARAMS adds directories searched first). With FILE (a path or a bundled name), show the "
         "robot it describes: model, conversion factors, sizes, speeds, sonar count, and where each value "
         "came from (built-in default of the model, the model's own file, or FILE).",
+        epilog="exit status: 0, or 2 for a file that cannot be found, read or parsed.",
     )  # fmt: skip
     parser.add_argument("file", nargs="?", metavar="FILE", help="a .p file or a bundled name")
 
@@ -105,4 +106,8 @@ def _laser(params: RobotParams) -> str:
     )
     if declared:
         return fitted
-    return f"not declared (the simulator still fits {fitted}, as MobileSim gives every Pioneer one)"
+    # MobileSim's Pioneers all carry a laser, which an ARIA client uses only when told (ARIA's own p3dx.p
+    # says LaserAutoConnect true): saphira's client likewise uses none the file does not declare.
+    use = "--params p3dx-laser" if params.subclass == "p3dx" else "a --params file saying LaserAutoConnect true"
+    return (f"not declared: a run uses no laser (sfLaserCount() stays 0); for one, {use}. The simulator "
+            f"still serves {fitted} to an ARIA client that connects it, as MobileSim does")  # fmt: skip

@@ -7,6 +7,7 @@ matplotlib, aiohttp nor foxglove-sdk until one of these is asked for.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from saphira.core.argtypes import plot_file
@@ -47,8 +48,9 @@ def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--foxglove", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, FOXGLOVE_PORT),
         help=f"serve the run to Foxglove (its WebSocket protocol) on HOST:PORT (default 127.0.0.1:{FOXGLOVE_PORT}; "
-        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. Needs "
-        "foxglove-sdk: pip install 'saphira[foxglove]'",
+        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. The embedded "
+        "simulator then runs in real time (--speed F: F times), as with --ui, so Foxglove sees the run as it "
+        "happens. Needs foxglove-sdk: pip install 'saphira[foxglove]'",
     )  # fmt: skip
 
 
@@ -59,7 +61,8 @@ def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
         description="Replay a recording (made with 'saphira run --record') through the link and the reflector "
         "and write what the run saw as MCAP, with Foxglove's well-known schemas: /pose, /odom, /tf, /sonar, "
         "/laser, /world, /artifacts, /behaviors and /log (docs/replay.md). Needs foxglove-sdk: pip install "
-        "'saphira[foxglove]'. Exit status 2 if the recording cannot be read.",
+        "'saphira[foxglove]'. Exit status 0 when written, 2 if the recording cannot be read or is empty (no "
+        "event), or for a bad option.",
     )
     export.add_argument("file", metavar="REC")
     export.add_argument(
@@ -103,5 +106,9 @@ def view_replay(args: argparse.Namespace) -> int:
     if args.ui is not None:
         from saphira.ui.replay_view import serve_replay
 
-        return serve_replay(playback.restart(), world, args.ui)
+        try:
+            return serve_replay(playback.restart(), world, args.ui)
+        except OSError as exc:  # the port was taken after the command line's check
+            print(f"saphira replay: {exc}", file=sys.stderr)
+            return 2
     return 0

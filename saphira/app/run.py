@@ -9,9 +9,11 @@ of the cycle: :mod:`saphira.core.interrupts`), when the reader of stdout goes aw
 lost (exit status 2; ``--reconnect`` waits for the robot instead: :mod:`saphira.client.link.watch`); the robot is then
 stopped and disconnected, the recording closed, a summary printed and, with ``--plot``, the path drawn.
 The summary's part lines (each top-level activity, each Python part that failed: :mod:`saphira.core.parts`)
-decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run.
+decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended the run, 141 (128 +
+SIGPIPE, as a shell reports a program a closed pipe ended) when the reader of stdout went away.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
+With ``--foxglove`` the embedded simulator runs in real time (times ``--speed``) too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.client.link.watch import LinkWatch
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
+from saphira.core.clock import RealTimeClock
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
@@ -83,7 +86,10 @@ class Session:
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         self.live: LiveView | None = None
         self.foxglove: FoxgloveServer | None = None
-        clock = session_clock(args.robot, speed, self.ui_address)
+        # Foxglove, like the live view, is watched by a person: the embedded simulator then runs in real
+        # time (x --speed), not lock-step (a 30 s run would be over before Foxglove connects).
+        self.watched = self.ui_address is not None or getattr(args, "foxglove", None) is not None
+        clock = session_clock(args.robot, speed, self.ui_address, real_time=self.watched and not args.robot)
         self.robot = session_robot(clock, getattr(args, "link_timeout", None))
         self.watch: LinkWatch | None = None
         self.sim: EmbeddedSim | None = None
@@ -152,6 +158,11 @@ class Session:
             self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
+            if self.sim is not None and self.ui_address is None:
+                pace = self.robot.clock.speed if isinstance(self.robot.clock, RealTimeClock) else 1.0
+                self.console.note(
+                    f"the simulator runs at {pace:g}x real time while Foxglove watches (--speed F to change)"
+                )
         self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True
@@ -232,8 +243,11 @@ class Session:
         signum: int | None = None  # the signal that stopped the run early, if one did
         try:
             while self._cycles_left(end):
-                if self.signals.received is not None or self.console.closed:
-                    interrupted, signum = self.signals.name or "output closed", self.signals.received
+                if self.signals.received is not None:
+                    interrupted, signum = self.signals.name, self.signals.received
+                    break
+                if self.console.reader_gone():  # `| head` has its lines: end as a closed pipe ends a program
+                    interrupted, signum = "output closed", signal.SIGPIPE
                     break
                 if self.watch is not None and self.watch.lost:  # the activities have had a cycle to see it
                     break

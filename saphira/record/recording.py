@@ -202,8 +202,8 @@ def _number(text: str, what: str, position: SourcePosition, line: str) -> int:
 def read_recording(path: str | Path) -> Recording:
     """Parse a recording; a malformed line is a :class:`SourceError` naming file:line.
 
-    An empty file is a :class:`SaphiraError`. A recording that ended early is read up to its last
-    complete line, with :attr:`Recording.problem` set.
+    An empty file, or one without an event (only its header and end line), is a :class:`SaphiraError`.
+    A recording that ended early is read up to its last complete line, with :attr:`Recording.problem` set.
     """
     p = Path(path)
     data = read_input(p, what="recording", limit=MAX_RECORDING_BYTES)
@@ -285,6 +285,8 @@ def read_recording(path: str | Path) -> Recording:
         rec.problem = f"no end line: it stops at line {len(lines)} (byte offset {offset}), {after}"
     elif end is not None and end[0] != rec.events:
         rec.problem = f"{rec.events} events where its end line counts {end[0]} (cycle {end[1]})"
+    if not rec.events:  # a run that never reached its robot: nothing to replay, draw or export
+        raise SaphiraError(f"{p}: empty recording: no events ({rec.problem or 'its end line counts 0'})")
     return rec
 
 

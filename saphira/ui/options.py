@@ -40,8 +40,9 @@ def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> No
     if speed:
         parser.add_argument(
             "--speed", type=positive_factor, metavar="F",
-            help="pace the embedded simulator at F times real time (default: real time with --ui or in "
-            "the shell, so a person can watch and drive; as fast as it goes for 'run' without --ui)",
+            help="pace the embedded simulator at F times real time (default: real time with --ui or "
+            "--foxglove or in the shell, so a person can watch and drive; as fast as it goes for 'run' without "
+            "either)",
         )  # fmt: skip
 
 

@@ -127,6 +127,8 @@ class UiServer:
         self._thread.start()
         self._ready.wait()
         if self._error is not None:
+            self._thread.join()  # its loop is closed: nothing for stop() to wait for
+            self._loop = self._thread = None
             raise OSError(f"cannot serve the live view on {self.host}:{self.port}: {self._error}")
         return self.url
 

@@ -80,6 +80,7 @@ def add_batch_parser(sub: Any) -> None:
 def run_batch(args: argparse.Namespace) -> int:
     """The ``saphira batch`` command."""
     from saphira.app.batch.experiment import load_experiment
+    from saphira.app.batch.parameters import check_parameters
     from saphira.app.batch.progress import Progress
     from saphira.app.batch.results import TRIALS_FILE, ResultsDir
     from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
@@ -90,6 +91,7 @@ def run_batch(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     exp = load_experiment(args.experiment)
+    check_parameters(exp)  # a misspelled key stops the batch here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
     options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
                             scheduler_timeout=args.scheduler_timeout)  # fmt: skip

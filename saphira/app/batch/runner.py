@@ -16,9 +16,11 @@ runs it exactly as ``--serial`` does, so the rows (but for the timing columns) a
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import os
+import signal
 import time
 import uuid
 from collections import deque
@@ -286,16 +288,67 @@ def _client(options: EngineOptions) -> Iterator[Any]:
     # A trial that kills its worker (os._exit) is a crashed row at once, not retried on three more;
     # and no worker holds a second trial while one runs (saturation 1.0), which that crash would take.
     settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.allowed-failures": 0,
-                "distributed.scheduler.worker-saturation": 1.0}  # fmt: skip
-    # Dask's own logs stay quiet: a worker restarted under a hung trial, or closed by Ctrl-C, logs
-    # tracebacks about lost connections, while what happened to each trial is in its row.
-    with dask.config.set(settings):
-        cluster = LocalCluster(
-            n_workers=options.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.CRITICAL,
-        )  # fmt: skip
+                "distributed.scheduler.worker-saturation": 1.0,
+                "distributed.worker.multiprocessing-method": "forkserver"}  # fmt: skip
+    # Dask's own logs stay quiet: a worker restarted under a hung trial logs tracebacks about lost
+    # connections, while what happened to each trial is in its row. No dashboard (docs/batch.md): the
+    # scheduler's HTTP endpoint, which it starts anyway, takes a free loopback port instead of 8787, so
+    # a cluster already there draws no "port 8787 is already in use" warning.
+    with dask.config.set(settings):  # for the cluster's life: a worker restarted later is forked as these were
+        _deaf_forkserver()
+        with _sigint_held():
+            cluster = LocalCluster(
+                n_workers=options.local_workers(), threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address=None, silence_logs=logging.CRITICAL,
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            )  # fmt: skip
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            with _silenced("asyncio"):  # closed under running trials: "Future exception was never retrieved"
+                cluster.close()
+                gc.collect()  # those futures report when collected: now, while the log is silenced
+
+
+def _deaf_forkserver() -> None:
+    """Start multiprocessing's fork server, from which the local cluster's workers are forked, ignoring SIGINT.
+
+    Ctrl-C at a terminal goes to every process of the terminal's group, the workers too: each died with a
+    traceback before the batch could close them. The fork server keeps the SIGINT disposition it started
+    with for the processes it forks, so with SIGINT ignored at its start every worker ignores it (restarted
+    ones too), and only the batch hears Ctrl-C: it closes the cluster. Meanwhile SIGINT is held back, not lost.
+    """
+    import multiprocessing.forkserver
+
+    from distributed.utils import get_mp_context
+
+    get_mp_context()  # Dask's context for the method configured: it names the modules the server preloads
+    with _sigint_held():
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _silenced(name: str) -> Iterator[None]:
+    """The logger ``name`` says nothing inside the block."""
+    logger = logging.getLogger(name)
+    disabled, logger.disabled = logger.disabled, True
     try:
-        with Client(cluster) as client:
-            yield client
+        yield
     finally:
-        cluster.close()
+        logger.disabled = disabled
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread (and the threads it starts) inside the block: one that comes is held
+    pending, and handled when the block ends (so a local cluster half started is never left behind)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -16,6 +16,7 @@ trial itself raised; ``timeout`` when it ran past its wall-clock limit (:mod:`sa
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import tempfile
 import time
@@ -34,6 +35,7 @@ from saphira.app.batch.metrics import (
     first_runtime_error,
     parse_metric_line,
 )
+from saphira.app.batch.parameters import find_parameter, undeclared
 from saphira.app.batch.watchdog import TrialTimeout, wall_clock_limit
 from saphira.app.console import Console
 from saphira.app.run import Session
@@ -82,7 +84,7 @@ class _CapturingConsole(Console):
     """A console that keeps every message line (for METRIC lines and errors) and prints nothing."""
 
     def __init__(self) -> None:
-        super().__init__(status=False, quiet=True)
+        super().__init__(io.StringIO(), status=False, quiet=True)  # never the batch's stdout: nothing to close
         self.lines: list[str] = []
 
     def message(self, text: str) -> None:
@@ -202,22 +204,17 @@ def _describe(exc: BaseException) -> str:
 
 
 def assign_values(evaluator: Evaluator, values: tuple[tuple[str, GridValue], ...], filename: str) -> None:
-    """Set each parameter: a Colbert global ``key`` (or ``key_``), else an attribute of a loaded plugin."""
+    """Set each parameter where :func:`~saphira.app.batch.parameters.find_parameter` finds it."""
     for key, value in values:
-        for name in (key, key + "_"):
-            symbol = evaluator.symbols.lookup(name)
-            if isinstance(symbol, GlobalVariable):
-                evaluator.symbols.values[symbol.index] = _converted(key, value, symbol.type.name, filename)
-                break
-            if isinstance(symbol, LinkedVariable) and symbol.setter is not None:
-                symbol.setter(_converted(key, value, symbol.type.name, filename))
-                break
+        target = find_parameter(evaluator, key)
+        if isinstance(target, GlobalVariable):
+            evaluator.symbols.values[target.index] = _converted(key, value, target.type.name, filename)
+        elif isinstance(target, LinkedVariable) and target.setter is not None:
+            target.setter(_converted(key, value, target.type.name, filename))
+        elif target is None:
+            raise TrialError(f"parameter {key!r}: {undeclared(key, filename)}")
         else:
-            module = next((m for m in evaluator.plugins.values() if hasattr(m, key)), None)
-            if module is None:
-                raise TrialError(f"parameter {key!r}: {Path(filename).name} declares no global {key!r} (nor "
-                                 f"{key + '_'!r}, the name to use when {key!r} is a Colbert keyword)")  # fmt: skip
-            setattr(module, key, value)
+            setattr(target, key, value)
 
 
 def _converted(key: str, value: GridValue, type_name: str, filename: str) -> GridValue:

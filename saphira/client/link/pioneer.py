@@ -144,6 +144,9 @@ class Link:
         self.config: ConfigPacket | None = None
         self.layout = SipLayout.ARCOS
         self.error: str | None = None
+        self.awaited = False
+        """True while a caller waits for the handshake (:meth:`saphira.robot.Robot.wait_connected`): it
+        raises the failure itself, so the link does not log it too (a user would read it twice)."""
         self.counters = LinkCounters()
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
         self.devices = DeviceDecoder(reflector)
@@ -461,7 +464,7 @@ class Link:
             pass  # the line is gone: nothing can reach the robot, its own watchdog stops it
 
     def _fail(self, reason: str) -> None:
-        log.error("%s", reason)
+        log.log(logging.DEBUG if self.awaited else logging.ERROR, "%s", reason)
         self._drop(reason, LinkState.FAILED, notify=False)
 
     def _without_url(self, exc: Exception) -> str:
