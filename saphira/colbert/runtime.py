@@ -37,8 +37,9 @@ statements. Decisions the manual leaves open, documented here:
   an editor can jump to it; traces keep act-relative lines), and suspends that activity (and its
   children), as the manual does; everything else carries on. The channels the failed activity and its
   children hold (a motion statement's or a binding's setpoint, ``sfSetVelocity``) are stopped in the
-  same cycle, as for a Python part that raises: a failed activity never leaves the robot driving. A blocking ``start`` whose child is
-  suspended by an error stops waiting (the child would never end), and the parent continues.
+  same cycle, as for a Python part that raises: a failed activity never leaves the robot driving. A
+  blocking ``start`` whose child is suspended by an error stops waiting (the child would never end),
+  and the parent continues.
 """
 
 from __future__ import annotations
