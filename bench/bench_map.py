@@ -7,7 +7,8 @@ any size. This writes two kinds of world at a small size (the baseline, measured
 ``--factor`` times it: walls in random directions, and parallel walls 3 mm apart in one direction (the
 case filing by exact direction handles), converts each as ``saphira map`` does (read the world, merge,
 format the map text), and prints the ratio of time per wall and of peak traced memory per wall,
-large against small. Linear ⇒ about 1; quadratic ⇒ about ``--factor``.
+large against small. Linear ⇒ about 1; quadratic ⇒ about ``--factor``. Last, the traced peak of
+reading a large ARIA map whose ``NumPoints`` is wrong, as a multiple of the file's size.
 
 Run from the project root: ``python bench/bench_map.py`` (about a minute on a loaded machine;
 ``--walls 1000`` for a quicker look).
@@ -24,6 +25,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from saphira.core.errors import SaphiraError
 from saphira.perception.worldmap import world_map_text
 from saphira.world.world import load_world
 
@@ -90,6 +92,27 @@ def main() -> None:
                 f"{kind:>22}: time per wall x{time_ratio:.2f}, memory per wall x{memory_ratio:.2f} "
                 f"at {args.factor}x the walls (linear: ~1; quadratic: ~{args.factor})"
             )
+        aria_mismatch(Path(folder), args.walls * 100, rng)
+
+
+def aria_mismatch(folder: Path, rows: int, rng: random.Random) -> None:
+    """The traced peak of reading an ARIA map whose NumPoints is wrong, against the file's size (a 14 MiB
+    map took 650 MB before its rows were read a block at a time)."""
+    path = folder / "big.map"
+    body = "\n".join(f"{rng.randrange(-50_000, 50_000)} {rng.randrange(-50_000, 50_000)}" for _ in range(rows))
+    path.write_text(f"2D-Map\nNumPoints: 5\nDATA\n{body}\n")
+    tracemalloc.start()
+    try:
+        load_world(path)
+    except SaphiraError as exc:
+        message = str(exc).split(": ", 1)[1]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    size = path.stat().st_size
+    print(
+        f"ARIA map, {size / 2**20:.1f} MiB, {rows} rows: {message}; "
+        f"peak {peak / 1e6:.0f} MB ({peak / size:.1f}x the file)"
+    )
 
 
 if __name__ == "__main__":

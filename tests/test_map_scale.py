@@ -18,6 +18,7 @@ import pytest
 
 from saphira.app.cli import main
 from saphira.perception.worldmap import ANGLE_TOLERANCE, JOIN_GAP, MIN_LENGTH, OFFSET_TOLERANCE, merge_segments
+from saphira.world.world import load_world
 
 
 def scan_merge(segments: np.ndarray) -> np.ndarray:
@@ -100,3 +101,25 @@ def test_saphira_map_of_thousands_of_distinct_walls(tmp_path: Path, capsys) -> N
     rows = [" ".join(line.split()) for line in text.splitlines()]
     assert "WALL 1250 100 0 2500" in rows and "WALL 2800 100 0 400" in rows
     assert capsys.readouterr().out.strip() == f"{out}: 3002 walls"
+
+
+def test_a_large_aria_map_is_read_in_blocks_with_the_same_values_and_errors(tmp_path: Path, capsys) -> None:
+    """A 14 MiB map took 650 MB to report a count mismatch (its rows as lists of strings); the rows are now
+    read a few thousand at a time. Behaviour across the blocks' borders is what this checks."""
+    rng = random.Random(12)
+    points = [(rng.randrange(-50_000, 50_000), rng.randrange(-50_000, 50_000)) for _ in range(10_000)]
+    body = "\n".join(f"{x} {y}" for x, y in points)
+    path = tmp_path / "big.map"
+    path.write_text(f"2D-Map\nNumLines: 1\nNumPoints: 10000\nLINES\n0 0 1000 0\nDATA\n{body}\n")
+    world = load_world(path)
+    assert np.array_equal(world.points, np.array(points, dtype=np.float64))
+
+    path.write_text(f"2D-Map\nNumLines: 1\nNumPoints: 5\nLINES\n0 0 1000 0\nDATA\n{body}\n")
+    assert main(["map", str(path)]) == 2
+    assert f"{path}:3:1: NumPoints is 5 but the DATA section (line 6) has 10000" in capsys.readouterr().err
+
+    lines = body.split("\n")
+    lines[9000] = "12 x4"  # in the third block of rows
+    path.write_text("2D-Map\nDATA\n" + "\n".join(lines) + "\n")
+    assert main(["map", str(path)]) == 2
+    assert f"{path}:9003:4:" in capsys.readouterr().err
