@@ -11,3 +11,7 @@ One package per layer, each importing only the ones below it (``docs/architectur
 """
 
 __version__ = "0.2.0"
+
+from saphira import _moved
+
+_moved.install()  # the import paths of 0.1 keep working, with a DeprecationWarning (CHANGELOG.md)

@@ -22,11 +22,14 @@ from types import FrameType
 import pytest
 
 from saphira.app.batch.experiment import load_experiment
+from saphira.app.check import compile_files
 from saphira.client.artifacts import PointList
+from saphira.colbert.evaluator import Evaluator
 from saphira.core.errors import SaphiraError, SourceError
 from saphira.params.robot_params import load_params
 from saphira.perception.mapfile import load_map_file
 from saphira.record.recording import replay
+from saphira.robot import Robot
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world
 
@@ -35,6 +38,45 @@ CASE_SECONDS = 10.0
 """A reader that takes longer on one mutant fails (the review saw hangs of minutes)."""
 
 HALL = "width 4000\nheight 4000\n0 0 4000 0\n0 4000 4000 4000\n"
+
+ACT = """int n;
+float vel;
+act go(int k) {
+  n = k * 2 + 0x1f - 017;
+  vel = 300.5 / 2 + 1e3 * 0.25f;
+  if (n > 3 && vel >= 0.5) { sfSMessage("%d %5.1f %s", n, vel, "ok"); }
+  waitfor n > 0 timeout 10;
+}
+start go(3);
+n = n + 1;  /* one more */
+"""
+"""A valid Colbert file; the repeated last line takes ``many-lines`` past the size limit."""
+
+BEH = """BeginBehavior cruise
+Params
+  sfFLOAT velocity
+Rules
+  "Go" If Not (slow Or 0.25) Then Speed velocity
+  "Turn" If slow And 0.5 Then Turn Left Sharply
+  "Slow" If slow Then Speed 250.5
+Init
+  float limit = 300.0;
+Update
+  slow = down_straight(sfTargetVel(), 100, 2 * limit);
+Activity
+  Speed 1.0
+  Turn 0.5
+EndBehavior
+"""
+
+
+def _check_colbert(path: Path) -> None:
+    """``saphira check``'s reading of ``path`` (the first error raised), then loading it into an evaluator."""
+    errors = compile_files([path], output=lambda line: None)
+    if errors:
+        raise errors[0]
+    evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False)
+    evaluator.load(path)
 
 
 @dataclass(frozen=True)
@@ -67,6 +109,8 @@ READERS: dict[str, Reader] = {
                          '[sample]\ncount = 2\ngain = { min = 0.5, max = 1.5 }\n'
                          '[metrics]\nobjective = "distance"\nat_most = { contacts = 0 }\n', load_experiment,
                          {"go.act": "float speed;\nfloat gain;\nact go { speed(speed); }\nstart go;\n"}),
+    "act": Reader(".act", ACT, _check_colbert),
+    "beh": Reader(".beh", BEH, _check_colbert),
 }  # fmt: skip
 
 _NUMBER = re.compile(rb"(?<![\w.])[+-]?\d+(?:\.\d*)?(?![\w.])")

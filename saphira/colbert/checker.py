@@ -44,6 +44,7 @@ from saphira.colbert.compile.symbols import (
     SymbolTable,
 )
 from saphira.colbert.syntax import ast
+from saphira.colbert.syntax.limits import read_source
 from saphira.colbert.syntax.parser import parse, parse_all_errors
 from saphira.core.errors import SourceError, SourcePosition
 from saphira.core.modules import fresh_module
@@ -127,9 +128,9 @@ class Checker:
                 return syntax
             return self.check_plugin(p)
         try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return [SourceError(f"cannot read file: {exc}", SourcePosition(str(path), 0))]
+            text = read_source(p, what="behavior file" if p.suffix == ".beh" else "Colbert file")
+        except SourceError as exc:
+            return [exc]
         name = str(path) if at is None else str(p)
         self.files.append(name)
         self._depth += 1

@@ -60,6 +60,7 @@ from saphira.colbert.reference import load_reference
 from saphira.colbert.runtime import Activity, ColbertRuntime
 from saphira.colbert.syntax import ast
 from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.limits import read_source
 from saphira.colbert.syntax.parser import parse, parse_interactive
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition
 from saphira.core.events import Event
@@ -230,9 +231,9 @@ class Evaluator:
             self._say(f"load: files nested more than {MAX_LOAD_DEPTH} deep (does {resolved.name} load itself?)")
             return False
         try:
-            text = resolved.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self._say(f"load: cannot read {resolved}: {exc}")
+            text = read_source(resolved, what="Colbert file")
+        except SourceError as exc:
+            self._report(exc)
             return False
         self._load_depth += 1
         try:

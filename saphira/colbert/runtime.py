@@ -35,8 +35,11 @@ statements. Decisions the manual leaves open, documented here:
 * **Errors**: a runtime error in an activity prints ``file.act:line:col: act NAME: message`` with the
   failing statement's line and a caret (the file position, not the manual's act-relative line, so
   an editor can jump to it; traces keep act-relative lines), and suspends that activity (and its
-  children), as the manual does; everything else carries on. A blocking ``start`` whose child is
-  suspended by an error stops waiting (the child would never end), and the parent continues.
+  children), as the manual does; everything else carries on. The channels the failed activity and its
+  children hold (a motion statement's or a binding's setpoint, ``sfSetVelocity``) are stopped in the
+  same cycle, as for a Python part that raises: a failed activity never leaves the robot driving. A
+  blocking ``start`` whose child is suspended by an error stops waiting (the child would never end),
+  and the parent continues.
 """
 
 from __future__ import annotations
@@ -245,6 +248,7 @@ class Activity(Task):
         self.runtime.report_error(error)
         assert self.scheduler is not None
         self.scheduler.suspend(self)
+        self.runtime.stop_failed(self)
         return TaskState.SUSPEND
 
 
@@ -547,6 +551,21 @@ class ColbertRuntime:
         for channel, owner in self.owners.items():
             if owner is not None:
                 self._stop_channel(channel)
+
+    def stop_failed(self, act: Activity) -> None:
+        """``act`` was suspended by an error: stop, in this cycle, every channel it or its children hold.
+
+        Both kinds of hold: a motion statement's (:attr:`owners`) and a binding's setpoint
+        (``sfSetVelocity``: the motion control records which task set each channel), as for a Python
+        part that raises (``Robot``'s ``on_task_failed``).
+        """
+        failed: set[Task] = {act, *act.descendants()}
+        for channel, owner in self.owners.items():
+            if owner in failed:
+                self._stop_channel(channel)
+        if self.robot is not None:
+            for task in failed:
+                self.robot.motion.stop_held_by(task)
 
     def activity_ended(self, act: Activity, state: int) -> None:
         for channel, owner in self.owners.items():

@@ -57,7 +57,11 @@ def read_input(path: str | Path, *, what: str, limit: int, error: type[SourceErr
         raise error(f"{what} too large: {_size(info.st_size)} (at most {_size(limit)})", where)
     with os.fdopen(fd, "rb") as handle:
         try:
-            data = handle.read(limit + 1)
+            # Ask for what fstat says is there: read(limit + 1) allocates the whole limit up front
+            # (256 MiB for a recording). A file that grew since is read on, up to the limit.
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += handle.read(limit + 1 - len(data))
         except OSError as exc:
             raise error(f"cannot read {what}: {exc.strerror or exc}", where) from None
     if len(data) > limit:  # it grew after the check

@@ -1,1 +1,10 @@
 """Robot parameter files (Saphira's and ARIA's ``.p`` files), the robot models and the laser settings."""
+
+from typing import TYPE_CHECKING
+
+if not TYPE_CHECKING:  # type checkers see only the package's own names
+    from saphira._moved import moved_attribute
+
+    def __getattr__(name: str) -> object:
+        """The names of the 0.1 module this package replaced (CHANGELOG.md), with a DeprecationWarning."""
+        return moved_attribute(__name__, name)

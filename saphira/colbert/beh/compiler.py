@@ -80,6 +80,7 @@ from saphira.colbert.compile.compiler import (
 )
 from saphira.colbert.syntax import ast
 from saphira.colbert.syntax.ast_builder import nested_statements
+from saphira.colbert.syntax.limits import read_source
 from saphira.core.errors import SourceError, SourcePosition
 
 if TYPE_CHECKING:
@@ -246,10 +247,7 @@ def define_behaviors(evaluator: Evaluator, path: str | Path) -> list[CompiledBeh
     already something else (a function, a variable, an act) is an error.
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SourceError(f"cannot read behavior file: {exc}", SourcePosition(str(file), 0)) from exc
+    text = read_source(file, what="behavior file")
     tree = parse_behaviors(text, str(file), evaluator.symbols.struct_names())
     built, errors = _compile_all(tree, evaluator.symbols, evaluator.runtime, text)
     lines = text.split("\n")

@@ -45,6 +45,7 @@ from saphira.colbert.syntax.ast_builder import (
     decode_string,
     int_value,
     nested_statements,
+    number_error,
     token_pos,
 )
 from saphira.colbert.syntax.errors import ColbertSyntaxError
@@ -146,7 +147,11 @@ class BehaviorAstBuilder(ColbertAstBuilder):
 
     def number(self, children: list[Any]) -> tuple[float, ast.Pos]:
         sign, digits = children
-        if digits.type == "FLOAT_LIT":
+        problem = number_error(digits.value, float(digits.value.rstrip("fF")) if digits.type == "FLOAT_LIT" else None)
+        if problem is not None:
+            self._report(problem, token_pos(digits))
+            value = 0.0
+        elif digits.type == "FLOAT_LIT":
             value = float(digits.value.rstrip("fF"))
         else:
             integer = int_value(digits.value)

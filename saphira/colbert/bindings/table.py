@@ -47,6 +47,7 @@ from saphira.client.reflector import RobotStatus
 from saphira.client.sensors.sonar import NO_ECHO, Region
 from saphira.colbert.bindings.link import install_link_bindings
 from saphira.colbert.compile.compiler import ColbertRuntimeError, Ref, Slot, parse_type
+from saphira.colbert.syntax.limits import MAX_FORMAT_WIDTH
 from saphira.core import geometry
 from saphira.core.geometry import Pose
 from saphira.core.tasks import TaskState
@@ -85,6 +86,9 @@ def c_format(fmt: str, args: tuple[Any, ...]) -> str:
             width = str(int(take()))
         if precision == "*":
             precision = str(int(take()))
+        for part, number in (("width", width), ("precision", precision)):
+            if number is not None and abs(int(number)) > MAX_FORMAT_WIDTH:
+                raise ColbertRuntimeError(f"format {part} {number} in '{match.group(0)}' is over {MAX_FORMAT_WIDTH}")
         spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
         value = take()
         if conv in "diu":

@@ -8,6 +8,7 @@ current :class:`ParseSession` and building carries on, so one pass reports all o
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
@@ -19,6 +20,7 @@ from lark import Token, Transformer
 from saphira.colbert.syntax import ast
 from saphira.colbert.syntax.ast import Pos
 from saphira.colbert.syntax.errors import ColbertSyntaxError
+from saphira.colbert.syntax.limits import MAX_INT_DIGITS
 
 
 @dataclass
@@ -99,6 +101,17 @@ def _unescape(match: re.Match[str]) -> str:
     if code[0] in "01234567":
         return chr(int(code, 8) & 0xFF)
     return _ESCAPES.get(code, code)
+
+
+def number_error(text: str, value: float | None = None) -> str | None:
+    """What is wrong with the number literal ``text`` of ``value`` (a float's), or None: an integer of more
+    than :data:`MAX_INT_DIGITS` digits, a float that is not finite (``1e309``)."""
+    if value is not None:
+        return None if math.isfinite(value) else f"{text} is too large for a float (at most about 1.8e308)"
+    body = text[2:] if text[:2] in ("0x", "0X") else text
+    if len(body.lstrip("0")) > MAX_INT_DIGITS:
+        return f"integer {text[:12]}... has more than {MAX_INT_DIGITS} digits"
+    return None
 
 
 def int_value(text: str) -> int | None:
@@ -609,6 +622,10 @@ class ColbertAstBuilder(Transformer[Token, Any]):
 
     def int_literal(self, children: list[Token]) -> ast.IntLiteral:
         token = children[0]
+        problem = number_error(token.value)
+        if problem is not None:
+            self._report(problem, token_pos(token))
+            return ast.IntLiteral(0, token_pos(token))
         value = int_value(token.value)
         if value is None:
             self._report(f"invalid octal number {token} (a leading 0 means octal, as in C)", token_pos(token))
@@ -617,7 +634,12 @@ class ColbertAstBuilder(Transformer[Token, Any]):
 
     def float_literal(self, children: list[Token]) -> ast.FloatLiteral:
         token = children[0]
-        return ast.FloatLiteral(float(token.value.rstrip("fF")), token_pos(token))
+        value = float(token.value.rstrip("fF"))
+        problem = number_error(token.value, value)
+        if problem is not None:
+            self._report(problem, token_pos(token))
+            value = 0.0
+        return ast.FloatLiteral(value, token_pos(token))
 
     def string_literal(self, children: list[Token]) -> ast.StringLiteral:
         token = children[0]

@@ -62,11 +62,18 @@ _PIECE_RE = re.compile(
 )
 
 
-def _pieces(text: str) -> list[_Piece]:
-    """A rough tokenization (comments and strings respected), used only on the error path."""
+_WINDOW = 4096
+"""How far past an error the error path tokenizes: a statement longer than that is cut there."""
+
+
+def _pieces(text: str, offset: int | None = None) -> list[_Piece]:
+    """A rough tokenization (comments and strings respected), used only on the error path; with
+    ``offset``, of the text up to :data:`_WINDOW` characters after it (an error near the start of a big
+    file costs no more than in a small one)."""
+    end = len(text) if offset is None else min(len(text), offset + _WINDOW)
     return [
         _Piece(m.lastgroup or "punct", m.start(), m.end(), m.group())
-        for m in _PIECE_RE.finditer(text)
+        for m in _PIECE_RE.finditer(text, 0, end)
         if m.lastgroup != "space"
     ]
 
@@ -99,7 +106,7 @@ def convert_exception(exc: UnexpectedInput, lark: Lark, text: str, session: Pars
     offset = _offset(exc)
     if offset is None:
         offset = len(text)
-    pieces = _pieces(text)
+    pieces = _pieces(text, offset)
     for piece in pieces:
         if piece.start > offset:
             break
@@ -246,7 +253,7 @@ def blank_statement_at(
     offset = _offset(exc)
     if offset is None or offset >= len(text):
         return None
-    pieces = _pieces(text)
+    pieces = _pieces(text, offset)
     if any(p.kind == "comment" and p.start <= offset and _unterminated(p) for p in pieces):
         return None  # an unterminated comment swallows the rest of the file
     pieces = [p for p in pieces if p.kind != "comment"]

@@ -33,10 +33,13 @@ from saphira.colbert.syntax.diagnose import blank_statement_at, convert_exceptio
 from saphira.colbert.syntax.errors import ColbertSyntaxError
 from saphira.colbert.syntax.fast_lalr import FastLalr, FastPathFailed
 from saphira.colbert.syntax.lexer import ColbertLexer
+from saphira.colbert.syntax.limits import MAX_NESTING, too_deep
 
 GRAMMAR_FILE = Path(__file__).with_name("grammar.lark")
 DEFAULT_STRUCT_TYPES: frozenset[str] = frozenset({"robot", "point"})
 MAX_REPORTED_ERRORS = 50
+RECOVERY_BUDGET = 2_000_000
+"""Characters the error recovery may parse again in all: a big file with many errors reports fewer."""
 
 
 class CompiledGrammar:
@@ -175,7 +178,7 @@ def collect_all_errors(
     found: dict[tuple[int, int], ColbertSyntaxError] = {}
     current = text
     floor = (0, 0)  # where the last blanked statement ended
-    for attempt in range(MAX_REPORTED_ERRORS):
+    for attempt in range(max(1, min(MAX_REPORTED_ERRORS, RECOVERY_BUDGET // max(1, len(text))))):
         session = ParseSession(filename, lines, frozenset(struct_types))
         # After a first failure the text still has errors more often than not: go straight to Lark.
         _, stop = _parse_in_session(grammar, current, session, fast=attempt == 0)
@@ -206,15 +209,21 @@ def _parse_in_session(
         text = " " + text[1:]  # a byte-order mark, as some editors write; a blank keeps every position
     reset = CURRENT_SESSION.set(session)
     try:
+        result = None
         if fast:
             try:
-                return grammar.fast.parse(text), None
+                result = grammar.fast.parse(text)
             except FastPathFailed:
                 session.errors.clear()
         try:
-            return grammar.lark.parse(text), None
+            if result is None:
+                result = grammar.lark.parse(text)
         except UnexpectedInput as exc:
             session.errors.append(convert_exception(exc, grammar.lark, text, session))
             return None, exc
+        deep = too_deep(result)
+        if deep is not None:
+            session.report(f"nested more than {MAX_NESTING} levels deep (blocks, statements and operators)", *deep.pos)
+        return result, None
     finally:
         CURRENT_SESSION.reset(reset)
