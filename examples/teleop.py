@@ -1,0 +1,94 @@
+"""ARIA's ArKeyHandler teleop: drive the robot with the arrow keys in a terminal (works over ssh).
+
+Up and down change the speed by 50 mm/s, left and right the turn rate by 10 deg/s, space stops, q or
+Esc quits. The terminal is put in cbreak mode (keys arrive one at a time, unechoed; Ctrl-C still
+interrupts) with the standard library's termios and tty, no X needed, and restored on every way out:
+q, ``--duration``, Ctrl-C, a lost robot. The robot's state is printed once a second and on every key.
+The embedded simulator runs in real time here: a person is driving.
+
+    python examples/teleop.py [--robot tcp://127.0.0.1:8101] [--duration S]
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import termios
+import tty
+
+from example_args import connect, main_guard, new_robot, parse_args
+
+from saphira.robot import Robot
+
+SPEED_STEP = 50.0  # mm/s per up/down
+TURN_STEP = 10.0  # deg/s per left/right
+KEYS = {"\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left", " ": "space", "q": "quit"}
+"""What a terminal sends for each key (cursor keys also come as ESC O A.. in application mode: see ``keys``)."""
+
+
+def keys(fd: int) -> list[str]:
+    """The keys typed since the last call, without waiting."""
+    data = ""
+    while select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, 64).decode(errors="replace")
+        if not chunk:
+            return ["quit"]  # the terminal went away
+        data += chunk
+    found, i = [], 0
+    while i < len(data):
+        sequence = data[i : i + 3].replace("\x1bO", "\x1b[")
+        if sequence in KEYS:
+            found.append(KEYS[sequence])
+            i += 3
+        else:
+            found.append(KEYS.get(data[i], "quit" if data[i] == "\x1b" else "other"))
+            i += 1
+    return found
+
+
+def status(robot: Robot, speed: float, turn: float) -> None:
+    s = robot.state
+    print(f"set {speed:.0f} mm/s {turn:.0f} deg/s; robot at ({s.ax:.0f}, {s.ay:.0f}, {s.ath:.0f}°) "
+          f"moving {s.vel:.0f} mm/s {s.rvel:.0f} deg/s", flush=True)  # fmt: skip
+
+
+def drive(robot: Robot, fd: int, duration: float | None) -> None:
+    speed = turn = 0.0
+    start = last_status = robot.clock.now()
+    while robot.connected and (duration is None or robot.clock.now() - start < duration):
+        robot.step()  # one cycle, paced by the real-time clock
+        pressed = keys(fd)
+        if "quit" in pressed:
+            break
+        for key in pressed:
+            speed += {"up": SPEED_STEP, "down": -SPEED_STEP}.get(key, 0.0)
+            turn += {"left": TURN_STEP, "right": -TURN_STEP}.get(key, 0.0)
+            if key == "space":
+                speed = turn = 0.0
+        robot.motion.set_velocity(speed)
+        robot.motion.set_rvelocity(turn)
+        if pressed or robot.clock.now() - last_status >= 1.0:
+            status(robot, speed, turn)
+            last_status = robot.clock.now()
+
+
+def main() -> None:
+    args = parse_args("drive the robot with the arrow keys")
+    fd = sys.stdin.fileno()
+    if not os.isatty(fd):
+        sys.exit("teleop reads the keys of a terminal: run it in one (ssh -t for a remote one)")
+    with new_robot(real_time=True) as robot:
+        connect(robot, args, world="room")
+        print("arrows drive, space stops, q quits", flush=True)
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd)  # keys one at a time, not echoed; Ctrl-C still interrupts
+            drive(robot, fd, args.duration)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    print("stopped")
+
+
+if __name__ == "__main__":
+    main_guard(main)
