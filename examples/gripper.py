@@ -3,7 +3,7 @@ beam sees it, close the paddles on it, lift it, back away with it, and put it do
 
 The gripper's state comes back in every SIP (paddles open / closed / between, the two break beams, the
 lift at its top); the commands are sent at once. The embedded simulator uses ``gripper.wld`` beside this
-file, a box 1 m ahead; for ``saphira sim`` give it the same: ``saphira sim --world examples/gripper.wld``.
+file, a box 0.7 m ahead; for ``saphira sim`` give it the same: ``saphira sim --world examples/gripper.wld``.
 
     python examples/gripper.py [--robot tcp://127.0.0.1:8101]
 """

@@ -21,10 +21,10 @@ def main() -> None:
         connect(robot, args, world="room")
         robot.start_behavior(find_behavior("avoid_collision"), priority=0)
         robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=1)
-        start = robot.clock.now()
+        start, (x, y, _) = robot.clock.now(), robot.state.global_pose
         run_for(robot, args.duration)  # until --duration, Ctrl-C, or the robot is lost
         s = robot.state
-        print(f"wandered {robot.clock.now() - start:.1f} s, now at ({s.ax:.0f}, {s.ay:.0f}, {s.ath:.0f}°)")
+        print(f"wandered {robot.clock.now() - start:.1f} s from ({x:.0f}, {y:.0f}) to ({s.ax:.0f}, {s.ay:.0f})")
 
 
 if __name__ == "__main__":
