@@ -4,6 +4,7 @@ shell's ``help`` answers from it (statements included)."""
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -336,3 +337,56 @@ def test_every_docstring_example_of_the_api_reference_is_run_or_a_named_notation
 @pytest.mark.parametrize("key", sorted(RUNNERS))
 def test_docstring_example_runs(key: str, tmp_path: Path) -> None:
     RUNNERS[key](docstring_blocks()[key], tmp_path)
+
+
+# --------------------------------------------------------------------------- docs/python.md, the tutorial
+TUTORIAL = PROJECT / "docs" / "python.md"
+TUTORIAL_BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```\n", TUTORIAL.read_text(encoding="utf-8"), re.M | re.S)
+TUTORIAL_CHECKS = [
+    r"battery 1\d\.\d V, moving at [1-9]\d* mm/s\n",  # connect and drive, over TCP
+    r"odometry says x = 2[2-4]\d\d mm, the simulator says 2[2-4]\d\d mm\n",  # 3 s at 300 mm/s from x 1500
+    r"sonar ranges: \[(\d+, ){15}\d+\]\nnearest thing ahead: 2[01]\d\d mm\n",  # the box 2200 mm ahead
+    r"stopped ([5-9]\d\d|1[01]\d\d) mm from the box\n",  # stop_at 500 mm from the sonars, 250 mm ahead
+    r"wall contacts: 0, heading now -?\d+ degrees\n",  # blended: the avoider turned it away
+]
+
+
+def test_the_tutorials_install_is_the_readmes_quick_start_that_ci_runs() -> None:
+    install = [body.strip() for lang, body in TUTORIAL_BLOCKS if lang == "sh" and "pip install" in body]
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert install and f"\n{install[0]} && .venv/bin/saphira run colbert/demo.act" in readme
+
+
+def test_the_tutorials_code_runs_against_saphira_sim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files named in a block's first line are written; every Python block runs as a program (the
+    TCP one against a ``saphira sim`` of its own) and prints what it says; the ``saphira run`` line runs."""
+    import contextlib
+    import io
+
+    for _lang, body in TUTORIAL_BLOCKS:
+        named = re.match(r"(?:# |/\* )(\w+\.(?:py|act))", body)
+        if named:
+            (tmp_path / named[1]).write_text(body)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program = Program("--port", "0")
+    try:
+        printed = []
+        for body in (body for lang, body in TUTORIAL_BLOCKS if lang == "python"):
+            code = body.replace("tcp://127.0.0.1:8101", f"tcp://{program.addresses[0]}")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, str(TUTORIAL), "exec", dont_inherit=True), {"__name__": "__main__"})
+            printed.append(out.getvalue())
+    finally:
+        program.stop()
+        sys.modules.pop("approach", None)
+    assert len(printed) == len(TUTORIAL_CHECKS)
+    for check, out in zip(TUTORIAL_CHECKS, printed, strict=True):
+        assert re.fullmatch(check, out), (check, out)
+    [command] = [body.strip() for lang, body in TUTORIAL_BLOCKS if lang == "sh" and "saphira run" in body]
+    done = subprocess.run([sys.executable, "-m", *shlex.split(command)], capture_output=True, text=True,
+                          timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    x = re.search(r"true pose \(simulator\): \((\d+), ", done.stdout)
+    assert x and 2600 < int(x[1]) < 3300, done.stdout  # stopped short of the box's face at x 3700
