@@ -1,7 +1,7 @@
 """ARIA's ArKeyHandler teleop: drive the robot with the arrow keys in a terminal (works over ssh).
 
-Up and down change the speed by 50 mm/s, left and right the turn rate by 10 deg/s, space stops, q or
-Esc quits. The terminal is put in cbreak mode (keys arrive one at a time, unechoed; Ctrl-C still
+Up and down change the speed by 50 mm/s, left and right the turn rate by 10 deg/s, space stops, q
+quits. The terminal is put in cbreak mode (keys arrive one at a time, unechoed; Ctrl-C still
 interrupts) with the standard library's termios and tty, no X needed, and restored on every way out:
 q, ``--duration``, Ctrl-C, a lost robot. The robot's state is printed once a second and on every key.
 The embedded simulator runs in real time here: a person is driving.
@@ -24,27 +24,34 @@ from saphira.robot import Robot
 SPEED_STEP = 50.0  # mm/s per up/down
 TURN_STEP = 10.0  # deg/s per left/right
 KEYS = {"\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left", " ": "space", "q": "quit"}
-"""What a terminal sends for each key (cursor keys also come as ESC O A.. in application mode: see ``keys``)."""
+"""What a terminal sends for each key (cursor keys come as ESC O A.. in application mode too: see ``Keys``)."""
 
 
-def keys(fd: int) -> list[str]:
-    """The keys typed since the last call, without waiting."""
-    data = ""
-    while select.select([fd], [], [], 0)[0]:
-        chunk = os.read(fd, 64).decode(errors="replace")
-        if not chunk:
-            return ["quit"]  # the terminal went away
-        data += chunk
-    found, i = [], 0
-    while i < len(data):
-        sequence = data[i : i + 3].replace("\x1bO", "\x1b[")
-        if sequence in KEYS:
-            found.append(KEYS[sequence])
-            i += 3
-        else:
-            found.append(KEYS.get(data[i], "quit" if data[i] == "\x1b" else "other"))
-            i += 1
-    return found
+class Keys:
+    """The keys typed on a terminal, read without waiting. A cursor key's three bytes may arrive in two
+    reads (over ssh they often do): an unfinished sequence waits for the next read."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = ""
+
+    def read(self) -> list[str]:
+        data = self.pending
+        while select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 64).decode(errors="replace")
+            if not chunk:
+                return ["quit"]  # the terminal went away
+            data += chunk
+        stale = data == self.pending  # nothing new came since the last read
+        found: list[str] = []
+        while data:
+            sequence = data[:3].replace("\x1bO", "\x1b[") if data[0] == "\x1b" else data[0]
+            if data[0] == "\x1b" and len(sequence) < 3 and not stale:
+                break  # an unfinished cursor key: the rest comes with the next read
+            found.append(KEYS.get(sequence, "other"))
+            data = data[len(sequence) if sequence in KEYS else 1 :]
+        self.pending = data
+        return found
 
 
 def status(robot: Robot, speed: float, turn: float) -> None:
@@ -54,11 +61,12 @@ def status(robot: Robot, speed: float, turn: float) -> None:
 
 
 def drive(robot: Robot, fd: int, duration: float | None) -> None:
+    keys = Keys(fd)
     speed = turn = 0.0
     start = last_status = robot.clock.now()
     while robot.connected and (duration is None or robot.clock.now() - start < duration):
         robot.step()  # one cycle, paced by the real-time clock
-        pressed = keys(fd)
+        pressed = keys.read()
         if "quit" in pressed:
             break
         for key in pressed:
