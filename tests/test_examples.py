@@ -138,13 +138,19 @@ def test_sonar_prints_the_ring_until_ctrl_c_ends_it_quietly_with_the_robot_stopp
         [sys.executable, str(EXAMPLES / "sonar.py"), "--robot", fresh_room],
         cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    assert proc.stdout is not None
-    rings = [proc.stdout.readline().split() for _ in range(2)]
-    assert [ring[:2] for ring in rings] == [["1.0", "s"], ["2.0", "s"]], rings
-    assert all(len(ring) == 2 + 16 for ring in rings)  # a P3-DX: 16 sonars
-    assert any(int(r) < 3000 for r in rings[-1][2:] if r != "-")  # the room's walls are within 3 m somewhere
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=DEADLINE)
+    try:
+        assert proc.stdout is not None
+        rings = [proc.stdout.readline().split() for _ in range(2)]
+        times = [float(ring[0]) for ring in rings]  # seconds since the start: about 1 and 2
+        assert [ring[1] for ring in rings] == ["s", "s"] and 0.9 < times[0] < times[1], rings
+        assert all(len(ring) == 2 + 16 for ring in rings)  # a P3-DX: 16 sonars
+        assert any(int(r) < 3000 for r in rings[-1][2:] if r != "-")  # the room's walls are within 3 m somewhere
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=DEADLINE)
+    finally:
+        if proc.poll() is None:  # a failed check: the program must not hold the simulator's robot
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 0 and out.endswith("interrupted\n") and "Traceback" not in err, (out, err)
     with Robot() as robot:  # the example turned the robot; it left it stopped
         robot.connect(fresh_room)
