@@ -88,10 +88,10 @@ def main() -> None:
         sys.exit("teleop reads the keys of a terminal: run it in one (ssh -t for a remote one)")
     with new_robot(real_time=True) as robot:
         connect(robot, args, world="room")
-        print("arrows drive, space stops, q quits", flush=True)
         saved = termios.tcgetattr(fd)
         try:
             tty.setcbreak(fd)  # keys one at a time, not echoed; Ctrl-C still interrupts
+            print("arrows drive, space stops, q quits", flush=True)  # only now: keys typed earlier wait for Enter
             drive(robot, fd, args.duration)
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
