@@ -34,7 +34,9 @@ DEADLINE = 120.0
 def room() -> Iterator[str]:
     program = Program("--port", "0", "--world", "room", "--laser")
     yield f"tcp://{program.addresses[0]}"
-    program.stop()
+    alive = program.proc.poll() is None
+    status, output = program.stop()
+    assert alive, f"the simulator ended under the examples (status {status}): {output.decode(errors='replace')}"
 
 
 @pytest.fixture
