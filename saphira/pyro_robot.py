@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, overload
 
 from saphira.client.sensors.sonar import NO_ECHO, SonarPose
 from saphira.core.errors import SaphiraError
@@ -211,7 +211,12 @@ class RangeDevice:
     def __iter__(self) -> Iterator[RangeReading]:
         return (RangeReading(self, i) for i in range(len(self)))
 
+    @overload
+    def __getitem__(self, key: int) -> RangeReading: ...
+    @overload
+    def __getitem__(self, key: str | tuple[int, ...] | slice) -> list[RangeReading]: ...
     def __getitem__(self, key: int | str | tuple[int, ...] | slice) -> RangeReading | list[RangeReading]:
+        """One reading by position, or a list: by Pyro group name (``"front-all"``), positions or a slice."""
         if isinstance(key, str):
             positions = self.groups.get(key)
             if positions is None:

@@ -6,13 +6,19 @@ control layers — the behavior executive, Colbert — attach to the same schedu
 A task that raises (a plugin's, a brain's) has the motion channels it last set stopped and given
 back to the behaviors (:meth:`MotionControl.stop_held_by`): its last setpoint does not stay in force.
 
-Typical use, in lock-step against the embedded simulator or in real time against a robot::
+Typical use, against a robot or ``saphira sim`` (``with`` disconnects and stops the robot at the end,
+also when the block raises)::
 
-    robot = Robot()
-    robot.connect("tcp://127.0.0.1:8101")      # runs cycles until connected
-    robot.motion.set_velocity(300)
-    robot.run(seconds=2.0)
-    robot.disconnect()
+    with Robot() as robot:
+        robot.connect("tcp://127.0.0.1:8101")  # runs cycles until connected
+        robot.motion.set_velocity(300)
+        robot.run(seconds=2.0)
+        print(f"{robot.state.ax:.0f} mm ahead")  # the dead-reckoned pose: ax, ay, ath
+
+The clock is chosen when the robot connects, from what it connects to (:meth:`Robot.connect`): a robot or
+server that lives in real time gets a :class:`~saphira.core.clock.RealTimeClock`; the embedded simulator
+(:func:`saphira.sim.embedded.attach_simulator`), or a link that paces the clock itself, keeps the lock-step
+clock, which runs as fast as the CPU allows and makes a run deterministic.
 """
 
 from __future__ import annotations
@@ -23,13 +29,14 @@ from typing import TypeVar
 
 from saphira.behavior.behavior import BehaviorDef
 from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
-from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
 from saphira.client.link.registry import link_for
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import Reflector, RobotState
 from saphira.client.sensors.sonar import Sonar
 from saphira.client.transport import Transport
-from saphira.core.clock import Clock, LockStepClock
+from saphira.core.clock import Clock, LockStepClock, RealTimeClock
+from saphira.core.events import Event
 from saphira.core.jit import warm_up
 from saphira.core.tasks import Phase, Scheduler, TaskRef, TaskState
 from saphira.params.robot_params import RobotParams
@@ -39,7 +46,13 @@ V = TypeVar("V")
 
 
 class Robot:
-    """Scheduler + state reflector + link, with the basic reflector tasks and the behavior executive."""
+    """Scheduler + state reflector + link, with the basic reflector tasks and the behavior executive.
+
+    ``clock`` None (the usual) means: lock-step until the first :meth:`connect`, which keeps it for a peer
+    stepped with it (the embedded simulator, a link that paces the clock) and switches to real time for a
+    peer that lives in real time. A lock-step clock given explicitly refuses such a peer
+    (:class:`~saphira.client.link.pioneer.ConnectError` naming the clock and the fix).
+    """
 
     def __init__(
         self,
@@ -49,11 +62,16 @@ class Robot:
         link_options: LinkOptions | None = None,
     ) -> None:
         self.scheduler = Scheduler(clock if clock is not None else LockStepClock())
+        self._clock_chosen = clock is not None
         self.reflector = Reflector(params or RobotParams())
         chooser = (lambda identity: params) if params is not None else None
         self.link = Link(self.reflector, self.scheduler.clock, link_options, params_chooser=chooser)
         self.link.on_connect.connect(self.scheduler.on_connect.emit)
         self.link.on_disconnect.connect(lambda reason: self.scheduler.on_disconnect.emit())
+        self.on_lost: Event[[str]] = Event("lost")
+        """The robot was lost while connected (silence, a closed line, a reset): the reason. ARIA's
+        ``addDisconnectOnErrorCB``; a disconnect the program asked for fires only :attr:`on_disconnect`."""
+        self.link.on_disconnect.connect(self._lost)
         self.scheduler.add(self._packets, "packets", phase=Phase.RECEIVE)
         self.scheduler.add(self._motor, "motor", phase=Phase.REFLECT)
         self.executive = BehaviorExecutive(self)
@@ -85,6 +103,26 @@ class Robot:
     @property
     def connected(self) -> bool:
         return self.link.connected
+
+    # ------------------------------------------------------------------ connection hooks
+    @property
+    def on_connect(self) -> Event[[]]:
+        """The handshake ended and the robot is up (ARIA's ``addConnectCB``); also after a reconnection."""
+        return self.link.on_connect
+
+    @property
+    def on_disconnect(self) -> Event[[str]]:
+        """Any end of a connection that was up, with its reason (``CLIENT_CLOSED`` when the program closed it)."""
+        return self.link.on_disconnect
+
+    @property
+    def on_connect_failed(self) -> Event[[str]]:
+        """A connection attempt failed, with the reason (ARIA's ``addFailedConnectCB``)."""
+        return self.link.on_connect_failed
+
+    def _lost(self, reason: str) -> None:
+        if reason != CLIENT_CLOSED:
+            self.on_lost.emit(reason)
 
     # ------------------------------------------------------------------ behaviors
     def start_behavior(
@@ -123,9 +161,13 @@ class Robot:
     def connect(self, target: str | Transport, *, wait: bool = True, timeout: float = 30.0) -> None:
         """Connect to a robot URL or transport. With ``wait``, run cycles until connected.
 
-        Raises :class:`~saphira.client.link.pioneer.ConnectError` with the reason when the connection fails.
+        A URL also settles the clock (see :class:`Robot`); a :class:`Transport` object is a line the caller
+        made, and whatever is behind it is stepped as the caller arranged. Raises
+        :class:`~saphira.client.link.pioneer.ConnectError` with the reason when the connection fails.
         """
         self._use_link_for(target)
+        if not isinstance(target, Transport):
+            self._settle_clock(target)
         warm_up()  # the handshake's cycles are paced by the clock: none may stall on a kernel compiling
         self.link.connect(target)
         if wait:
@@ -138,6 +180,28 @@ class Robot:
             if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
                 self.link.disconnect()
             self.link = link
+
+    def _settle_clock(self, url: str) -> None:
+        """Real time for a peer that lives in real time, unless the clock was given: then a reasoned refusal."""
+        clock = self.clock
+        if not isinstance(clock, LockStepClock) or clock.has_listeners or type(self.link).paces_clock:
+            self._clock_chosen = True
+            return
+        if self._clock_chosen:
+            refusal = (
+                f"cannot connect to {url} on a lock-step clock: the robot there lives in real time and nothing "
+                "in this process steps with the clock, so the handshake's timers would run out in microseconds; "
+                "use Robot() (it runs in real time against such a robot) or Robot(RealTimeClock())"
+            )
+            self.on_connect_failed.emit(refusal)
+            raise ConnectError(refusal)
+        self._clock_chosen = True
+        follower = RealTimeClock.following(clock)
+        self.scheduler.clock = follower
+        link: Link | None = self.link
+        while link is not None:
+            link.clock = follower
+            link = link.stands_in_for
 
     def wait_connected(self, timeout: float = 30.0) -> None:
         """Run (or, in async mode, wait for) cycles until the handshake ends; raise if it failed.
@@ -169,13 +233,37 @@ class Robot:
             self.link.awaited = False
         with self.scheduler.lock:
             if self.link.connecting:
-                self.link.abort(f"no connection to {self.link.url} within {timeout:g} s")
+                self.link.abort(self._no_connection(timeout))
         if self.link.state != LinkState.CONNECTED:
-            error = self.link.error or f"no connection to {self.link.url} within {timeout:g} s"
+            error = self.link.error or self._no_connection(timeout)
             raise ConnectError(error if self.link.url in error else f"{self.link.url}: {error}")  # names the robot
 
+    def _no_connection(self, timeout: float) -> str:
+        """What a handshake that ran out of time tried: the URL, the SYNCs sent and the time limits."""
+        counters, options = self.link.counters, self.link.options
+        kind = "lock-step" if self.clock.is_lockstep else "real-time"
+        return (
+            f"no connection to {self.link.url} within {timeout:g} s of {kind} clock time "
+            f"({self.link.state.value}: {counters.sync_attempts} SYNC attempts, {counters.sync_timeouts} unanswered "
+            f"within {options.sync_timeout:g} s, {counters.stale_closes} stale sessions closed)"
+        )
+
     def disconnect(self) -> None:
+        """Stop the robot (velocities 0, motors off), close the connection; nothing happens when none is open."""
         self.link.disconnect()
+
+    def close(self) -> None:
+        """End the session: stop a background scheduler, then stop the robot and disconnect."""
+        if self.scheduler.running_async:
+            self.scheduler.stop()
+        self.disconnect()
+
+    def __enter__(self) -> Robot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Leaving ``with`` (normally or by an exception) stops the robot and disconnects: :meth:`close`."""
+        self.close()
 
     # ------------------------------------------------------------------ running
     def step(self) -> None:

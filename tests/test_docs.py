@@ -4,6 +4,7 @@ shell's ``help`` answers from it (statements included)."""
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -16,9 +17,10 @@ from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
 from saphira.colbert.compile.compiler import BEHAVIOR, Constant, Function
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.reference import load_reference, parse_reference, reference_path
+from saphira.core.tasks import TaskState
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
-from tests.sim_process import PROJECT
+from tests.sim_process import PROJECT, Program
 
 DOC = PROJECT / "docs" / "colbert.md"
 _BLOCK_RE = re.compile(r"^```colbert\n(.*?)^```\n(?:\n```output\n(.*?)^```\n)?", re.M | re.S)
@@ -217,3 +219,174 @@ def test_the_motion_tolerances_documented_are_the_runtimes() -> None:
     assert f"the distance left is within {runtime.move_tolerance:g} mm" in colbert
     assert colbert.count(f"Done within {runtime.turn_tolerance:g} degrees") == 2
     assert f"within {runtime.move_tolerance:g} mm (move) or {runtime.turn_tolerance:g}° (turn, turnto)" in architecture
+
+
+# --------------------------------------------------------------------------- the API reference's examples
+def docstring_blocks() -> dict[str, str]:
+    """Every literal block (``::`` then an indented block) in the docstrings of what the API reference
+    documents (docs/api.py's modules and their submodules), keyed ``module:n``."""
+    import ast
+    import importlib
+    import pkgutil
+    import textwrap
+
+    sys.path.insert(0, str(PROJECT / "docs"))
+    try:
+        from api import MODULES
+    finally:
+        sys.path.remove(str(PROJECT / "docs"))
+    names: list[str] = []
+    for top in MODULES:
+        module = importlib.import_module(top)
+        names.append(top)
+        if hasattr(module, "__path__"):
+            names += [info.name for info in pkgutil.walk_packages(module.__path__, f"{top}.")]
+    blocks: dict[str, str] = {}
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        docs = [ast.get_docstring(node, clean=True) for node in ast.walk(tree) if isinstance(
+            node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]  # fmt: skip
+        found = [
+            textwrap.dedent(m[1]) for doc in docs if doc for m in re.finditer(r"::\n\n((?:(?: {4}.*)?\n)+)", doc + "\n")
+        ]
+        blocks.update({f"{name}:{n}": block for n, block in enumerate(found)})
+    return blocks
+
+
+NOTATION = {
+    "saphira.perception.mapfile:0": "the map file grammar (keywords and fields), not a file",
+}
+"""Literal blocks that show a notation rather than something to run, and why."""
+
+
+def _run_robot_example(block: str, tmp_path: Path) -> None:
+    """The typical use: against ``saphira sim`` as it says (its URL pointed at this test's simulator)."""
+    import contextlib
+    import io
+
+    program = Program("--port", "0")
+    try:
+        code = block.replace("tcp://127.0.0.1:8101", f"tcp://{program.addresses[0]}")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "saphira/robot.py", "exec"), {"Robot": Robot})
+    finally:
+        program.stop()
+    ahead = re.fullmatch(r"(-?\d+) mm ahead\n", out.getvalue())
+    assert ahead and int(ahead[1]) > 300, out.getvalue()  # 300 mm/s for 2 s, accelerating from rest
+
+
+def _run_behavior_example(block: str, tmp_path: Path) -> None:
+    """The behavior-definition fragment, with the names it uses imported, drives to a goal 1.5 m ahead."""
+    import saphira.behavior.behavior as api
+    from saphira.behavior import fuzzy
+    from saphira.client.artifacts import Point, create_global_point
+    from saphira.core import geometry
+
+    names = {**vars(api), **vars(fuzzy), **vars(geometry), "Point": Point}
+    namespace = {k: v for k, v in names.items() if not k.startswith("_") and k != "annotations"}
+    code = "from dataclasses import dataclass\nfrom typing import Annotated\n" + block
+    exec(compile(code, "behavior.py", "exec", dont_inherit=True), namespace)  # annotations evaluated as written
+    robot = Robot()
+    sim = attach_simulator(robot, "room", "p3dx", odometry_error=False)
+    x, y, _ = sim.true_pose
+    goal = create_global_point(robot.state.global_pose, x + 1500, y)
+    task = robot.start_behavior(namespace["my_goto"], goal=goal)
+    assert robot.run_until(lambda: task.finished, max_cycles=300)
+    assert abs(sim.true_pose.x - (x + 1500)) < 250 and task.state == TaskState.SUCCESS
+
+
+def _run_brain_example(block: str, tmp_path: Path) -> None:
+    """The brain file runs as ``saphira run`` runs it: stepped on the simulator, it wanders off."""
+    from saphira.brain import load_brain
+
+    (tmp_path / "wander.py").write_text(block)
+    robot = Robot()
+    sim = attach_simulator(robot, "room", "p3dx")
+    start = sim.true_pose
+    task = load_brain(tmp_path / "wander.py", robot)
+    robot.run(seconds=10.0)
+    assert not task.finished and abs(sim.true_pose.x - start.x) + abs(sim.true_pose.y - start.y) > 500
+
+
+def _run_experiment_example(block: str, tmp_path: Path) -> None:
+    """The experiment file loads, with the files it names beside it."""
+    from saphira.app.batch.experiment import load_experiment
+
+    (tmp_path / "batch_wander.act").write_text((PROJECT / "experiments" / "wander" / "batch_wander.act").read_text())
+    (tmp_path / "metrics.py").write_text("def collect(trial):\n    return {'mean_speed': 1.0}\n")
+    (tmp_path / "exp.toml").write_text(block)
+    experiment = load_experiment(tmp_path / "exp.toml")
+    assert len(experiment.trials()) == 3 * 2 * 8  # seeds x grid x samples
+
+
+RUNNERS = {
+    "saphira.robot:0": _run_robot_example,
+    "saphira.behavior.behavior:0": _run_behavior_example,
+    "saphira.brain:0": _run_brain_example,
+    "saphira.app.batch.experiment:0": _run_experiment_example,
+}
+
+
+def test_every_docstring_example_of_the_api_reference_is_run_or_a_named_notation() -> None:
+    assert sorted(docstring_blocks()) == sorted([*RUNNERS, *NOTATION])
+
+
+@pytest.mark.parametrize("key", sorted(RUNNERS))
+def test_docstring_example_runs(key: str, tmp_path: Path) -> None:
+    RUNNERS[key](docstring_blocks()[key], tmp_path)
+
+
+# --------------------------------------------------------------------------- docs/python.md, the tutorial
+TUTORIAL = PROJECT / "docs" / "python.md"
+TUTORIAL_BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```\n", TUTORIAL.read_text(encoding="utf-8"), re.M | re.S)
+TUTORIAL_CHECKS = [
+    r"battery 1\d\.\d V, moving at [1-9]\d* mm/s\n",  # connect and drive, over TCP
+    r"odometry says x = 2[2-4]\d\d mm, the simulator says 2[2-4]\d\d mm\n",  # 3 s at 300 mm/s from x 1500
+    r"sonar ranges: \[(\d+, ){15}\d+\]\nnearest thing ahead: 2[01]\d\d mm\n",  # the box 2200 mm ahead
+    r"stopped ([5-9]\d\d|1[01]\d\d) mm from the box\n",  # stop_at 500 mm from the sonars, 250 mm ahead
+    r"wall contacts: 0, heading now -?\d+ degrees\n",  # blended: the avoider turned it away
+]
+
+
+def test_the_tutorials_install_is_the_readmes_quick_start_that_ci_runs() -> None:
+    install = [body.strip() for lang, body in TUTORIAL_BLOCKS if lang == "sh" and "pip install" in body]
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert install and f"\n{install[0]} && .venv/bin/saphira run colbert/demo.act" in readme
+
+
+def test_the_tutorials_code_runs_against_saphira_sim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files named in a block's first line are written; every Python block runs as a program (the
+    TCP one against a ``saphira sim`` of its own) and prints what it says; the ``saphira run`` line runs."""
+    import contextlib
+    import io
+
+    for _lang, body in TUTORIAL_BLOCKS:
+        named = re.match(r"(?:# |/\* )(\w+\.(?:py|act))", body)
+        if named:
+            (tmp_path / named[1]).write_text(body)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program = Program("--port", "0")
+    try:
+        printed = []
+        for body in (body for lang, body in TUTORIAL_BLOCKS if lang == "python"):
+            code = body.replace("tcp://127.0.0.1:8101", f"tcp://{program.addresses[0]}")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, str(TUTORIAL), "exec", dont_inherit=True), {"__name__": "__main__"})
+            printed.append(out.getvalue())
+    finally:
+        program.stop()
+        sys.modules.pop("approach", None)
+    assert len(printed) == len(TUTORIAL_CHECKS)
+    for check, out in zip(TUTORIAL_CHECKS, printed, strict=True):
+        assert re.fullmatch(check, out), (check, out)
+    [command] = [body.strip() for lang, body in TUTORIAL_BLOCKS if lang == "sh" and "saphira run" in body]
+    done = subprocess.run([sys.executable, "-m", *shlex.split(command)], capture_output=True, text=True,
+                          timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    x = re.search(r"true pose \(simulator\): \((\d+), ", done.stdout)
+    assert x and 2600 < int(x[1]) < 3300, done.stdout  # stopped short of the box's face at x 3700

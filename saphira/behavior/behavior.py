@@ -14,6 +14,9 @@ A behavior reads like a ``BeginBehavior … EndBehavior`` block::
         too_right: float = 0.0
         near_goal: float = 0.0
 
+    def init(ctx: BehaviorContext[GoToParams, GoToVars]) -> None:     # Init
+        ctx.pointlist.add(ctx.p.goal)  # the LPS keeps the goal's local coordinates current
+
     def update(ctx: BehaviorContext[GoToParams, GoToVars]) -> None:   # Update
         v, phi = ctx.v, point_phi(ctx.p.goal)
         v.too_right = straight_up(phi, 10.0, 30.0)
@@ -21,7 +24,7 @@ A behavior reads like a ``BeginBehavior … EndBehavior`` block::
         v.near_goal = down_straight(point_dist(ctx.p.goal), 0.0, 5.0 * ctx.p.radius)
 
     my_goto = behavior(
-        "my_goto", params=GoToParams, vars=GoToVars, update=update,
+        "my_goto", params=GoToParams, vars=GoToVars, init=init, update=update,
         rules=[                                                              # Rules
             Rule("Goal right", when=lambda v: v.too_left, then=turn_right()),
             Rule("Goal left", when=lambda v: v.too_right, then=turn_left()),

@@ -82,6 +82,15 @@ class RealTimeClock(Clock):
         self._start = monotonic()
         self._slot = 0
 
+    @classmethod
+    def following(cls, clock: Clock) -> RealTimeClock:
+        """A real-time clock that carries on from ``clock``: same period, cycle count and time, so the
+        timers a session set on the old clock keep their meaning (a session switching to real time)."""
+        follower = cls(clock.period)
+        follower.cycle = follower._slot = clock.cycle
+        follower._start -= clock.now()
+        return follower
+
     def now(self) -> float:
         return (self._monotonic() - self._start) * self.speed
 
@@ -116,6 +125,12 @@ class LockStepClock(Clock):
 
     def remove_listener(self, listener: TickListener) -> None:
         self._listeners.remove(listener)
+
+    @property
+    def has_listeners(self) -> bool:
+        """Something in this process steps with the clock (the embedded simulator, a test's server): a
+        peer that lives in lock-step with it, however it is reached."""
+        return bool(self._listeners)
 
     def wait_next(self) -> None:
         for listener in tuple(self._listeners):

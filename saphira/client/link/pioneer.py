@@ -121,6 +121,7 @@ class Link:
         new.stands_in_for = link
         new.on_connect = link.on_connect
         new.on_disconnect = link.on_disconnect
+        new.on_connect_failed = link.on_connect_failed
         new.on_packet_in = link.on_packet_in
         new.on_packet_out = link.on_packet_out
         new.user_params = link.user_params
@@ -153,6 +154,8 @@ class Link:
         """Decodes the laser, gripper and vision packets (and the PTUPOS sent) into the reflector."""
         self.on_connect: Event[[]] = Event("connect")
         self.on_disconnect: Event[[str]] = Event("disconnect")
+        self.on_connect_failed: Event[[str]] = Event("connect_failed")
+        """A connection attempt failed (the port did not open, nothing answered, the handshake gave up): why."""
         self.on_packet_in: Event[[bytes]] = Event("packet_in")
         """Every checked payload received (for recording and custom packet handlers)."""
         self.on_packet_out: Event[[bytes]] = Event("packet_out")
@@ -202,6 +205,7 @@ class Link:
                 if self.state in (LinkState.DISCONNECTED, LinkState.FAILED):
                     self.state = LinkState.FAILED
                     self.error = str(exc)
+                self.on_connect_failed.emit(str(exc))
                 raise ConnectError(str(exc)) from exc
         if self.state != LinkState.DISCONNECTED and self.state != LinkState.FAILED:
             self.disconnect()
@@ -245,6 +249,7 @@ class Link:
         self.reflector.disconnected()
         if state == LinkState.FAILED:
             self.error = reason
+            self.on_connect_failed.emit(reason)
         if notify:
             log.log(logging.INFO if state == LinkState.DISCONNECTED and reason == CLIENT_CLOSED else logging.WARNING,
                     "robot link %s: %s", self.url, reason)  # fmt: skip
@@ -434,7 +439,11 @@ class Link:
                 return
             self._start_sync()
         if self.state == LinkState.SYNCING and self.counters.sync_attempts > opts.max_attempts:
-            self._fail(f"{self.url}: the handshake did not finish in {opts.max_attempts} attempts")
+            self._fail(
+                f"{self.url}: the handshake did not finish in {opts.max_attempts} attempts "
+                f"({self.counters.sync_timeouts} SYNCs unanswered within {opts.sync_timeout:g} s, "
+                f"{self.counters.stale_closes} stale sessions closed)"
+            )
             return
         if self.state == LinkState.CONFIGURING:
             if now - self._opened_at >= opts.config_timeout:

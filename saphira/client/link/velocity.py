@@ -122,6 +122,7 @@ class VelocityLink(Link, abc.ABC):
         except OSError as exc:
             self.state = LinkState.FAILED
             self.error = f"cannot connect to {self.url}: {exc.strerror or exc}"
+            self.on_connect_failed.emit(self.error)
             raise ConnectError(self.error) from exc
         self.transport = SocketTransport(self._sock, self.url)
         self.error = None
