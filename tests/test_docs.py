@@ -228,15 +228,12 @@ def docstring_blocks() -> dict[str, str]:
     import ast
     import importlib
     import pkgutil
+    import runpy
     import textwrap
 
-    sys.path.insert(0, str(PROJECT / "docs"))
-    try:
-        from api import MODULES
-    finally:
-        sys.path.remove(str(PROJECT / "docs"))
+    modules: tuple[str, ...] = runpy.run_path(str(PROJECT / "docs" / "api.py"))["MODULES"]  # not as __main__
     names: list[str] = []
-    for top in MODULES:
+    for top in modules:
         module = importlib.import_module(top)
         names.append(top)
         if hasattr(module, "__path__"):
