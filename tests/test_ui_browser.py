@@ -400,12 +400,12 @@ def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser
         assert "stopped" in (page.text_content("#flat-status") or "")
         host, port = page.evaluate("() => window.saphira.frame.flat.address")
         start = page.evaluate("() => window.saphira.frame.robots[0].slice(1, 4)")
-        controller = Controller(host, port)
-        page.wait_for_function("() => window.saphira.frame.flat.controller !== null")
+        controller = Controller(host, port)  # greeted; it becomes the controller with its first line
         # Stopped: the controller's input is held until STEP lets exactly one step through.
         stepper = threading.Thread(target=lambda: held.append(controller.step(400.0)), daemon=True)
         stepper.start()
         page.wait_for_function("() => window.saphira.frame.flat.held")
+        assert page.evaluate("() => window.saphira.frame.flat.controller") is not None
         page.click("#flat-step")
         page.wait_for_function("() => window.saphira.frame.flat.steps === 1")
         stepper.join(timeout=20)
