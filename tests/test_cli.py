@@ -247,3 +247,18 @@ def test_bad_option_values_are_one_line_usage_errors_before_anything_runs(
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith(f"saphira run: argument {option}: ") and complaint in result.stderr
     assert not rec.exists()  # nothing ran: not even the recording was opened
+
+
+def test_check_counts_the_files_that_have_errors_among_those_checked(tmp_path: Path) -> None:
+    """Two errors in one of two files is "2 errors in 1 of 2 files", not "in 2 files" (issue 32 §3)."""
+    bad = tmp_path / "a.act"
+    bad.write_text("act one\n{\n  move(100)\n}\nact two\n{\n  turn(;\n}\n")
+    good = tmp_path / "b.act"
+    good.write_text("act three() { move(100); }\n")
+    result = saphira_in_process("check", str(bad), str(good))
+    assert result.returncode == 1
+    assert result.stdout.count(f"{bad}:") == 2
+    assert result.stdout.splitlines()[-1] == "2 errors in 1 of 2 files"
+    (tmp_path / "c.act").write_text("act four\n{\n  move(;\n}\n")
+    both = saphira_in_process("check", str(bad), str(tmp_path / "c.act"))
+    assert both.stdout.splitlines()[-1] == "3 errors in 2 files"
