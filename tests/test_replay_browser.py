@@ -66,6 +66,7 @@ def test_the_players_controls_step_seek_and_play_the_recording(browser: Any, rep
     page.goto(url)
     page.wait_for_function("() => window.saphira && window.saphira.frames >= 1")
     assert page.evaluate("() => document.body.classList.contains('replay')")
+    assert page.locator("#conn").inner_text() == "replay"  # not "live": this is a recording
     assert page.locator("#player").is_visible() and not page.locator("#prompt").is_visible()
     cycles = int(page.evaluate("() => window.saphira.hello.replay.cycles"))
     assert page.locator("#replay-slider").get_attribute("max") == str(cycles)

@@ -125,7 +125,7 @@ def test_a_version_2_recording_still_replays_and_plays_without_behaviors(
     recorded: tuple[Path, tuple[float, float, float]], tmp_path: Path
 ) -> None:
     path, _ = recorded
-    kept = [line for line in path.read_text().splitlines()[1:] if not re.match(r"\d+ [bpam] |# (world|params) ", line)]
+    kept = [line for line in path.read_text().splitlines()[1:] if not re.match(r"\d+ [bpamt] |# (world|params) ", line)]
     events = sum(1 for line in kept if not line.startswith("#"))
     kept[-1] = re.sub(r"# end \d+ events", f"# end {events} events", kept[-1])
     old = tmp_path / "old.rec"
