@@ -13,11 +13,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests.realtime import WAIT
+
 PROJECT = Path(__file__).resolve().parents[1]
-TIMEOUT = 5.0
-START_DEADLINE = 120.0
-"""Seconds the simulator may take to say it listens: it says so at once on an idle machine, but a start
-(imports, compiled kernels loaded) took over 20 s with 2 cores at load average 13."""
 
 
 class Program:
@@ -38,7 +36,7 @@ class Program:
     def _wait_for_addresses(self, count: int) -> list[str]:
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + START_DEADLINE
+        deadline = time.monotonic() + WAIT
         while True:
             found = re.findall(rb"listening on (\S+)", self.output)
             if len(found) >= count:
@@ -55,11 +53,11 @@ class Program:
         """Signal the program, wait for it; (exit status, everything it printed)."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=TIMEOUT)
+        out, err = self.proc.communicate(timeout=WAIT)
         return self.proc.returncode, self.output + out + err
 
     def wait(self) -> tuple[int, bytes]:
-        out, err = self.proc.communicate(timeout=TIMEOUT)
+        out, err = self.proc.communicate(timeout=WAIT)
         return self.proc.returncode, self.output + out + err
 
 

@@ -260,9 +260,7 @@ def load_init(env):
 """``arrive`` reaches its goal at its sixth cycle (SUCCESS); constant_velocity runs to the end of the run."""
 
 
-def test_the_summary_has_a_line_for_each_brain_and_top_level_behavior_that_did_not_fail(
-    tmp_path: Path, capsys
-) -> None:
+def test_the_summary_has_a_line_for_each_brain_and_top_level_behavior_that_did_not_fail(tmp_path: Path, capsys) -> None:
     brain = write(tmp_path, "calm.py", CALM_BRAIN)
     plugin = write(tmp_path, "arrives.py", ARRIVES)
     status = main(["run", str(brain), str(plugin), "--world", "room", "--duration", "2"])

@@ -15,6 +15,7 @@ import pytest
 
 from saphira.record.recording import read_recording
 from tests.browser import launched_chromium
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -49,7 +50,7 @@ def replay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         yield url, said
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
     assert proc.returncode == 143  # ended by the SIGTERM above
 
 

@@ -84,7 +84,7 @@ def test_the_replay_view_shows_the_activities_and_a_wake_from_the_start_pose(rec
 
 @pytest.mark.parametrize(
     "row",
-    ['[["a","running",999999999,"activity",true]]', '[["a","running",0,"activity"]]', '{"a":1}', '[[1,2,3,4,5]]'],
+    ['[["a","running",999999999,"activity",true]]', '[["a","running",0,"activity"]]', '{"a":1}', "[[1,2,3,4,5]]"],
 )
 def test_a_bad_activities_line_is_refused_where_it_stands(tmp_path: Path, row: str) -> None:
     rec = tmp_path / "bad.rec"
