@@ -330,7 +330,8 @@ class Session:
         lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
         for (kind, name), task in self._top_parts.items():
             if (kind, name) not in self.parts.failures:  # a failed one has its failure line below
-                lines.append((f"    {kind} {name}: {state_name(task.state) if task.finished else 'still running'}", False))
+                ended = state_name(task.state) if task.finished else "still running"
+                lines.append((f"    {kind} {name}: {ended}", False))
         lines += [(f"    {line}", True) for line in self.parts.lines()]
         errors = self.evaluator.runtime.error_count
         if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity

@@ -313,7 +313,7 @@ class Scheduler:
         return ended if ended is not None and is_finished(ended) else TaskState.INACTIVE
 
     def task_finished(self, ref: TaskRef) -> int:
-        """1 finished (success/failure/timeout, reaped or not), 2 absent or being removed, else 0 (``sfTaskFinished``)."""
+        """1 finished (success/failure/timeout, reaped or not), 2 absent or removed, else 0 (``sfTaskFinished``)."""
         state = self.get_task_state(ref)
         if state in (TaskState.INACTIVE, TaskState.REMOVE):
             return 2

@@ -188,7 +188,7 @@ class Recording:
     artifacts: JsonByCycle = field(default_factory=lambda: JsonByCycle(list))
     """Version 3: the map's artifacts ``[type, id, x, y, th, width, length]``, in the cycles they changed in."""
     tasks: dict[int, list[Any]] = field(default_factory=dict)
-    """Version 4: the Activities window's rows ``[name, state, depth, kind, running]``, in the cycles they changed in."""
+    """Version 4: the Activities rows ``[name, state, depth, kind, running]``, in the cycles they changed in."""
     notes: dict[str, str] = field(default_factory=dict)
     """Version 3: ``world`` (the embedded simulator's) and ``params`` (the run's ``--params``), if any."""
     events: int = 0
@@ -338,7 +338,7 @@ MAX_TASK_DEPTH = 32
 
 def _task_rows_of(body: str) -> list[list[Any]]:
     """A ``t`` line's rows, each checked: ``[name, state, depth, kind, running]``, at most :data:`MAX_TASKS`."""
-    rows = _json_of(body, list)
+    rows: list[list[Any]] = _json_of(body, list)
     if len(rows) > MAX_TASKS:
         raise ValueError(f"more than {MAX_TASKS} activity rows")
     for row in rows:

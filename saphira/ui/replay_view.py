@@ -5,8 +5,8 @@ hello says ``"replay"`` with the recording's length, and the page shows the play
 the Colbert prompt. A player thread owns the :class:`~saphira.record.playback.Playback`: while playing it plays
 a cycle every period divided by the speed and sends each as a frame (the LPS, the information area and
 the behaviors' rules and truths as recorded: version 3; the activities: version 4); a page's request
-only sets what the player does next. The wake starts where the recorded robot first was, once connected. Going back replays from the start to the cycle asked for, as fast as it goes, showing only
-that one.
+only sets what the player does next. The wake starts where the recorded robot first was, once connected.
+Going back replays from the start to the cycle asked for, as fast as it goes, showing only that one.
 """
 
 from __future__ import annotations
