@@ -42,7 +42,9 @@ class Program:
             if len(found) >= count:
                 return [f.decode() for f in found]
             remaining = deadline - time.monotonic()
-            assert remaining > 0, f"no 'listening on' lines: {self.output!r}"
+            if remaining <= 0:  # a failed start leaves no simulator behind
+                self.proc.kill()
+                raise AssertionError(f"no 'listening on' lines in {WAIT:.0f} s: {self.stop()[1]!r}")
             ready, _, _ = select.select([fd], [], [], remaining)
             if ready:
                 chunk = os.read(fd, 4096)
