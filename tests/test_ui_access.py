@@ -230,7 +230,7 @@ def test_idle_connections_without_the_token_are_bounded_and_closed_and_the_page_
     server, _ = served
     monkeypatch.setattr(connections, "STRANGER_LIFETIME", 1.0)  # 5 s in use; the rule is the same
     address = ("127.0.0.1", server.port)
-    idle = [socket.create_connection(address, timeout=20) for _ in range(100)]  # never send a byte
+    idle = [socket.create_connection(address, timeout=WAIT) for _ in range(100)]  # never send a byte
     try:
         status, _, page = asyncio.run(_get(f"{_base(server)}?token={server.token}"))  # the real page gets in
         assert status == 200 and "saphira-session" in page
