@@ -32,8 +32,6 @@ from tests.test_sim_server import Rig
 
 SIPS = 20
 """SIPs timed before and during an attack (2 s of the simulator's clock)."""
-WAIT = 60.0
-"""The most any one step may take on a loaded machine (the fast path takes well under a second)."""
 
 
 # --------------------------------------------------------------------------- the budget, in lock-step
