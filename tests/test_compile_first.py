@@ -228,7 +228,7 @@ def test_any_load_failure_stops_the_run_before_it_reaches_the_robot(tmp_path: Pa
         assert not reached, f"{broken}: the robot was reached: {result.stdout}"
         assert result.returncode == 2, result.stdout + result.stderr
         assert says in result.stdout, result.stdout
-        assert "1 error in 2 files: " in result.stdout, result.stdout
+        assert "1 error in 1 of 2 files: " in result.stdout, result.stdout
         assert "connecting" not in result.stdout and "--- " not in result.stdout, result.stdout
     assert ran(tmp_path) == ["init"]  # the plugin's load_init ran once, and nothing after it
 
@@ -245,7 +245,7 @@ def test_a_load_init_that_raises_never_attaches_the_embedded_simulator(tmp_path:
     result = saphira("run", plugin, main, timeout=60)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{plugin}:7: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
-    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert "1 error in 1 of 2 files: only the plugins' load_init and load_exit ran" in result.stdout
     assert "connected" not in result.stdout and "travelled" not in result.stdout, result.stdout
 
 
