@@ -104,6 +104,19 @@ class Robot:
     def connected(self) -> bool:
         return self.link.connected
 
+    def __repr__(self) -> str:
+        """``<Robot Pioneer p3dx at (1000, 2000, 90.0) on tcp://127.0.0.1:8101>``: who, where (the global
+        pose, mm and degrees), on which link; what the shell prints for ``sfRobot``."""
+        identity = self.link.identity if self.connected else None
+        who = "robot"
+        if identity is not None:
+            same = identity.subclass.lower() == identity.name.lower()
+            who = identity.name if same or not identity.subclass else f"{identity.name} {identity.subclass}"
+        state = self.state
+        where = f"at ({state.ax:.0f}, {state.ay:.0f}, {state.ath:.1f})"
+        link = f"on {self.link.url}" if self.connected else "not connected"
+        return f"<Robot {who} {where} {link}>"
+
     # ------------------------------------------------------------------ connection hooks
     @property
     def on_connect(self) -> Event[[]]:

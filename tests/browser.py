@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.realtime import WAIT
+
 NO_BROWSER = "the browser tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)"
 
 
@@ -41,6 +43,14 @@ def launched_chromium() -> Iterator[Any]:
 
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        new_page = browser.new_page
+
+        def generous_page(**options: Any) -> Any:  # every wait of a page: the suite's real-time bound
+            page = new_page(**options)
+            page.set_default_timeout(WAIT * 1000)
+            return page
+
+        browser.new_page = generous_page
         try:
             yield browser
         finally:

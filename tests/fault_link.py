@@ -15,6 +15,7 @@ import threading
 from collections import deque
 
 from saphira.client.transport import Transport
+from tests.realtime import WAIT
 
 FAULTS = ("none", "close", "blackhole", "mute", "delay", "drop", "corrupt")
 
@@ -119,7 +120,7 @@ class FaultProxy:
             client.close()
             return
         try:
-            server = socket.create_connection(self.upstream, timeout=2.0)
+            server = socket.create_connection(self.upstream, timeout=WAIT)
         except OSError:
             client.close()
             return
@@ -142,7 +143,7 @@ class FaultProxy:
 
     def close(self) -> None:
         self._stop = True
-        self._thread.join(timeout=5.0)
+        self._thread.join(timeout=WAIT)
         with self._lock:
             for sock in list(self._pairs):
                 self._drop(sock)

@@ -12,13 +12,14 @@ from saphira.flat.codec import Control, MapChanged, Reply, StepOutput, format_in
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatSimulation
 from saphira.robot import Robot
+from tests.realtime import WAIT
 
 
 class Controller:
     """One connection to a Flat server: send lines, read forms; map changes seen are kept in order."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.sock = socket.create_connection((host, port), timeout=20.0)
+        self.sock = socket.create_connection((host, port), timeout=WAIT)
         self.file = self.sock.makefile("rwb")
         self.changes: list[MapChanged] = []
         self.transcript: list[str] = []
@@ -107,7 +108,7 @@ def served(server: FlatServer) -> Iterator[Controller]:
     finally:
         controller.close()
         server.close()
-        thread.join(timeout=20.0)
+        thread.join(timeout=WAIT)
 
 
 @contextmanager
@@ -125,5 +126,5 @@ def robot_on_flat(flat: FlatSimulation) -> Iterator[Robot]:
     finally:
         robot.disconnect()
         server.close()
-        thread.join(timeout=20.0)
+        thread.join(timeout=WAIT)
         sys.setswitchinterval(previous)

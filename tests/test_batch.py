@@ -22,6 +22,7 @@ from saphira.app.batch.results import ResultsDir
 from saphira.app.batch.summary import t_975
 from saphira.app.batch.trial import TrialResult
 from saphira.app.cli import main
+from tests.realtime import WAIT
 
 DATA = Path(__file__).parent / "data" / "batch"
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,7 +238,7 @@ def test_scheduler_option_runs_the_batch_on_an_existing_dask_cluster(tmp_path: P
         os.environ.pop("BATCH_TEST_LOG", None)
         for proc in (worker, scheduler):
             proc.terminate()
-            proc.wait(timeout=30)
+            proc.wait(timeout=WAIT)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.realtime import WAIT
+
 DATA = Path(__file__).parent / "data" / "batch"
 ROOT = Path(__file__).resolve().parent.parent
 SAPHIRA = [sys.executable, "-m", "saphira"]
@@ -54,7 +56,7 @@ def _silent_listener() -> Iterator[str]:
         yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
     finally:
         server.close()
-        thread.join(timeout=10)
+        thread.join(timeout=WAIT)
         for sock in held:
             sock.close()
 
@@ -95,7 +97,7 @@ def _cluster(port: int, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]
     finally:
         for proc in (worker, scheduler):
             proc.kill()
-            proc.wait(timeout=30)
+            proc.wait(timeout=WAIT)
 
 
 def test_a_scheduler_killed_mid_batch_is_one_line_and_the_batch_resumes(tmp_path: Path) -> None:
@@ -108,7 +110,7 @@ def test_a_scheduler_killed_mid_batch_is_one_line_and_the_batch_resumes(tmp_path
     command = [*SAPHIRA, "batch", str(exp), "--out", str(out), "--scheduler", address, "--no-plots", "-q"]
     with _cluster(port, env) as scheduler:
         lost = subprocess.run(command, capture_output=True, text=True, timeout=BOUND, env=env)
-        assert scheduler.wait(timeout=30) == -9  # the hook killed it, in the middle of the batch
+        assert scheduler.wait(timeout=WAIT) == -9  # the hook killed it, in the middle of the batch
     assert lost.returncode == 2, lost.stderr
     assert lost.stderr.strip() == (f"saphira batch: lost the Dask scheduler at {address}: its connection was lost; "
                                    f"2 of 5 trials are in {out / 'trials.csv'}; run the same command again to "

@@ -508,7 +508,7 @@ def test_check_reports_every_error_of_a_file(tmp_path: Path) -> None:
     assert "unknown name 'x'" in errors[3].message
     out: list[str] = []
     assert check_files([path, BEHAVIORS / "basic.beh", BEHAVIORS / "go_to.beh"], out.append) == 1
-    assert out[-1] == "4 errors in 3 files"
+    assert out[-1] == "4 errors in 1 of 3 files"
     assert f"{path}:6:6: unknown fuzzy variable 'nearr'" in out[0]
     assert check_behavior_text("BeginBehavior\n", "bad.beh", s.ev)[0].line == 1  # syntax errors come first
 

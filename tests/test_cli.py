@@ -247,3 +247,35 @@ def test_bad_option_values_are_one_line_usage_errors_before_anything_runs(
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith(f"saphira run: argument {option}: ") and complaint in result.stderr
     assert not rec.exists()  # nothing ran: not even the recording was opened
+
+
+def test_check_counts_the_files_that_have_errors_among_those_checked(tmp_path: Path) -> None:
+    """Two errors in one of two files is "2 errors in 1 of 2 files", not "in 2 files" (issue 32 §3)."""
+    bad = tmp_path / "a.act"
+    bad.write_text("act one\n{\n  move(100)\n}\nact two\n{\n  turn(;\n}\n")
+    good = tmp_path / "b.act"
+    good.write_text("act three() { move(100); }\n")
+    result = saphira_in_process("check", str(bad), str(good))
+    assert result.returncode == 1
+    assert result.stdout.count(f"{bad}:") == 2
+    assert result.stdout.splitlines()[-1] == "2 errors in 1 of 2 files"
+    (tmp_path / "c.act").write_text("act four\n{\n  move(;\n}\n")
+    both = saphira_in_process("check", str(bad), str(tmp_path / "c.act"))
+    assert both.stdout.splitlines()[-1] == "3 errors in 2 files"
+
+
+def test_the_shell_shows_sfrobot_by_name_pose_and_link_and_help_robot_says_x_is_the_lps_origin() -> None:
+    """``sfRobot`` printed as ``<saphira.robot.Robot object at 0x...>`` (issue 32 §3); ``help robot`` now
+    says that x, y, th are the LPS's 0 and the global pose is ax, ay, ath (manual §3.1)."""
+    script = "sfRobot;\nsfMoveRobot(250.0, -100.0, 90.0);\nsfRobot;\nsfRobot.x;\nsfRobot.ax;\nhelp robot\nexit\n"
+    result = saphira("shell", "--world", "room", stdin=script, timeout=120)
+    assert result.returncode == 0, result.stderr
+    shown = re.findall(r"^.*<Robot (.*)> \(robot\)$", result.stdout, re.M)
+    assert shown == ["P3DX at (1500, 4000, 0.0) on sim:client", "P3DX at (1750, 3900, 90.0) on sim:client"]
+    assert re.search(r"^.*0\.0 \(float\)\n.*1750\.0 \(float\)$", result.stdout, re.M), result.stdout
+    assert "x, y, th are its pose in its own frame, the LPS (local perceptual space), whose origin it is: always 0" in (
+        result.stdout
+    )
+    assert "Its pose in the global frame is ax, ay, ath (mm, mm, deg)" in result.stdout
+    alone = saphira_in_process("shell", "--no-sim", stdin="sfRobot;\n")
+    assert "<Robot robot at (0, 0, 0.0) not connected> (robot)" in alone.stdout

@@ -184,8 +184,26 @@ def test_finished_children_are_kept_for_inspection_top_level_ones_reaped(s: Sess
     assert s.state("quick") == TaskState.SUCCESS
     s.do("start quick iname lone")
     s.cycle(3)
-    assert s.state("lone") == TaskState.INACTIVE
+    assert s.sched.find("lone") is None  # reaped
     assert s.sched.outcomes["lone"] == TaskState.SUCCESS
+
+
+def test_a_reaped_top_level_act_still_answers_how_it_ended(s: Session) -> None:
+    """``sfGetTaskState("foo")`` after a top-level act succeeded was 0 (issue 32 §3): it is sfSUCCESS
+    (sfFAILURE, sfTIMEOUT), and ``sfTaskFinished`` 1, until the name starts again; ``remove`` leaves nothing."""
+    s.load("int st; int fin; act quick { ; } act bad { fail; } act slow { waitfor 0; } act gone { remove; }")
+    for name in ("quick", "bad", "gone"):
+        s.do(f"start {name}")
+    s.do("start slow timeout 2")
+    s.cycle(10)
+    assert all(s.sched.find(name) is None for name in ("quick", "bad", "slow", "gone"))
+    expected = {"quick": "sfSUCCESS", "bad": "sfFAILURE", "slow": "sfTIMEOUT", "gone": "sfINACTIVE"}
+    for name, state in expected.items():
+        s.do(f'st = sfGetTaskState("{name}") == {state}; fin = sfTaskFinished("{name}")')
+        assert (s.value("st"), s.value("fin")) == (1, 2 if name == "gone" else 1), name
+    s.do("start slow")
+    s.do('st = sfGetTaskState("slow"); fin = sfTaskFinished("slow")')
+    assert (s.value("st"), s.value("fin")) == (TaskState.INIT, 0)
 
 
 def test_a_second_instance_under_a_name_in_use_is_an_error(s: Session) -> None:

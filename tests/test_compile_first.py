@@ -65,7 +65,7 @@ def test_run_reports_every_error_of_every_file_and_reaches_no_robot(tmp_path: Pa
         "did you mean 'sfAvoidCollision'?"
     ) in result.stdout
     assert f"{typo}:4:3: unknown function 'sfSetVelocit'; did you mean 'sfSetVelocity'" in result.stdout
-    assert "3 errors in 3 files: nothing was run" in result.stdout
+    assert "3 errors in 2 of 3 files: nothing was run" in result.stdout
     assert "connecting" not in result.stdout and "connected" not in result.stdout
 
 
@@ -105,7 +105,7 @@ def test_check_reports_every_error_of_an_act_and_the_starts_no_file_can_satisfy(
         f"{main}:6:25: 'priority' applies only to behaviors; 'lap' is an act",
         f"{main}:7:3: cannot start 'nowhere': there is no act or behavior of that name",
     ]
-    assert result.stdout.endswith("5 errors in 2 files\n")
+    assert result.stdout.endswith("5 errors in 1 of 2 files\n")
 
 
 def test_a_name_a_file_loaded_while_running_may_define_is_a_warning(tmp_path: Path) -> None:
@@ -228,7 +228,7 @@ def test_any_load_failure_stops_the_run_before_it_reaches_the_robot(tmp_path: Pa
         assert not reached, f"{broken}: the robot was reached: {result.stdout}"
         assert result.returncode == 2, result.stdout + result.stderr
         assert says in result.stdout, result.stdout
-        assert "1 error in 2 files: " in result.stdout, result.stdout
+        assert "1 error in 1 of 2 files: " in result.stdout, result.stdout
         assert "connecting" not in result.stdout and "--- " not in result.stdout, result.stdout
     assert ran(tmp_path) == ["init"]  # the plugin's load_init ran once, and nothing after it
 
@@ -245,7 +245,7 @@ def test_a_load_init_that_raises_never_attaches_the_embedded_simulator(tmp_path:
     result = saphira("run", plugin, main, timeout=60)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{plugin}:7: plugin failed to load: ZeroDivisionError: division by zero" in result.stdout
-    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert "1 error in 1 of 2 files: only the plugins' load_init and load_exit ran" in result.stdout
     assert "connected" not in result.stdout and "travelled" not in result.stdout, result.stdout
 
 
@@ -266,5 +266,5 @@ def test_a_plugin_before_an_act_that_does_not_compile_runs_once_and_reaches_no_r
     assert f"{broken}:1:12: cannot start 'firstStopp': there is no act or behavior of that name; did you mean " in (
         result.stdout
     )
-    assert "1 error in 2 files: only the plugins' load_init and load_exit ran" in result.stdout
+    assert "1 error in 1 of 2 files: only the plugins' load_init and load_exit ran" in result.stdout
     assert ran(tmp_path) == ["init first.py", "exit first.py"]

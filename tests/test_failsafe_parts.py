@@ -213,3 +213,59 @@ def test_batch_calls_the_same_runs_failures(tmp_path: Path) -> None:
     )
     assert (rows["fails"]["status"], rows["fails"]["error"]) == ("error", "activity f: FAILURE")
     assert (rows["fine"]["status"], rows["fine"]["error"]) == ("ok", "")
+
+
+CALM_BRAIN = """\
+from saphira.brain import Brain
+
+
+class Calm(Brain):
+    def step(self):
+        self.robot.move(0.1, 0.0)
+
+
+def INIT(engine):
+    return Calm("Calm", engine)
+"""
+
+ARRIVES = """\
+from dataclasses import dataclass
+
+from saphira.behavior.behavior import Activity, FuzzyVars, Rule, behavior, speed
+from saphira.behavior.library import find_behavior
+
+
+@dataclass
+class P:
+    pass
+
+
+@dataclass
+class V(FuzzyVars[P]):
+    n: int = 0
+
+
+def update(ctx):
+    ctx.v.n += 1
+
+
+arrive = behavior("arrive", params=P, vars=V, update=update, rules=[Rule("Go", when=1.0, then=speed(lambda v: 50.0))],
+                  activity=Activity(speed=1.0, goal=lambda v: 1.0 if v.n > 5 else 0.0))
+
+
+def load_init(env):
+    env.robot.start_behavior(arrive, priority=0)
+    env.robot.start_behavior(find_behavior("constant_velocity"), 100.0, priority=1)
+"""
+"""``arrive`` reaches its goal at its sixth cycle (SUCCESS); constant_velocity runs to the end of the run."""
+
+
+def test_the_summary_has_a_line_for_each_brain_and_top_level_behavior_that_did_not_fail(tmp_path: Path, capsys) -> None:
+    brain = write(tmp_path, "calm.py", CALM_BRAIN)
+    plugin = write(tmp_path, "arrives.py", ARRIVES)
+    status = main(["run", str(brain), str(plugin), "--world", "room", "--duration", "2"])
+    lines = summary_lines(capsys.readouterr().out)
+    assert status == 0
+    assert "brain Calm: still running" in lines
+    assert "behavior arrive: SUCCESS" in lines
+    assert "behavior constant_velocity: still running" in lines

@@ -35,6 +35,7 @@ from saphira.sim.embedded import attach_simulator
 from saphira.world.flat_world import load_world_file
 from saphira.world.wld import parse_wld
 from saphira.world.world import World, load_world
+from tests.realtime import WAIT
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +64,7 @@ class Served:
     def close(self) -> None:
         self.robot.disconnect()
         self.server.close()
-        self.thread.join(timeout=20.0)
+        self.thread.join(timeout=WAIT)
 
 
 def served(world: World, pose: tuple[float, float, float] | None = None, lasers: int = 0) -> Served:
@@ -276,7 +277,7 @@ def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: P
     finally:
         robot.disconnect()
         server.close()
-        thread.join(timeout=20.0)
+        thread.join(timeout=WAIT)
 
 
 def test_a_pioneer_url_gives_the_pioneer_link_back() -> None:
@@ -342,7 +343,7 @@ def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_di
         )
     finally:
         server.close()
-        thread.join(timeout=20.0)
+        thread.join(timeout=WAIT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "activity square: SUCCESS" in result.stdout
     assert "connected to flat (Flat flat4)" in result.stdout

@@ -42,6 +42,7 @@ from saphira.world.flat_world import load_world_file
 from saphira.world.raycast import point_segment_distances
 from saphira.world.wld import parse_wld
 from saphira.world.world import World
+from tests.realtime import WAIT
 
 PROJECT = Path(__file__).resolve().parents[1]
 HALL = "width 30000\nheight 6000\n0 0 30000 0\n30000 0 30000 6000\n30000 6000 0 6000\n0 6000 0 0\n"
@@ -131,7 +132,7 @@ def test_stopped_server_holds_the_step_until_start_or_step() -> None:
     with served(server) as flat:
         assert [flat.step(100.0).time for _ in range(2)] == [100, 200]
         flat.send("c 100 0 1")
-        assert server.held.wait(timeout=20.0)
+        assert server.held.wait(timeout=WAIT)
         assert server.steps == 2
         server.start()
         assert flat._next_output().time == 300
@@ -357,7 +358,7 @@ def test_saphira_sim_flat_serves_a_controller_until_it_ends_the_program() -> Non
         flat.send("q 1 2 3")  # garbage is logged and skipped: the server still answers
         assert isinstance(flat.ask("l"), LaserReply)
         flat.send("e")
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=WAIT)
         flat.close()
     finally:
         if proc.poll() is None:
@@ -389,7 +390,7 @@ def test_the_server_binds_loopback_by_default() -> None:
     server = FlatServer(FlatSimulation(hall(), pose=(2000.0, 3000.0, 0.0)))
     try:
         assert server.address[0] == "127.0.0.1"
-        with socket.create_connection(server.address, timeout=5.0):
+        with socket.create_connection(server.address, timeout=WAIT):
             pass
     finally:
         server.close()

@@ -23,11 +23,11 @@ from saphira.sim.world_requests import WorldAccess
 from saphira.world.flat_world import parse_world_file
 from saphira.world.wld import parse_wld
 from saphira.world.world import World
+from tests.realtime import WAIT
 
 PROJECT = Path(__file__).resolve().parents[1]
 HALL = "width 30000\nheight 6000\n0 0 30000 0\n30000 0 30000 6000\n30000 6000 0 6000\n0 6000 0 0\n"
 ROOM = "width 8000\nheight 8000\n0 0 8000 0\n8000 0 8000 8000\n8000 8000 0 8000\n0 8000 0 0\n"
-WAIT = 5.0
 
 
 def hall() -> World:
@@ -70,7 +70,7 @@ def test_a_controller_silent_between_lines_is_dropped_at_the_idle_timeout() -> N
         first.step(100.0)
         start = time.monotonic()
         second = Controller(*server.address)
-        assert time.monotonic() - start < 10.0  # before the fix it waited for ever
+        assert time.monotonic() - start < WAIT  # before the fix it waited for ever
         assert first.file.read(1) == b""  # dropped
         second.step(100.0)
         first.close()
@@ -95,7 +95,7 @@ def test_a_controller_that_floods_queries_and_never_reads_is_dropped() -> None:
             except OSError:
                 break  # already dropped
         controller = Controller(*server.address)
-        assert time.monotonic() - start < WAIT + 10.0
+        assert time.monotonic() - start < 2 * WAIT
         assert isinstance(controller.ask("l"), LaserReply)
         controller.close()
         flooder.close()
@@ -199,7 +199,7 @@ def test_saphira_sim_flat_with_no_exit_and_a_handshake_deadline() -> None:
         assert proc.poll() is None
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=WAIT)
     assert proc.returncode == 143, err  # ended by SIGTERM (terminate)
     assert b"connection ended (the program goes on" in err
     assert b"simulator stopped after 1 steps (1 controller(s) dropped)" in out

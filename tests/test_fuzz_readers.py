@@ -32,9 +32,10 @@ from saphira.record.recording import replay
 from saphira.robot import Robot
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world
+from tests.realtime import WAIT
 
 SEED = 24
-CASE_SECONDS = 10.0
+CASE_SECONDS = WAIT
 """A reader that takes longer on one mutant fails (the review saw hangs of minutes)."""
 
 HALL = "width 4000\nheight 4000\n0 0 4000 0\n0 4000 4000 4000\n"

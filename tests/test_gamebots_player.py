@@ -20,6 +20,7 @@ from saphira.gamebots.server import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
+from tests.realtime import WAIT
 
 ROOM = """width 10000
 height 8000
@@ -29,7 +30,6 @@ height 8000
 0 8000 0 0
 position 2000 3000 90
 """
-WAIT = 5.0
 SPAWN_BOT = "INIT {ClassName %s} {Name %s} {Location %f %f %f} {Rotation %f %f %f}\r\n"
 """``us_bot.cc``'s SpawnBot format: blanks, not commas, between the vectors' components."""
 

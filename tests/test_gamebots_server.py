@@ -16,6 +16,7 @@ from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.server import GamebotsServer
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
+from tests.realtime import WAIT
 from tests.sim_process import Program
 
 OPEN_ROOM = """width 10000
@@ -25,7 +26,6 @@ height 8000
 10000 8000 0 8000
 0 8000 0 0
 """
-WAIT = 5.0
 
 
 class Client:

@@ -23,7 +23,8 @@ from saphira.gamebots.session import MAX_ROBOTS
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
-from tests.test_gamebots_server import OPEN_ROOM, WAIT, Client
+from tests.realtime import WAIT
+from tests.test_gamebots_server import OPEN_ROOM, Client
 
 
 @pytest.fixture
@@ -114,7 +115,7 @@ def test_the_client_link_logs_why_its_init_was_refused(caplog: pytest.LogCapture
     robot.clock.add_listener(server.cycle)  # type: ignore[attr-defined]
     try:
         with caplog.at_level(logging.WARNING), pytest.raises(ConnectError):
-            robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=99,-1,0", timeout=10.0)
+            robot.connect(f"usarsim://127.0.0.1:{server.port}?class=P2DX&location=99,-1,0", timeout=WAIT)
         assert any("refused a command: INIT: (99000, 1000) mm lies outside" in r.getMessage() for r in caplog.records)
     finally:
         server.close()

@@ -38,7 +38,8 @@ from pathlib import Path
 from saphira.protocol import Command, PacketReceiver, decode_config, encode_command, read_capture
 from saphira.protocol.capture import CLIENT_TO_SERVER
 from saphira.protocol.laser import decode_laser
-from tests.sim_process import TIMEOUT, Program
+from tests.realtime import WAIT
+from tests.sim_process import Program
 
 CAPTURE = Path(__file__).resolve().parent / "data" / "captures" / "aria-simpleConnect-amrisim.txt"
 ARIA_LASER_CONNECT = [
@@ -56,7 +57,7 @@ class AriaLikeClient:
 
     def __init__(self, address: str) -> None:
         host, port = address.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        self.sock = socket.create_connection((host, int(port)), timeout=WAIT)
         self.receiver = PacketReceiver(255)
         self.queue: deque[bytes] = deque()
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT, Program
 
 ABOVE_THE_ROBOT = ("saphira.sim", "saphira.flat", "saphira.gamebots", "saphira.pyro_robot", "saphira.brain",
@@ -22,7 +23,7 @@ ABOVE_THE_ROBOT = ("saphira.sim", "saphira.flat", "saphira.gamebots", "saphira.p
 """Layers above the robot session, which a Pioneer client never needs: the simulators, the other protocols,
 Pyro's brains, Colbert, recording, the live view and the commands."""
 
-CONNECT_TIMEOUT = 20.0
+CONNECT_TIMEOUT = WAIT
 """Wall seconds the fresh interpreter's handshake may take (the first run compiles kernels)."""
 
 

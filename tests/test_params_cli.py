@@ -3,8 +3,10 @@ the clear error (exit 2) for a file that is not a parameter file (issue 10, bug 
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,8 +47,29 @@ def test_params_file_shows_model_factors_sonars_and_where_each_value_came_from(t
 def test_params_of_a_bundled_name_shows_its_model_file_layer() -> None:
     out = saphira("params", "p3dx").stdout
     assert out.startswith("model: p3dx (Pioneer)")
-    assert re.search(r"^DistConvFactor\s+0\.485 mm per unit\s+from user file .*params/p3dx\.p$", out, re.M)
+    bundled = re.escape(str(PROJECT / "params" / "p3dx.p"))
+    assert re.search(rf"^DistConvFactor\s+0\.485 mm per unit\s+from bundled file {bundled}$", out, re.M)
     assert re.search(r"^SonarNum\s+16 sonars", out, re.M)
+
+
+def test_an_installed_saphira_calls_its_bundled_file_bundled_and_a_copy_a_user_file(tmp_path: Path) -> None:
+    """As a wheel lays it out (``site-packages/saphira/_data/params``): the file saphira ships is not a user
+    file (issue 32 §3: it said "from user file .../site-packages/..."); the same file copied elsewhere is."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(PROJECT / "saphira", site / "saphira", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(PROJECT / "params", site / "saphira" / "_data" / "params")
+    mine = tmp_path / "mine" / "p3dx.p"
+    mine.parent.mkdir()
+    shutil.copy(PROJECT / "params" / "p3dx.p", mine)
+    script = "from saphira.app.cli import main; main(['params', 'p3dx']); main(['params', 'mine/p3dx.p'])"
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)},
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    installed, copied = done.stdout.split("model: ")[1:]
+    shipped = site / "saphira" / "_data" / "params" / "p3dx.p"
+    assert f"layer 2: bundled file {shipped}\n" in installed
+    assert "user file" not in installed
+    assert f"layer 2: model file {shipped}\n  layer 3: user file mine/p3dx.p\n" in copied
 
 
 def test_params_of_a_built_in_model_name_with_no_file() -> None:

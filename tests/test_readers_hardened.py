@@ -20,6 +20,7 @@ from saphira.perception.mapfile import MapFileError, load_map_file
 from saphira.record.recording import MAX_IDLE_CYCLES, read_recording, replay
 from saphira.world.flat_world import MAX_LISTED, MAX_TRANSITIONS, WorldFileError, load_world_file
 from saphira.world.world import WorldError, load_world
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 
 DIGITS_5000 = "9" * 5000
@@ -250,10 +251,10 @@ def test_dev_zero_is_refused_as_a_recording_and_a_flat_world_before_reading() ->
 def test_a_fifo_is_refused_as_a_recording_or_flat_world_instead_of_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    done = saphira("replay", str(fifo), timeout=30)
+    done = saphira("replay", str(fifo), timeout=WAIT)
     assert done.returncode == 2
     assert f"{fifo}: cannot read recording: it is a FIFO (named pipe), not a regular file" in done.stderr
-    done = saphira("sim", "--flat", "0", "--flat-world", str(fifo), timeout=30)
+    done = saphira("sim", "--flat", "0", "--flat-world", str(fifo), timeout=WAIT)
     assert done.returncode == 2
     assert f"{fifo}: cannot read Flat World file: it is a FIFO (named pipe)" in done.stderr
 

@@ -184,3 +184,12 @@ def test_readme_python_example_runs(scratch: Path) -> None:
     m = re.search(r"wall contacts: (\d+), at \((-?\d+), (-?\d+)\)", result.stdout)
     assert m and m[1] == "0"
     assert (int(m[2]), int(m[3])) != (1500, 4000)  # it moved from room.wld's start
+
+
+def test_readme_says_when_an_open_ended_run_prints_progress() -> None:
+    """README said "a progress line every few seconds of wall time": the pace is robot time (issue 32 §3)."""
+    from saphira.app.progress import PROGRESS_SECONDS
+
+    text = " ".join(README.split())
+    assert f"prints a progress line every {PROGRESS_SECONDS / 60:g} minutes of robot time" in text
+    assert "The pace is robot time, so the same run logs the same lines" in text

@@ -83,7 +83,7 @@ def test_a_closed_recording_ends_with_its_end_line(tmp_path: Path) -> None:
     record_session(path)
     lines = path.read_text().splitlines()
     events = sum(1 for line in lines if not line.startswith("#"))
-    assert lines[0] == "# saphira recording 3"
+    assert lines[0] == "# saphira recording 4"
     assert re.fullmatch(rf"# end {events} events, cycle \d+", lines[-1])
     assert read_recording(path).problem == ""
 
@@ -145,7 +145,7 @@ def test_a_version_1_recording_has_no_end_line_to_check(tmp_path: Path) -> None:
     path = tmp_path / "session.rec"
     record_session(path)
     lines = path.read_text().splitlines(keepends=True)
-    old = [line for line in lines[1:-1] if not re.match(r"\d+ [bpam] ", line)]  # version 3's lines
+    old = [line for line in lines[1:-1] if not re.match(r"\d+ [bpamt] ", line)]  # version 3's and 4's lines
     path.write_text("# saphira recording 1\n" + "".join(old))
     assert read_recording(path).problem == ""
     assert replay(path).matches
@@ -173,8 +173,8 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path.write_text("shopping list\n")
     with pytest.raises(SourceError, match=r"notes.rec:1: not a saphira recording"):
         read_recording(path)
-    path.write_text("# saphira recording 4\n")
-    with pytest.raises(SourceError, match=r"notes.rec:1: recording version 4 is newer"):
+    path.write_text("# saphira recording 5\n")
+    with pytest.raises(SourceError, match=r"notes.rec:1: recording version 5 is newer"):
         read_recording(path)
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from saphira.record.recording import read_recording
 from tests.browser import launched_chromium
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -49,7 +50,7 @@ def replay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         yield url, said
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
     assert proc.returncode == 143  # ended by the SIGTERM above
 
 
@@ -66,6 +67,7 @@ def test_the_players_controls_step_seek_and_play_the_recording(browser: Any, rep
     page.goto(url)
     page.wait_for_function("() => window.saphira && window.saphira.frames >= 1")
     assert page.evaluate("() => document.body.classList.contains('replay')")
+    assert page.locator("#conn").inner_text() == "replay"  # not "live": this is a recording
     assert page.locator("#player").is_visible() and not page.locator("#prompt").is_visible()
     cycles = int(page.evaluate("() => window.saphira.hello.replay.cycles"))
     assert page.locator("#replay-slider").get_attribute("max") == str(cycles)

@@ -30,6 +30,7 @@ from saphira.record.mcap_export import TOPICS
 from saphira.record.playback import Playback
 from saphira.record.recording import read_recording, replay
 from saphira.world.world import load_world
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -125,7 +126,7 @@ def test_a_version_2_recording_still_replays_and_plays_without_behaviors(
     recorded: tuple[Path, tuple[float, float, float]], tmp_path: Path
 ) -> None:
     path, _ = recorded
-    kept = [line for line in path.read_text().splitlines()[1:] if not re.match(r"\d+ [bpam] |# (world|params) ", line)]
+    kept = [line for line in path.read_text().splitlines()[1:] if not re.match(r"\d+ [bpamt] |# (world|params) ", line)]
     events = sum(1 for line in kept if not line.startswith("#"))
     kept[-1] = re.sub(r"# end \d+ events", f"# end {events} events", kept[-1])
     old = tmp_path / "old.rec"
@@ -258,7 +259,7 @@ async def _player(url: str, rec: Any) -> dict[str, Any]:
 
             async def until(test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
                 while True:
-                    msg = await ws.receive_json(timeout=30)
+                    msg = await ws.receive_json(timeout=WAIT)
                     if msg["type"] == "error":
                         seen["errors"].append(msg["text"])
                     elif msg["type"] == "messages":
@@ -291,12 +292,12 @@ def test_replay_ui_plays_the_recording_in_the_live_view(recorded: tuple[Path, tu
     try:
         assert url.startswith("http://127.0.0.1:") and "token=" in url
         with pytest.raises(urllib.error.HTTPError) as refused:  # the live view's token guards it too
-            urllib.request.urlopen(url.split("?")[0], timeout=10)
+            urllib.request.urlopen(url.split("?")[0], timeout=WAIT)
         assert refused.value.code == 403
         seen = asyncio.run(_player(url, rec))
     finally:
         proc.send_signal(signal.SIGTERM)
-        output = proc.communicate(timeout=30)[0].decode()
+        output = proc.communicate(timeout=WAIT)[0].decode()
     assert proc.returncode == 143, output  # ended by the SIGTERM above, as every command
     hello = seen["hello"]
     assert hello["replay"]["cycles"] == rec.last_cycle + 1 and hello["replay"]["behaviors"]
@@ -329,7 +330,7 @@ async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[An
         async with ws:
             channels: dict[str, dict[str, Any]] = {}
             while set(channels) != set(TOPICS):
-                msg = await ws.receive(timeout=30)
+                msg = await ws.receive(timeout=WAIT)
                 if msg.type == aiohttp.WSMsgType.TEXT and json.loads(msg.data)["op"] == "advertise":
                     channels.update({c["topic"]: c for c in json.loads(msg.data)["channels"]})
             pose = channels["/pose"]
@@ -339,7 +340,7 @@ async def _foxglove_client(url: str) -> tuple[dict[str, dict[str, Any]], list[An
             assert decode is not None
             poses: list[Any] = []
             while len(poses) < 3:
-                msg = await ws.receive(timeout=30)
+                msg = await ws.receive(timeout=WAIT)
                 if msg.type == aiohttp.WSMsgType.BINARY:
                     opcode, subscription = struct.unpack_from("<BI", msg.data)
                     assert (opcode, subscription) == (1, 7)
@@ -358,7 +359,7 @@ def test_run_foxglove_serves_the_channels_live_on_loopback() -> None:
         channels, poses = asyncio.run(_foxglove_client(url))
     finally:
         proc.send_signal(signal.SIGTERM)
-        output = (seen[0] + proc.communicate(timeout=30)[0]).decode()
+        output = (seen[0] + proc.communicate(timeout=WAIT)[0]).decode()
     assert proc.returncode == 143, output  # ended by the SIGTERM above, not by its 60 s of robot time
     assert "the simulator runs at 1x real time while Foxglove watches (--speed F to change)" in output
     assert {topic: c["schemaName"] for topic, c in channels.items()} == SCHEMAS

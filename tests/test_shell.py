@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 
-TIMEOUT = 20.0
+TIMEOUT = WAIT
 
 
 class Terminal:

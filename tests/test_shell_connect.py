@@ -21,7 +21,8 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.tasks import TaskState
 from saphira.robot import Robot
-from tests.sim_process import PROJECT, TIMEOUT, Program
+from tests.realtime import WAIT
+from tests.sim_process import PROJECT, Program
 from tests.test_shell import Terminal
 
 
@@ -156,7 +157,7 @@ def test_waiting_for_a_connection_ends_on_the_wall_clock_when_cycles_stall() -> 
 
     waiter = threading.Thread(target=wait, daemon=True)
     waiter.start()
-    waiter.join(timeout=TIMEOUT)
+    waiter.join(timeout=WAIT)
     stalled = waiter.is_alive()
     release.set()
     robot.scheduler.stop()

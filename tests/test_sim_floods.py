@@ -26,13 +26,12 @@ import pytest
 
 from saphira.protocol import Command, PacketReceiver, encode_command, encode_sync
 from saphira.sim.server import ServerOptions
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT, Program
 from tests.test_sim_server import Rig
 
 SIPS = 20
 """SIPs timed before and during an attack (2 s of the simulator's clock)."""
-WAIT = 60.0
-"""The most any one step may take on a loaded machine (the fast path takes well under a second)."""
 
 
 # --------------------------------------------------------------------------- the budget, in lock-step
@@ -194,7 +193,7 @@ import socket
 host, port = ADDRESS.rsplit(":", 1)
 held = []
 for _ in range(1100):  # idle connections that never send a byte (nor the token)
-    held.append(socket.create_connection((host, int(port)), timeout=30))
+    held.append(socket.create_connection((host, int(port)), timeout=WAIT))
 print("ready", flush=True)
 input()
 """

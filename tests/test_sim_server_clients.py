@@ -20,7 +20,8 @@ from saphira.sim.server import PioneerServer, ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.world import MAX_WALLS
-from tests.sim_process import TIMEOUT, Program
+from tests.realtime import WAIT
+from tests.sim_process import Program
 from tests.test_sim_server import Rig, open_world
 from tests.test_sim_standalone import RawClient
 
@@ -168,7 +169,7 @@ def test_a_background_load_changes_the_world_in_a_later_cycle(tmp_path: Path) ->
     rig.send(Command.LOADWORLD, str_arg("room.wld"))
     rig.send(Command.LOADWORLD, str_arg("corridor"))  # one load at a time: refused while the first is read
     rig.cycle()
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + WAIT
     while rig.simulation.world.name != "room" and time.monotonic() < deadline:
         assert rig.sips(1)  # SIPs go on meanwhile
     assert rig.simulation.world.name == "room"
@@ -183,9 +184,9 @@ def test_a_silent_client_loses_the_line_at_the_handshake_deadline() -> None:
     try:
         start = time.monotonic()
         host, port = program.addresses[0].rsplit(":", 1)
-        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as silent:
+        with socket.create_connection((host, int(port)), timeout=WAIT) as silent:
             assert silent.recv(1) == b""  # hung up, not held for the 60 s idle timeout
-        assert time.monotonic() - start < 10.0  # far below the 60 s idle timeout, the only limit before
+        assert time.monotonic() - start < 30.0  # half the 60 s idle timeout, the only limit before
         with RawClient(program.addresses[0]) as client:
             client.open()
     finally:
@@ -201,11 +202,11 @@ def test_a_half_closed_client_does_not_turn_the_next_one_away() -> None:
     line = TcpLine(server, "127.0.0.1", 0)
     address = ("127.0.0.1", int(line.address.rsplit(":", 1)[1]))
     try:
-        with socket.create_connection(address, timeout=TIMEOUT) as old:
+        with socket.create_connection(address, timeout=WAIT) as old:
             line.poll(0.0)
             old.sendall(encode_command(Command.VEL, 300)[:4])  # a partial packet
             old.shutdown(socket.SHUT_WR)  # then its FIN
-            with socket.create_connection(address, timeout=TIMEOUT) as new:
+            with socket.create_connection(address, timeout=WAIT) as new:
                 line.poll(0.1)  # the old client's bytes, its FIN and the new client, all at once
                 assert line.refused == 0 and server.connected
                 new.sendall(encode_sync(0))

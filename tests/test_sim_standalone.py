@@ -31,7 +31,8 @@ from saphira.protocol import (
     encode_sync,
 )
 from saphira.robot import Robot
-from tests.sim_process import TIMEOUT, Program, with_and_without
+from tests.realtime import WAIT
+from tests.sim_process import Program, with_and_without
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +42,7 @@ class RawClient:
 
     def __init__(self, address: str) -> None:
         host, port = address.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        self.sock = socket.create_connection((host, int(port)), timeout=WAIT)
         self.receiver = PacketReceiver(255)
         self.queue: deque[bytes] = deque()
 
@@ -155,7 +156,7 @@ def test_garbage_and_a_client_vanishing_mid_packet_do_not_hurt_the_server(sim: P
 
 def test_the_real_client_connects_and_drives_over_tcp(sim: Program) -> None:
     robot = Robot(RealTimeClock())
-    robot.connect(f"tcp://{sim.addresses[1]}", timeout=10.0)
+    robot.connect(f"tcp://{sim.addresses[1]}", timeout=WAIT)
     assert robot.link.identity is not None and robot.link.identity.name == "P3DX-2"
     assert robot.link.config is not None and robot.link.config.serial_number == "SIM"
     robot.motion.set_velocity(400)
@@ -179,7 +180,7 @@ def test_the_serial_path_through_a_pseudo_terminal() -> None:
     assert path.startswith("/dev/")
     for _ in range(2):  # session after session on the same terminal
         robot = Robot(RealTimeClock())
-        robot.connect(f"serial://{path}?baud=9600", timeout=10.0)
+        robot.connect(f"serial://{path}?baud=9600", timeout=WAIT)
         assert robot.link.identity is not None and robot.link.identity.subclass == "p3dx"
         robot.motion.set_velocity(300)
         assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
@@ -197,7 +198,7 @@ def test_the_local_pipe_on_a_unix_socket(tmp_path: Path) -> None:
     assert program.addresses == [f"unix://{path}", f"unix://{path}-2"]
     for address in program.addresses:
         robot = Robot(RealTimeClock())
-        robot.connect(address, timeout=10.0)
+        robot.connect(address, timeout=WAIT)
         robot.motion.set_velocity(300)
         assert robot.run_until(lambda: robot.state.odo_x > 60.0, max_cycles=50)  # noqa: B023
         robot.disconnect()

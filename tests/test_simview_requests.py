@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.realtime import WAIT
 from tests.ui_support import start_command
 
 BAD_REQUESTS = [
@@ -49,7 +50,7 @@ def sim() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         yield proc, url
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
 
 
 async def _ask(ws: aiohttp.ClientWebSocketResponse, requests: list[str]) -> list[str]:
@@ -57,7 +58,7 @@ async def _ask(ws: aiohttp.ClientWebSocketResponse, requests: list[str]) -> list
     errors = []
     for request in requests:
         await ws.send_str(request)
-        while (answer := await ws.receive_json(timeout=20))["type"] != "error":
+        while (answer := await ws.receive_json(timeout=WAIT))["type"] != "error":
             pass  # frames and the hello go by
         errors.append(answer["text"])
     return errors
@@ -73,7 +74,7 @@ async def _session(url: str, requests: list[str], place: dict[str, Any]) -> tupl
             errors = await _ask(ws, requests)
             await ws.send_str(json.dumps(place))
             while True:  # the simulator goes on: it applies a good request and sends frames showing it
-                answer = await ws.receive_json(timeout=20)
+                answer = await ws.receive_json(timeout=WAIT)
                 assert answer["type"] != "error", answer
                 if answer["type"] == "frame":
                     robot = answer["robots"][place["robot"]]
@@ -122,4 +123,4 @@ def test_the_flat_views_requests_are_checked_too() -> None:
         assert proc.poll() is None
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)

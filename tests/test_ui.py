@@ -32,6 +32,7 @@ from saphira.ui.liveview import LiveView, SteppedClock
 from saphira.ui.server import UiServer
 from saphira.ui.snapshot import capture
 from saphira.world.world import World
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
@@ -221,16 +222,16 @@ def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_witho
     try:
         assert url.startswith("http://127.0.0.1:") and "token=" in url
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(url.split("?")[0], timeout=10)
+            urllib.request.urlopen(url.split("?")[0], timeout=WAIT)
         assert refused.value.code == 403
-        with urllib.request.urlopen(url, timeout=10) as page:
+        with urllib.request.urlopen(url, timeout=WAIT) as page:
             assert page.status == 200
     finally:
         if args[0] == "shell":
-            proc.communicate(b"exit\n", timeout=30)  # the shell ends at 'exit'
+            proc.communicate(b"exit\n", timeout=WAIT)  # the shell ends at 'exit'
         else:
             proc.send_signal(signal.SIGTERM)
-            proc.communicate(timeout=30)
+            proc.communicate(timeout=WAIT)
     assert proc.returncode == (0 if args[0] == "shell" else 128 + signal.SIGTERM), proc.returncode
 
 
@@ -265,11 +266,11 @@ def test_a_stalled_page_drops_frames_and_the_publisher_never_waits() -> None:
         loop = server._loop
         assert loop is not None
         while server.pages == 0:  # the handshake is done in the server thread: wait for it there
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=WAIT)
         frame = _Frame("x" * 200_000)
         for _ in range(300):  # 60 MB: far more than the socket buffers hold
             server.publish(frame)
-        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)  # every frame handed over
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=WAIT)  # every frame handed over
         page = next(iter(server._pages))
         assert server.frames_published == 300
         assert page.dropped > 200 and page.sent < 100

@@ -24,10 +24,11 @@ import pytest
 
 from saphira.ui import connections
 from saphira.ui.server import UiServer
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 from tests.ui_support import start_command
 
-TIMEOUT = aiohttp.ClientTimeout(total=20)
+TIMEOUT = aiohttp.ClientTimeout(total=WAIT)
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -79,10 +80,10 @@ async def _upgrade(url: str, headers: dict[str, str]) -> tuple[int, list[dict[st
         except aiohttp.WSServerHandshakeError as refused:
             return refused.status, []
         async with ws:
-            hello = await ws.receive_json(timeout=10)
+            hello = await ws.receive_json(timeout=WAIT)
             await ws.send_str('{"type": "probe"}')
             await ws.send_str('{"type": "nan", "x": NaN}')
-            error = await ws.receive_json(timeout=10)
+            error = await ws.receive_json(timeout=WAIT)
             return 101, [hello, error]
 
 
@@ -167,7 +168,7 @@ def test_a_loopback_view_prints_one_url_and_no_warning() -> None:
     assert proc.stdout is not None
     output = b""
     try:
-        deadline = time.monotonic() + 60.0
+        deadline = time.monotonic() + WAIT
         while b"listening on" not in output:  # printed after the live view's lines
             assert time.monotonic() < deadline and proc.poll() is None, output
             ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
@@ -175,7 +176,7 @@ def test_a_loopback_view_prints_one_url_and_no_warning() -> None:
                 output += os.read(proc.stdout.fileno(), 4096)
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
     said = output.decode()
     assert said.count("live view: http://127.0.0.1:") == 1 and "warning" not in said, said
 
@@ -206,7 +207,7 @@ def test_the_token_printed_by_a_command_opens_the_websocket_from_the_own_page_on
         assert status == 101 and answers[0]["type"] == "hello" and json.dumps(answers[0])
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
 
 
 def test_without_the_token_the_page_is_a_403_that_says_what_to_do_and_the_files_hold_no_secret(
@@ -229,7 +230,7 @@ def test_idle_connections_without_the_token_are_bounded_and_closed_and_the_page_
     server, _ = served
     monkeypatch.setattr(connections, "STRANGER_LIFETIME", 1.0)  # 5 s in use; the rule is the same
     address = ("127.0.0.1", server.port)
-    idle = [socket.create_connection(address, timeout=20) for _ in range(100)]  # never send a byte
+    idle = [socket.create_connection(address, timeout=WAIT) for _ in range(100)]  # never send a byte
     try:
         status, _, page = asyncio.run(_get(f"{_base(server)}?token={server.token}"))  # the real page gets in
         assert status == 200 and "saphira-session" in page

@@ -25,6 +25,7 @@ from saphira.display.state import display_for
 from saphira.ui.liveview import GRID_EVERY
 from tests.browser import launched_chromium
 from tests.flat_controller import Controller
+from tests.realtime import WAIT
 from tests.ui_support import LiveSession, colour_centroid, live_session, start_command
 
 DEMO = Path(__file__).resolve().parents[1] / "colbert" / "demo.act"
@@ -223,12 +224,12 @@ def test_every_request_without_the_token_is_refused(session: LiveSession) -> Non
     wrong = token[:-1] + ("y" if token.endswith("x") else "x")  # one character off, never the token itself
     for path in ("", "ws", f"?token={wrong}", f"ws?token={wrong}"):
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(session.base + path, timeout=10)
+            urllib.request.urlopen(session.base + path, timeout=WAIT)
         assert refused.value.code == 403, path
-    with urllib.request.urlopen(session.url, timeout=10) as ok:
+    with urllib.request.urlopen(session.url, timeout=WAIT) as ok:
         assert ok.status == 200 and b"Saphira" in ok.read()
     request = urllib.request.Request(session.base + "static/app.js", headers={"X-Saphira-Token": token})
-    with urllib.request.urlopen(request, timeout=10) as ok:
+    with urllib.request.urlopen(request, timeout=WAIT) as ok:
         assert ok.status == 200
 
 
@@ -260,7 +261,7 @@ def test_simulator_view_shows_the_robot_and_the_left_button_places_it(browser: A
         assert page.errors == []
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
 
 
 def _canvas_point(page: Page, x: float, y: float) -> tuple[float, float]:
@@ -408,7 +409,7 @@ def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser
         assert page.evaluate("() => window.saphira.frame.flat.controller") is not None
         page.click("#flat-step")
         page.wait_for_function("() => window.saphira.frame.flat.steps === 1")
-        stepper.join(timeout=20)
+        stepper.join(timeout=WAIT)
         assert len(held) == 1 and held[0].time == 100  # standard mode: one step of 100 ms
         # START: it runs freely; the page follows the robot on the Flat server's world.
         page.click("#flat-start")
@@ -429,16 +430,16 @@ def test_flat_server_view_shows_its_robot_and_the_buttons_drive_its_mode(browser
         steps = page.evaluate("() => window.saphira.frame.flat.steps")
         assert steps == 21 and len(held) == 1
         page.click("#flat-start")
-        stepper.join(timeout=20)
+        stepper.join(timeout=WAIT)
         assert len(held) == 2
         controller.send("e 0 0 0")
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=WAIT) == 0
         assert errors == []
     finally:
         page.close()
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=WAIT)
 
 
 OTHER_PAGE = """<!doctype html><meta charset="utf-8"><title>another local server</title><script>
@@ -498,7 +499,7 @@ def test_a_page_from_another_local_port_cannot_use_the_live_view_and_the_real_pa
         for name in ("plain.html", "leaked.html"):
             attacker = context.new_page()
             attacker.goto(other.url(name))
-            attacker.wait_for_function("() => window.outcome !== null", timeout=20_000)
+            attacker.wait_for_function("() => window.outcome !== null", timeout=WAIT * 1000)
             assert attacker.evaluate("() => window.outcome") == "refused", name
             attacker.close()
         assert other.headers_seen and not any(token in headers for headers in other.headers_seen)

@@ -23,6 +23,7 @@ from saphira.colbert.evaluator import Evaluator
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.ui.liveview import LiveView, SteppedClock, serve
+from tests.realtime import WAIT
 from tests.sim_process import PROJECT
 
 
@@ -36,7 +37,7 @@ def start_command(
                             env=dict(os.environ, PYTHONPATH=str(PROJECT)))  # fmt: skip
     assert proc.stdout is not None
     output = b""
-    deadline = time.monotonic() + 60.0
+    deadline = time.monotonic() + WAIT
     while (match := re.search(announces, output)) is None:
         remaining = deadline - time.monotonic()
         assert remaining > 0 and proc.poll() is None, output.decode(errors="replace")
@@ -61,7 +62,7 @@ class LiveSession:
         self.url = self.view.server.url
         self.base = self.url.split("?")[0]
         self.robot.scheduler.start_async()
-        self.robot.wait_connected(20.0)
+        self.robot.wait_connected(WAIT)
 
     def close(self) -> None:
         self.robot.scheduler.stop()

@@ -73,9 +73,13 @@ def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
 
 
 def error_count(errors: Sequence[SourceError], files: Sequence[str | Path]) -> str:
-    """``2 errors in 3 files``."""
+    """``2 errors in 3 files``, or ``2 errors in 1 of 3 files`` when only some of the files have errors."""
     noun = "error" if len(errors) == 1 else "errors"
-    return f"{len(errors)} {noun} in {len(files)} file{'s' if len(files) != 1 else ''}"
+    checked = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+    with_errors = len({error.file for error in errors})
+    if errors and with_errors < len(files):
+        return f"{len(errors)} {noun} in {with_errors} of {checked}"
+    return f"{len(errors)} {noun} in {checked}"
 
 
 def check_files(files: Sequence[str | Path], output: Callable[[str], None] = print) -> int:

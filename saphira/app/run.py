@@ -37,7 +37,7 @@ from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
 from saphira.core.parts import PartFailures
-from saphira.core.tasks import TaskState, state_name
+from saphira.core.tasks import Task, TaskKind, TaskState, state_name
 from saphira.record.mcap_export import FoxgloveServer, McapRecorder, open_recorder
 from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
@@ -104,6 +104,8 @@ class Session:
         self.robot.scheduler.on_task_failed.connect(self.parts.task_failed)
         self.evaluator.on_plugin_failed.connect(self.parts.plugin_failed)
         self._top_level: dict[str, Activity] = {}
+        self._top_parts: dict[tuple[str, str], Task] = {}
+        """The top-level brains and behaviors seen, by (kind, name): each gets a summary line."""
         self.brains: list[BrainTask] = []
 
     # ------------------------------------------------------------------ connection
@@ -200,6 +202,8 @@ class Session:
         for task in self.robot.scheduler.tasks:
             if isinstance(task, Activity) and task.parent is None:
                 self._top_level[task.name] = task
+            elif task.parent is None and task.kind in (TaskKind.BRAIN, TaskKind.BEHAVIOR):
+                self._top_parts[(task.kind.value, task.part_name)] = task
         for name, task in self._top_level.items():
             if task.scheduler is not None:
                 self.outcome.states[name] = task.state
@@ -320,9 +324,14 @@ class Session:
 
     def part_lines(self) -> list[tuple[str, bool]]:
         """The summary's lines for what ran, each with whether it is a failure: every top-level activity,
-        each Python part that failed, and runtime errors no activity line shows."""
+        every top-level brain and behavior that did not fail, each Python part that failed, and runtime
+        errors no activity line shows."""
         failed = self.outcome.failed
         lines = [(self._activity_line(name), name in failed) for name in sorted(self.outcome.states)]
+        for (kind, name), task in self._top_parts.items():
+            if (kind, name) not in self.parts.failures:  # a failed one has its failure line below
+                ended = state_name(task.state) if task.finished else "still running"
+                lines.append((f"    {kind} {name}: {ended}", False))
         lines += [(f"    {line}", True) for line in self.parts.lines()]
         errors = self.evaluator.runtime.error_count
         if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity

@@ -20,7 +20,8 @@ Decisions the manual leaves open, documented here:
 * Timeouts count cycles from the cycle the task was added, suspended or not.
 * ``suspend(task, 0)`` suspends indefinitely; ``suspend(task, n)`` for ``n > 0`` suspends for n cycles.
 * Finished top-level tasks stay visible for one full cycle after they finish and are reaped at the
-  end of the next one; their final state stays available in :attr:`Scheduler.outcomes`. Finished
+  end of the next one; their final state stays available in :attr:`Scheduler.outcomes`, and
+  ``sfGetTaskState`` of their name answers it (``SUCCESS``...) until the name is used again. Finished
   children are kept until removed or until their parent ends, so a parent can inspect them.
 """
 
@@ -299,16 +300,24 @@ class Scheduler:
 
     # ----------------------------------------------------------------- inquiries (the manual's values)
     def get_task_state(self, ref: TaskRef) -> int:
-        """The task's state, or ``INACTIVE`` when there is no such task (``sfGetTaskState``)."""
+        """The task's state, or ``INACTIVE`` when there is no such task (``sfGetTaskState``).
+
+        A name whose task finished and was reaped (a top-level one, a cycle after it finished) still
+        answers its end state, ``SUCCESS``, ``FAILURE`` or ``TIMEOUT``, until a task of that name starts
+        again: how it ended is what the caller asks; one ended by ``remove`` is gone (``INACTIVE``).
+        """
         task = self.find(ref)
-        return TaskState.INACTIVE if task is None else task.state
+        if task is not None:
+            return task.state
+        ended = self.outcomes.get(ref) if isinstance(ref, str) else None
+        return ended if ended is not None and is_finished(ended) else TaskState.INACTIVE
 
     def task_finished(self, ref: TaskRef) -> int:
-        """1 finished (success/failure/timeout), 2 absent or being removed, else 0 (``sfTaskFinished``)."""
-        task = self.find(ref)
-        if task is None or task.state == TaskState.REMOVE:
+        """1 finished (success/failure/timeout, reaped or not), 2 absent or removed, else 0 (``sfTaskFinished``)."""
+        state = self.get_task_state(ref)
+        if state in (TaskState.INACTIVE, TaskState.REMOVE):
             return 2
-        return 1 if task.finished else 0
+        return 1 if is_finished(state) else 0
 
     def task_suspended(self, ref: TaskRef) -> int:
         """1 when suspended indefinitely or for n cycles, else 0 (``sfTaskSuspended``)."""

@@ -134,7 +134,8 @@ class RobotParams:
     extra: dict[str, str] = field(default_factory=dict, hash=False)
     origins: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """Field name -> where its value came from: ``built-in <model>``, ``model file <path>``,
-    ``user file <path>`` or ``file <path>``; empty for Saphira's own defaults."""
+    ``bundled file <path>`` (a file saphira ships, named by the user), ``user file <path>`` or
+    ``file <path>``; empty for Saphira's own defaults."""
     layers: tuple[str, ...] = field(default=(), compare=False)
     """The layers applied, bottom first, in the words of :attr:`origins`."""
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -581,8 +582,17 @@ def resolve_params(
     if model_path is not None and (user_path is None or not _same_file(model_path, user_path)):
         params = apply_layer(params, load_layer(model_path), f"model file {model_path}")
     if user_path is not None:
-        params = apply_layer(params, load_layer(user_path), f"user file {user_path}")
+        params = apply_layer(params, load_layer(user_path), _named_file(user_path))
     return _halve_lengths(params)
+
+
+def _named_file(path: Path) -> str:
+    """The layer's words for a file the user named: ``bundled file`` when saphira ships it, else ``user file``."""
+    try:
+        bundled = path.resolve().parent == data_dir("params").resolve()
+    except FileNotFoundError:  # no bundled folder at all
+        bundled = False
+    return f"{'bundled' if bundled else 'user'} file {path}"
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -609,7 +619,7 @@ def params_for_file(name: str | Path, search_dirs: Sequence[Path] | None = None)
         return resolve_params(str(name).strip(), search_dirs=search_dirs)
     layer = load_layer(path)
     if not layer.model:
-        return _halve_lengths(apply_layer(RobotParams(), layer, f"user file {path}"))
+        return _halve_lengths(apply_layer(RobotParams(), layer, _named_file(path)))
     return resolve_params(layer.model, user_file=path, search_dirs=search_dirs)
 
 

@@ -1,10 +1,12 @@
 """What a version 3 recording holds besides packets and states: the behaviors and the messages.
 
-Version 3 adds two event kinds, each one JSON value on its line (ASCII: ``json.dumps`` escapes the rest):
+Version 3 adds these event kinds, each one JSON value on its line (ASCII: ``json.dumps`` escapes the rest),
+and version 4 the ``t`` line:
 
     12 b {"turn":-4.0,"speed":300.0,"rows":[{"name":"avoid",...,"rules":[["left",0.4,">",-8.0]]}]}
     12 m ["INFO","sfMessage","reached the door"]
     12 a [[5,3,2000.0,1500.0,90.0,0.0,3000.0]]
+    12 t [["patrol","running",0,"activity",true],["sfGoToPos","INIT",1,"behavior",false]]
 
 A ``b`` line is the behaviors' state at the end of the cycle — the blended desired turn and speed
 and each behavior's Behaviors-window row (:func:`saphira.record.behavior_rows.behavior_dicts`, rules
@@ -12,7 +14,9 @@ with their antecedent truths) — written only when it differs from the last one
 lines; it holds at most :data:`MAX_BEHAVIORS` rows and :data:`MAX_LINE` characters. An ``m`` line is
 an activity's message (``sfMessage``, name ``sfMessage``) or a ``saphira`` log record. An ``a`` line is
 the map's artifacts (the pointlist's viewable ones: type, id, global x, y, th, width, length), written
-when they changed, at most :data:`MAX_ARTIFACTS` of them.
+when they changed, at most :data:`MAX_ARTIFACTS` of them. A ``t`` line is the Activities window's rows
+(:func:`task_rows`: name, state, depth, kind, running), written when they changed, at most
+:data:`MAX_TASKS` of them, so a replay shows the activities as they ran.
 """
 
 from __future__ import annotations
@@ -22,14 +26,15 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from saphira.core.tasks import Task, TaskKind, state_name
 from saphira.record.behavior_rows import behavior_dicts
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
 
 __all__ = [
-    "MAX_ARTIFACTS", "MAX_BEHAVIORS", "MAX_LINE", "MESSAGE_NAME", "MessageTap", "artifact_rows", "behavior_state",
-    "encode", "message_body",
+    "MAX_ARTIFACTS", "MAX_BEHAVIORS", "MAX_LINE", "MAX_TASKS", "MESSAGE_NAME", "MessageTap", "TaskRow",
+    "artifact_rows", "behavior_state", "encode", "message_body", "task_rows",
 ]  # fmt: skip
 
 MAX_BEHAVIORS = 24
@@ -38,6 +43,8 @@ MAX_LINE = 16_384
 """Characters a ``b`` or ``m`` line's JSON may take; rows (or text) beyond are left out."""
 MAX_ARTIFACTS = 400
 """Artifacts kept on an ``a`` line."""
+MAX_TASKS = 200
+"""Rows kept on a ``t`` line (tree order: the first top-level tasks and their children)."""
 MAX_TEXT = 2_000
 """Characters of a message kept."""
 MESSAGE_NAME = "sfMessage"
@@ -64,6 +71,26 @@ def artifact_rows(robot: Robot) -> list[list[float]]:
         if a.viewable
     ]  # fmt: skip
     return rows[:MAX_ARTIFACTS]
+
+
+TaskRow = tuple[str, str, int, str, bool]
+"""An Activities row: name, state ("running" while it is stepped, else its state's name), depth, kind, running."""
+
+
+def task_rows(tasks: list[Task]) -> list[TaskRow]:
+    """The Activities window's rows in tree order: every top-level task, then its children, indented."""
+    rows: list[TaskRow] = []
+
+    def walk(task: Task, depth: int) -> None:
+        kind = task.kind.value if task.kind in (TaskKind.ACTIVITY, TaskKind.BEHAVIOR) else TaskKind.TASK.value
+        rows.append((task.name, "running" if task.active else state_name(task.state), depth, kind, task.active))
+        for child in task.children:
+            walk(child, depth + 1)
+
+    for task in tasks:
+        if task.parent is None:
+            walk(task, 0)
+    return rows
 
 
 def encode(value: Any) -> str:

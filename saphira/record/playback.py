@@ -41,6 +41,8 @@ class Playback:
         """The behaviors' recorded state as of the cycle played last (empty before version 3)."""
         self.artifacts: list[list[float]] = []
         """The map's artifacts as recorded as of the cycle played last (version 3)."""
+        self.tasks: list[Any] = []
+        """The Activities rows recorded as of the cycle played last (version 4; empty before)."""
         self.messages: list[list[str]] = []
         """``[level, name, text]`` recorded in the cycle played last."""
 
@@ -67,6 +69,7 @@ class Playback:
         # What the cycle recorded is there while it plays, for what observes it (an export, the live view).
         self.behaviors = self.recording.behaviors.get(cycle, self.behaviors)
         self.artifacts = self.recording.artifacts.get(cycle, self.artifacts)
+        self.tasks = self.recording.tasks.get(cycle, self.tasks)
         self.messages = self.recording.messages.get(cycle, [])
         robot.scheduler.run_cycle()
         robot.clock.wait_next()

@@ -11,6 +11,7 @@ A recording is a text file, one line per event, stamped with the scheduler cycle
     12 b {"turn":-4.0,"speed":300.0,"rows":[...]}   behaviors, when they changed (version 3)
     12 m ["INFO","sfMessage","at the door"]     a message or log record (version 3)
     12 a [[5,3,2000.0,1500.0,90.0,0.0,3000.0]]   the map's artifacts, when they changed (version 3)
+    12 t [["patrol","running",0,"activity",true]]   the activities, when they changed (version 4)
     # end 5321 events, cycle 602
 
 State lines hold ``odo_x odo_y odo_th vel rvel battery stall_word`` rounded to 0.1. On replay the
@@ -58,10 +59,10 @@ from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.framing import encode_packet
-from saphira.record.extras import MessageTap, artifact_rows, behavior_state, encode, message_body
+from saphira.record.extras import MAX_TASKS, MessageTap, artifact_rows, behavior_state, encode, message_body, task_rows
 from saphira.robot import Robot
 
-VERSION = 3
+VERSION = 4
 HEADER = f"# saphira recording {VERSION}"
 MAX_RECORDING_BYTES = 256 * MIB
 """The largest recording read (some hours of a robot at 10 cycles a second)."""
@@ -96,6 +97,7 @@ class Recorder:
         self._behaviors = ""
         self._pose = ""
         self._artifacts = ""
+        self._tasks = ""
         self.tap = MessageTap(lambda level, name, text: self._write("m " + message_body(level, name, text)))
         """Log records and, through ``tap.tee``, a session's messages go into the recording."""
 
@@ -134,6 +136,10 @@ class Recorder:
             if artifacts != self._artifacts:
                 self._artifacts = artifacts
                 self._write("a " + artifacts)
+            tasks = encode(task_rows(self.robot.scheduler.tasks)[:MAX_TASKS])
+            if tasks != self._tasks:
+                self._tasks = tasks
+                self._write("t " + tasks)
         if self._file is not None:
             self._file.flush()
             if self.output.pending and self.has_data:  # from the first cycle with packets, the file at ``path``
@@ -181,6 +187,8 @@ class Recording:
     """Version 3: the global pose (x, y mm, th deg) at the end of the cycles it changed in."""
     artifacts: JsonByCycle = field(default_factory=lambda: JsonByCycle(list))
     """Version 3: the map's artifacts ``[type, id, x, y, th, width, length]``, in the cycles they changed in."""
+    tasks: dict[int, list[Any]] = field(default_factory=dict)
+    """Version 4: the Activities rows ``[name, state, depth, kind, running]``, in the cycles they changed in."""
     notes: dict[str, str] = field(default_factory=dict)
     """Version 3: ``world`` (the embedded simulator's) and ``params`` (the run's ``--params``), if any."""
     events: int = 0
@@ -270,6 +278,8 @@ def read_recording(path: str | Path) -> Recording:
                 rec.behaviors.add(cycle, body)
             elif kind == "a" and version >= 3:
                 rec.artifacts.add(cycle, body)
+            elif kind == "t" and version >= 4:
+                rec.tasks[cycle] = _task_rows_of(body)
             elif kind == "m" and version >= 3:
                 rec.messages[cycle].append([str(v) for v in _json_of(body, list)][:3])
             else:
@@ -320,6 +330,23 @@ def _json_of(body: str, kind: type) -> Any:
     if not isinstance(value, kind):
         raise ValueError(f"expected a JSON {kind.__name__}")
     return value
+
+
+MAX_TASK_DEPTH = 32
+"""The deepest an Activities row of a recording may be indented (children of children...)."""
+
+
+def _task_rows_of(body: str) -> list[list[Any]]:
+    """A ``t`` line's rows, each checked: ``[name, state, depth, kind, running]``, at most :data:`MAX_TASKS`."""
+    rows: list[list[Any]] = _json_of(body, list)
+    if len(rows) > MAX_TASKS:
+        raise ValueError(f"more than {MAX_TASKS} activity rows")
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str) and isinstance(row[1], str)
+                and type(row[2]) is int and 0 <= row[2] <= MAX_TASK_DEPTH and isinstance(row[3], str)
+                and isinstance(row[4], bool)):  # fmt: skip
+            raise ValueError(f"an activity row is [name, state, depth 0..{MAX_TASK_DEPTH}, kind, running]")
+    return rows
 
 
 class ReplayTransport(Transport):

@@ -151,7 +151,7 @@ class LiveView(ServedView):
     def _step(self, state: int) -> int:
         robot = self.robot
         s = robot.state
-        if self.display.wake:
+        if self.display.wake and robot.connected:  # before the handshake the pose is nowhere the robot was
             self.wake.add(robot.clock.now(), s.ax, s.ay)
         self._cycles += 1
         period = self.display.period

@@ -4,9 +4,9 @@ The page is the live view's (:mod:`saphira.ui.server`: the same token, Origin ch
 hello says ``"replay"`` with the recording's length, and the page shows the player's controls instead of
 the Colbert prompt. A player thread owns the :class:`~saphira.record.playback.Playback`: while playing it plays
 a cycle every period divided by the speed and sends each as a frame (the LPS, the information area and
-the behaviors' rules and truths as recorded: version 3); a page's request only sets what the player
-does next. Going back replays from the start to the cycle asked for, as fast as it goes, showing only
-that one.
+the behaviors' rules and truths as recorded: version 3; the activities: version 4); a page's request
+only sets what the player does next. The wake starts where the recorded robot first was, once connected.
+Going back replays from the start to the cycle asked for, as fast as it goes, showing only that one.
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ class ReplayView(ServedView):
             return
         robot = playback.robot
         snapshot = capture(robot, self.wake, [], {"CPU": 0.0, "Scrn": 0.0})
+        snapshot.tasks = [(str(n), str(s), int(d), str(k), bool(r)) for n, s, d, k, r in playback.tasks]
         recorded = playback.behaviors
         snapshot.extra.update({
             "display": self.display.as_dict(),
@@ -169,7 +170,7 @@ class ReplayView(ServedView):
         playback = self.playback
         playback.step()
         state = playback.robot.state
-        if self.display.wake:
+        if self.display.wake and playback.robot.connected:  # before, the pose is no place the robot was
             self.wake.add(playback.robot.clock.now(), state.ax, state.ay)
         for _level, name, line in playback.messages:
             if self.server is not None:
@@ -182,7 +183,8 @@ class ReplayView(ServedView):
         while self.playback.cycle < cycle and not self.playback.done:
             self.playback.step()
             state = self.playback.robot.state
-            self.wake.add(self.playback.robot.clock.now(), state.ax, state.ay)
+            if self.playback.robot.connected:
+                self.wake.add(self.playback.robot.clock.now(), state.ax, state.ay)
 
 
 def serve_replay(playback: Playback, world: World | None, address: tuple[str, int]) -> int:

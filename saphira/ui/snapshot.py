@@ -20,16 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from saphira.behavior.executive import BehaviorTask
 from saphira.client.sensors.sonar import NO_ECHO
-from saphira.colbert.runtime import Activity
 from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose
-from saphira.core.tasks import Task, state_name
 from saphira.display.drawing import Primitive
 from saphira.perception import LOCALIZE, perception_for
 from saphira.perception.occupancy import grid_image
 from saphira.record.behavior_rows import BehaviorRow, RawBehavior, behavior_dict, behavior_row, raw_behavior
+from saphira.record.extras import TaskRow, task_rows
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -75,7 +73,7 @@ class Snapshot:
     artifacts: list[tuple[int, int, float, float, float, float, float]]
     wake: list[tuple[float, float, float]]
     drawing: list[Primitive]
-    tasks: list[tuple[str, str, int, str, bool]]
+    tasks: list[TaskRow]
     behaviors: list[RawBehavior]
     summation: tuple[float | None, float | None]
     truth: list[tuple[str, float, float, float]] = field(default_factory=list)
@@ -156,30 +154,6 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _task_kind(task: Task) -> str:
-    if isinstance(task, BehaviorTask):
-        return "behavior"
-    return "activity" if isinstance(task, Activity) else "task"
-
-
-def _task_rows(tasks: list[Task]) -> list[tuple[str, str, int, str, bool]]:
-    """(name, state, depth, kind, running) in tree order: every top-level task, then its children.
-
-    A task that is stepped shows as "running" (its state number is then a statement position)."""
-    rows: list[tuple[str, str, int, str, bool]] = []
-
-    def walk(task: Task, depth: int) -> None:
-        state = "running" if task.active else state_name(task.state)
-        rows.append((task.name, state, depth, _task_kind(task), task.active))
-        for child in task.children:
-            walk(child, depth + 1)
-
-    for task in tasks:
-        if task.parent is None:
-            walk(task, 0)
-    return rows
-
-
 def capture(
     robot: Robot,
     wake: Wake,
@@ -234,7 +208,7 @@ def capture(
         artifacts=artifacts,
         wake=list(wake.points),
         drawing=drawing,
-        tasks=_task_rows(robot.scheduler.tasks),
+        tasks=task_rows(robot.scheduler.tasks),
         behaviors=behaviors,
         summation=summation,
         truth=truth,

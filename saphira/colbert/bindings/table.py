@@ -322,6 +322,15 @@ ROBOT_SLOTS = [
     _robot_slot("ptu", "int", lambda r: r.reflector.accessories.state.ptu),
 ]
 
+ROBOT_HELP = (
+    "the robot (sfRobot), as last reported. x, y, th are its pose in its own frame, the LPS (local "
+    "perceptual space), whose origin it is: always 0. Its pose in the global frame is ax, ay, ath (mm, mm, "
+    "deg), the registered position the information area shows; move it with sfMoveRobot. leftv, rightv, "
+    "vel (mm/s), rvel (deg/s): wheel and robot velocities; status: STATUS_STOPPED, STATUS_MOVING...; "
+    "bumpers: the motor-stall bits (sfStalledMotor)."
+)
+"""``help robot``'s text (manual §3.1, ``struct robot``)."""
+
 POINT_SLOTS = [
     *(Slot(n, parse_type("float"), attr=n) for n in ("x", "y", "th", "ax", "ay", "ath")),
     *(Slot(n, parse_type("int"), attr=n) for n in ("type", "id", "matched", "announced")),
@@ -600,7 +609,7 @@ def install_bindings(ev: Evaluator) -> None:
     )
 
     s = _Session(ev)
-    ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help="the robot (sfRobot), as last reported")
+    ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help=ROBOT_HELP)
     ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),

@@ -59,7 +59,8 @@ function connect() {
 function setConnected(on) {
   saphira.connected = on;
   const el = $("conn");
-  el.textContent = on ? "live" : "disconnected";
+  const replaying = saphira.hello !== null && Boolean(saphira.hello.replay);
+  el.textContent = on ? (replaying ? "replay" : "live") : "disconnected";
   el.className = "conn " + (on ? "on" : "off");
 }
 
@@ -73,6 +74,7 @@ function receive(msg) {
     document.body.classList.toggle("sim", msg.mode === "sim");
     document.body.classList.toggle("replay", Boolean(msg.replay));
     if (msg.replay) renderReplay(msg.replay);
+    setConnected(true);  // the badge says "replay" for a recording played back
     applyDisplay(msg.display);
     $("output").textContent = "";
     appendLines(msg.history || []);
