@@ -60,7 +60,11 @@ def _saphira_logger_restored() -> Iterator[None]:
     does (its own handler, no propagation); put it back, so ``caplog`` in later tests sees saphira's records."""
     logger = logging.getLogger("saphira")
     saved = (logger.level, logger.propagate, list(logger.handlers))
+    for name, child in logging.root.manager.loggerDict.items():  # whatever an earlier test's thread left
+        if name.startswith("saphira.") and isinstance(child, logging.Logger):
+            child.disabled = False
+    logger.propagate = True
     yield
     logger.setLevel(saved[0])
-    logger.propagate = saved[1]
+    logger.propagate = True if saved[2] == [] else saved[1]
     logger.handlers[:] = saved[2]

@@ -126,7 +126,8 @@ def open_fds(pid: int) -> int:
 
 
 class Attacker:
-    """A second Python process running ``script`` (given the target address as ``ADDRESS``); it says
+    """A second Python process running ``script`` (given the target address as ``ADDRESS`` and the tests'
+    real-time deadline as ``WAIT``); it says
     ``ready`` on stdout once the attack is under way."""
 
     def __init__(self, script: str, address: str, nofile: int | None = None) -> None:
@@ -134,7 +135,7 @@ class Attacker:
             if nofile is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
-        source = f"ADDRESS = {address!r}\n" + textwrap.dedent(script)
+        source = f"ADDRESS = {address!r}\nWAIT = {WAIT!r}\n" + textwrap.dedent(script)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", source], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limits
         )
