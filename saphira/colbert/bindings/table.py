@@ -339,6 +339,7 @@ POINT_SLOTS = [
     _attr_slot("viewable", "int", int),
     _attr_slot("width", "float", float, 0.0),
     _attr_slot("length", "float", float, 0.0),
+    Slot("name", parse_type("string"), getter=lambda p: getattr(p, "name", "")),  # a world goal's; read only
 ]
 
 
@@ -490,6 +491,7 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfAddPointCheck", "void(point *)", pts(pl("add")), "sfAddPoint unless already there"),
         ("sfRemPoint", "void(point *)", pts(pl("remove")), "take p off the pointlist"),
         ("sfFindArtifact", "point *(int)", pl("find"), "the artifact with that id, or NULL"),
+        ("sfFindGoal", "point *(string)", pl("find_goal"), "the world goal of that name, or NULL"),
         ("sfRemArtifact", "void(int)", pl("remove_id"), "remove the artifact with that id"),
         ("sfSetLocalCoords", "void(point *)", lambda p: _nn(p).set_local_coords(s.pose), "local from global"),
         ("sfSetGlobalCoords", "void(point *)", lambda p: _nn(p).set_global_coords(s.pose), "global from local"),

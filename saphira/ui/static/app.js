@@ -4,6 +4,7 @@
 
 const ART = { POS: 1, WALL: 2, CORRIDOR: 3, LANE: 4, DOOR: 5, JUNCTION: 6 };
 const LASER_COLOR = "#1f77b4";  /* the laser ring's points: smaller than, and apart from, the sonar's */
+const GOAL_COLOR = "#2e8b57";  /* a world's named goals, in the world layer */
 const INFO_FIELDS = ["St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn", "Vset", "Hset"];
 /* what the counts count (docs/colbert.md, robot struct): SPac is sonar readings, not the manual's packets */
 const INFO_TITLES = {
@@ -88,7 +89,7 @@ function receive(msg) {
     saphira.frame = msg;
     saphira.frames += 1;
     if (msg.occgrid) receiveGrid(msg);
-    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
+    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; saphira.hello.goals = msg.goals; }  /* a new world */
     if (msg.palette) saphira.hello.palette = msg.palette;  /* a colour variable changed */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
@@ -221,6 +222,14 @@ function label(x, y, text, color) {
   ctx.fillStyle = color; ctx.font = "11px system-ui, sans-serif"; ctx.fillText(text, sx + 4, sy - 4);
 }
 
+/* a world's named goal [x, y, name]: a ring with its name below (the goal point's id label sits above) */
+function drawGoal(g) {
+  const [sx, sy] = toScreen(g[0], g[1]);
+  ctx.strokeStyle = GOAL_COLOR; ctx.lineWidth = 2; ctx.setLineDash([]);
+  ctx.beginPath(); ctx.arc(sx, sy, 7, 0, 2 * Math.PI); ctx.stroke();
+  ctx.fillStyle = GOAL_COLOR; ctx.font = "bold 12px system-ui, sans-serif"; ctx.fillText(g[2], sx + 9, sy + 14);
+}
+
 /* points of a body frame (forward, left in mm) at pose (x, y, th deg) */
 function bodyPoints(pose, pts) {
   const r = pose[2] * Math.PI / 180, c = Math.cos(r), s = Math.sin(r);
@@ -242,6 +251,7 @@ function draw() {
   drawGrid();
   if (hello.display && hello.display.occgrid) drawOccGrid();
   for (const w of hello.walls) line(w[0], w[1], w[2], w[3], "#222", 2);
+  for (const g of hello.goals || []) drawGoal(g);
   if (!f) return;
   const pal = hello.palette || {};
   if (hello.mode === "sim") { drawSim(f, pal); return; }
