@@ -149,6 +149,19 @@ def test_sfwaitclientpacket_returns_a_packet_as_it_comes() -> None:
     assert activity.local("got") == 1 and activity.local("kind") in (0x32, 0x33)
 
 
+def test_sfwaitclientpacket_hands_out_fresh_sips_not_the_handshake_seconds_later() -> None:
+    robot = Robot()
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)  # there before the connection, as in a run
+    attach_simulator(robot, "simple", ARCOS, seed=5, odometry_error=False)
+    robot.run(3.0)
+    ev.eval_text("act w { int i; remove packets; i = 0; while (i < 5) { if (sfWaitClientPacket(1000))"
+                 ' { sfSMessage("%d", sfReadClientByte()); i = i + 1; } } }')  # fmt: skip
+    ev.eval_text("start w")
+    assert robot.run_until(lambda: len(lines) == 5, max_cycles=20), lines
+    assert {int(kind) for kind in lines} <= {0x32, 0x33}, lines  # SIPs, no SYNC replies nor CONFIG
+
+
 def test_sfwaitclientpacket_at_the_prompt_lets_the_cycles_run() -> None:
     s = Session(None)
     cycle = s.robot.clock.cycle

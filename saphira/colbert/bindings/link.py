@@ -13,6 +13,8 @@ leaves open, documented here:
   one, so the wait is counted in cycles (lock-step as well as real time); at the prompt cycles run
   until then. It returns 1 with the packet made current, 0 on timeout. Calls written before it in
   the same statement run again each cycle it waits: keep it first (``if (sfWaitClientPacket(…))``).
+  Only packets of this cycle or the last are handed out: older ones (the handshake replies of a
+  connection made before anyone waited) are dropped.
 * ``sfSetDisplayState(sfSTEP, TRUE/FALSE)`` sends STEP 1 / STEP 0: the simulator enters or leaves
   single-step mode, where the world stands still until a step is asked for with
   ``sfRobotCom(sfCOMSTEP)`` (the original's S key). Other settings are only recorded, for a UI.
