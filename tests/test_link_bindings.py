@@ -54,9 +54,20 @@ def _turned(before: float, after: float) -> float:
     return (after - before + 180.0) % 360.0 - 180.0
 
 
-def test_by_default_headings_go_out_absolute_and_are_resent() -> None:
-    s = Session(PSOS)
+@pytest.mark.parametrize("params", [PSOS, ARCOS])
+def test_by_default_headings_go_out_as_dhead_once_per_change_as_the_manual_says(params: str) -> None:
+    s = Session(params)
     assert s.do("sfHasDCHead") == ["0 (int)"]
+    start = s.true_pose[2]
+    s.do("sfSetDHeading(90)")
+    s.robot.run(cycles=30)
+    assert s.turns() == [(Command.DHEAD, 90)]  # sent once, never resent
+    assert _turned(start, s.true_pose[2]) == pytest.approx(90.0, abs=2.0)
+
+
+def test_head_sends_the_absolute_heading_resent_every_refresh() -> None:
+    s = Session(PSOS)
+    s.robot.motion.turn_command = Command.HEAD
     s.do("sfSetHeading(90)")
     s.robot.run(cycles=30)
     turns = s.turns()
