@@ -120,6 +120,26 @@ def test_arrow_keys_change_the_reflected_velocity_setpoint_and_space_stops(brows
     assert page.errors == []
 
 
+def test_every_key_reaches_a_python_key_hook_and_unticking_local_reports_the_view(
+    browser: Any, session: LiveSession
+) -> None:
+    display = display_for(session.robot.scheduler)
+    seen: list[str] = []
+    display.key_handler = lambda key: seen.append(key) or key != "ArrowUp"  # ArrowUp keeps its meaning
+    page = Page(browser, session.url)
+    page.page.focus("#lps")
+    for key in ("x", "F1", "Escape", "ArrowUp"):
+        page.page.keyboard.press(key)
+    page.page.wait_for_function("() => document.getElementById('info-Vset').textContent === '50'")
+    assert seen == ["x", "F1", "Escape", "ArrowUp"]
+    assert display.view.local  # the page starts in the local view and said so
+    page.page.uncheck("#local")
+    page.page.wait_for_function("() => window.saphira.hello.display && window.saphira.hello.display.global")
+    cx, cy = page.page.evaluate("() => [window.saphira.view.cx, window.saphira.view.cy]")
+    assert not display.view.local and (display.view.cx, display.view.cy) == (cx, cy)
+    assert page.errors == []
+
+
 def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_caret(
     browser: Any, session: LiveSession
 ) -> None:

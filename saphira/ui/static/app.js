@@ -12,6 +12,7 @@ const INFO_TITLES = {
   SPac: "sonar readings in the last second, one per transducer firing (the manual's Pioneer 1 counted ~25 sonar packets/s)",
   VPac: "FTVS vision packets in the last second (0: no vision)",
 };
+const HOOK_KEY = /^(.|F([1-9]|1[0-2])|Escape|Enter|Backspace|Delete|Insert|Home|End|PageUp|PageDown)$/u;
 const DRIVE_KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", " ", "c", "C", "s", "S"]);
 
 const $ = (id) => document.getElementById(id);
@@ -120,13 +121,17 @@ function applyDisplay(d) {
   $("wake").checked = d.wake;
   $("step").checked = d.step;
   $("occgrid").checked = d.occgrid;
-  saphira.view.local = !d.global && saphira.hello.mode !== "sim";
+  const local = !d.global && saphira.hello.mode !== "sim";
+  if (local !== saphira.view.local) { saphira.view.local = local; reportView(); }
 }
 
 function setDisplay(menu, state) { send({ type: "display", menu, state }); }
 
 $("period").addEventListener("change", (e) => setDisplay(0, Number(e.target.value)));
-$("local").addEventListener("change", (e) => { setDisplay(1, e.target.checked ? 0 : 1); saphira.view.local = e.target.checked; draw(); });
+$("local").addEventListener("change", (e) => {
+  saphira.view.local = e.target.checked; reportView();  /* before the setting, whose echo says both are in */
+  setDisplay(1, e.target.checked ? 0 : 1); draw();
+});
 $("wake").addEventListener("change", (e) => setDisplay(2, e.target.checked ? 1 : 0));
 $("step").addEventListener("change", (e) => setDisplay(3, e.target.checked ? 1 : 0));
 $("occgrid").addEventListener("change", (e) => setDisplay(4, e.target.checked ? 1 : 0));
@@ -173,7 +178,7 @@ function robotPose() {
 
 function recenter() {
   const p = robotPose();
-  if (p) { saphira.view.cx = p[0]; saphira.view.cy = p[1]; }
+  if (p) { saphira.view.cx = p[0]; saphira.view.cy = p[1]; reportView(); }
 }
 
 function followRobot() {
@@ -191,8 +196,10 @@ function zoom(factor) {
 }
 
 function reportView() {
+  /* local: the server follows the robot itself (the centre and rotation change every frame) */
   send({ type: "view", scale: saphira.view.scale, cx: centre()[0], cy: centre()[1],
-         rotation: -viewAngle() * 180 / Math.PI, width: canvas.width, height: canvas.height });
+         rotation: -viewAngle() * 180 / Math.PI, width: canvas.width, height: canvas.height,
+         local: saphira.view.local && saphira.hello && saphira.hello.mode !== "sim" ? 1 : 0 });
 }
 
 /* ------------------------------------------------------------------ drawing primitives (screen space) */
@@ -610,7 +617,11 @@ document.addEventListener("keydown", (e) => {
   if (e.target !== canvas && e.target !== document.body) return;
   if (e.key === "+" || e.key === "=") { zoom(1.25); return; }
   if (e.key === "-") { zoom(0.8); return; }
-  if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim" || saphira.hello.replay) return;
+  if (saphira.hello === null || saphira.hello.mode === "sim" || saphira.hello.replay) return;
+  /* every other key goes to the session's key hook too (a character or F1.., Escape ...); with Ctrl, Alt
+     or Meta it stays the browser's (Ctrl+R reloads) */
+  const hooked = HOOK_KEY.test(e.key) && !e.ctrlKey && !e.altKey && !e.metaKey;
+  if (!DRIVE_KEYS.has(e.key) && !hooked) return;
   e.preventDefault();
   send({ type: "key", key: e.key });
 });
@@ -638,7 +649,8 @@ canvas.addEventListener("mouseup", (e) => {
   if (!press) return;
   const p = press; press = null;
   const [wx, wy] = toWorld(p.x, p.y);
-  if (p.button === 1) { saphira.view.cx = wx; saphira.view.cy = wy; saphira.view.follow = false; $("follow").checked = false; draw(); return; }
+  if (p.button === 1) { saphira.view.cx = wx; saphira.view.cy = wy; saphira.view.follow = false; $("follow").checked = false; reportView(); draw(); return; }
+  if (p.moved) reportView();  /* a pan moved the view: sfScreenToWorldX/Y follow it */
   if (saphira.hello && saphira.hello.mode === "sim" && p.button === 0 && !p.shift) {
     /* the manual's left button: put the robot here; dragging also turns it towards the release point */
     const [ex, ey] = toWorld(e.offsetX, e.offsetY);
