@@ -74,7 +74,9 @@ class View:
     height: int = 600
     local: bool = False
 
-    def screen_to_world(self, x: float, y: float, robot: tuple[float, float, float] | None = None) -> tuple[float, float]:
+    def screen_to_world(
+        self, x: float, y: float, robot: tuple[float, float, float] | None = None
+    ) -> tuple[float, float]:
         """Global mm of the canvas pixel (x, y) (origin top left, y down); ``robot`` the global pose
         (x, y, th) a local view is drawn around."""
         cx, cy, rotation = self.cx, self.cy, self.rotation

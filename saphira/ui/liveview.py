@@ -12,10 +12,11 @@ and (optionally) the embedded simulator to a :class:`~saphira.ui.server.UiServer
 
 Keys (the sample client's, §11.9): every key pressed on the map goes first to a key handler set with
 :attr:`DisplayState.key_handler` (a character, or a key's name: ``F1``, ``Escape``, ``ArrowUp``), which
-overrides the built-in meaning by returning True; the built-in keys: Up/Down change the velocity setpoint by :data:`SPEED_STEP` mm/s, Left/Right the
-heading setpoint by :data:`TURN_STEP` degrees (direct motion, taking the channels from the behaviors),
-space stops the robot, ``c`` starts or removes a constant-velocity behavior (:data:`CRUISE_SPEED`
-mm/s; the channels go back to the behaviors), ``s`` steps one cycle in single-step mode.
+overrides the built-in meaning by returning True; the built-in keys: Up/Down change the velocity
+setpoint by :data:`SPEED_STEP` mm/s, Left/Right the heading setpoint by :data:`TURN_STEP` degrees
+(direct motion, taking the channels from the behaviors), space stops the robot, ``c`` starts or removes
+a constant-velocity behavior (:data:`CRUISE_SPEED` mm/s; the channels go back to the behaviors), ``s``
+steps one cycle in single-step mode.
 
 The occupancy grid (``sfOCCGRID`` on, from Colbert or the Display menu, which also starts the grid's
 task) is the heaviest part of a frame (a few kB to tens of kB), so a frame carries its image
@@ -260,11 +261,12 @@ class LiveView(ServedView):
         elif kind == "view":
             far = COORDINATE_MM
             rotation = number(message, "rotation", -720.0, 720.0) if "rotation" in message else 0.0
+            local = integer(message, "local", 0, 1) == 1 if "local" in message else False
             self.display.set_view(View(number(message, "scale", 1e-9, 1e6), number(message, "cx", -far, far),
                                        number(message, "cy", -far, far), rotation,
                                        integer(message, "width", 1, 100_000),
                                        integer(message, "height", 1, 100_000),
-                                       integer(message, "local", 0, 1) == 1 if "local" in message else False))  # fmt: skip
+                                       local))  # fmt: skip
         elif kind == "button":
             handler = self.display.button_handler
             if handler is not None:
