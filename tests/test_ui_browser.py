@@ -359,6 +359,26 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     assert page.errors == []
 
 
+def test_files_menu_saves_and_deletes_the_map_and_connect_menu_disconnects(
+    browser: Any, session: LiveSession, tmp_path: Path
+) -> None:
+    assert session.evaluator.eval_text("sfCreateGlobalArtifact(sfWALL, 4, 1000.0, 0.0, 90.0, 0.0, 2000.0);")
+    page = Page(browser, session.url)
+    page.page.click("#prompt button >> text=Save map…")
+    page.page.keyboard.type(str(tmp_path / "saved.smap"))
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'saved.smap")\n0 (int)')
+    assert (tmp_path / "saved.smap").read_text().split()[-6:] == ["WALL", "(4)", "1000", "0", "90", "2000"]
+    page.page.click("#prompt button >> text=Delete map…")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", "sfDeleteMapArtifacts()\n1 (int)")
+    page.page.click("#prompt button >> text=Disconnect…")
+    page.page.keyboard.press("Enter")
+    page.evaluate_colbert("sfIsConnected")  # requests run in order: this one after the disconnect
+    page.wait_text("#output", "sfIsConnected\n0 (int)")
+    assert page.errors == []
+
+
 def test_files_menu_loads_an_activity_file_and_a_parameter_file(
     browser: Any, session: LiveSession, tmp_path: Path
 ) -> None:
