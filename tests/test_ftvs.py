@@ -75,6 +75,23 @@ def test_vision_packets_come_every_100_ms_and_vpac_counts_them() -> None:
     assert robot.link.counters.other_packets == 0 and robot.link.counters.undecodable == 0
 
 
+def test_the_manuals_ftvs_on_a_pioneer_1_streams_blob_packets_from_start_up() -> None:
+    """A PSOS robot's FTVS sends a packet every 100 ms in BLOB mode before any VISION_COM, and again
+    to the next client after a disconnect; an ARCOS robot stays as AMRISim until asked (above)."""
+    robot, sim = connect(WALLED, "psos41m")
+    sim.simulation.set_pose(sim.sim_robot, 3500, 1000, 180)  # the red box 500 mm ahead
+    robot.run(3.0)
+    state = robot.reflector.accessories.state
+    assert sim.server.accessories.vision_commands == 0
+    assert state.vision_packet_count in (9, 10, 11) and robot.link.counters.other_packets == 0
+    assert state.vision[0].type == VisionMode.BLOB and state.vision[0].area > 0 and state.vision[0].h == 0
+    robot.disconnect()
+    sent = sim.server.accessories.vision_packets_sent
+    sim.connect()
+    robot.run(1.0)
+    assert sim.server.accessories.vision_packets_sent - sent >= 9
+
+
 def test_channel_modes_report_what_the_manual_says() -> None:
     robot, sim = connect()
     sim.simulation.set_pose(sim.sim_robot, 3500, 3000, 90)  # the red box 2.5 m straight ahead

@@ -108,6 +108,7 @@ def test_sips_stopping_fires_disconnect_and_stops_setpoints_then_reconnect() -> 
 
 def test_setpoint_reflection_survives_30_percent_packet_loss() -> None:
     robot, server = make(client_loss=0.3, seed=4)
+    robot.motion.turn_command = Command.HEAD  # absolute headings, resent: what a lossy link needs
     robot.wait_connected(20.0)
     for target in (100, 200, 300, 150):
         robot.motion.set_velocity(target)

@@ -54,9 +54,20 @@ def _turned(before: float, after: float) -> float:
     return (after - before + 180.0) % 360.0 - 180.0
 
 
-def test_by_default_headings_go_out_absolute_and_are_resent() -> None:
-    s = Session(PSOS)
+@pytest.mark.parametrize("params", [PSOS, ARCOS])
+def test_by_default_headings_go_out_as_dhead_once_per_change_as_the_manual_says(params: str) -> None:
+    s = Session(params)
     assert s.do("sfHasDCHead") == ["0 (int)"]
+    start = s.true_pose[2]
+    s.do("sfSetDHeading(90)")
+    s.robot.run(cycles=30)
+    assert s.turns() == [(Command.DHEAD, 90)]  # sent once, never resent
+    assert _turned(start, s.true_pose[2]) == pytest.approx(90.0, abs=2.0)
+
+
+def test_head_sends_the_absolute_heading_resent_every_refresh() -> None:
+    s = Session(PSOS)
+    s.robot.motion.turn_command = Command.HEAD
     s.do("sfSetHeading(90)")
     s.robot.run(cycles=30)
     turns = s.turns()
@@ -147,6 +158,19 @@ def test_sfwaitclientpacket_returns_a_packet_as_it_comes() -> None:
     s.robot.run(cycles=3)
     assert s.robot.scheduler.outcomes.get("w") == TaskState.SUCCESS
     assert activity.local("got") == 1 and activity.local("kind") in (0x32, 0x33)
+
+
+def test_sfwaitclientpacket_hands_out_fresh_sips_not_the_handshake_seconds_later() -> None:
+    robot = Robot()
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)  # there before the connection, as in a run
+    attach_simulator(robot, "simple", ARCOS, seed=5, odometry_error=False)
+    robot.run(3.0)
+    ev.eval_text("act w { int i; remove packets; i = 0; while (i < 5) { if (sfWaitClientPacket(1000))"
+                 ' { sfSMessage("%d", sfReadClientByte()); i = i + 1; } } }')  # fmt: skip
+    ev.eval_text("start w")
+    assert robot.run_until(lambda: len(lines) == 5, max_cycles=20), lines
+    assert {int(kind) for kind in lines} <= {0x32, 0x33}, lines  # SIPs, no SYNC replies nor CONFIG
 
 
 def test_sfwaitclientpacket_at_the_prompt_lets_the_cycles_run() -> None:

@@ -28,7 +28,11 @@ def test_heading_setpoints_are_absolute_in_the_odometric_frame() -> None:
     assert m.rot_mode == RotMode.HEADING and m.heading == pytest.approx(-15.0)
     m.set_dheading(-45)  # relative to the setpoint, not the current heading
     assert m.heading == pytest.approx(-60.0)
-    assert m.commands(0.0) == [(Command.HEAD, 300)]
+    assert m.commands(0.0) == [(Command.DHEAD, -90)]  # the manual's default: the change, sent once
+    assert m.commands(1.0) == []
+    m.turn_command = Command.HEAD
+    assert m.commands(1.1) == [(Command.HEAD, 300)]  # absolute in the odometric frame, resent
+    assert m.commands(1.6) == [(Command.HEAD, 300)]
     assert not m.done_heading(10)
     m.pose.th = -55.0
     assert m.done_heading(10) and not m.done_heading(2)

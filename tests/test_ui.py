@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import math
 import os
 import signal
 import socket
@@ -29,6 +30,7 @@ from saphira.params.robot_params import params_for_file
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.ui.liveview import LiveView, SteppedClock
+from saphira.ui.requests import RequestError
 from saphira.ui.server import UiServer
 from saphira.ui.snapshot import capture
 from saphira.world.world import World
@@ -161,6 +163,31 @@ def test_screen_to_world_inverts_the_page_view() -> None:
     assert view.screen_to_world(400, 300) == pytest.approx((1000.0, 2000.0))
     x, y = view.screen_to_world(500, 300)  # 100 px right of the centre = 1 m; rotated 90 deg
     assert (x, y) == pytest.approx((1000.0, 3000.0))
+
+
+def test_screen_to_world_in_a_local_view_follows_the_robot_as_it_drives(
+    lockstep: tuple[Robot, Evaluator, LiveView, list[str]],
+) -> None:
+    """The page reports a local view once (on resize or zoom); the robot then drives and turns, and
+    sfScreenToWorldX/Y still name the point under the pixel: the robot's pose now, not then."""
+    robot, ev, view, lines = lockstep
+    pose = robot.state.global_pose
+    view.handle({"type": "view", "scale": 0.1, "cx": pose.x, "cy": pose.y, "rotation": pose.th - 90.0,
+                 "width": 800, "height": 600, "local": 1})  # fmt: skip
+    robot.motion.set_velocity(300)
+    robot.motion.set_rvelocity(20)
+    robot.run(seconds=3.0)
+    pose = robot.state.global_pose
+    assert math.hypot(pose.x - view.display.view.cx, pose.y - view.display.view.cy) > 600.0
+    lines.clear()
+    assert ev.eval_text('sfSMessage("%.0f %.0f %.0f %.0f", sfScreenToWorldX(400, 300), sfScreenToWorldY(400, 300),'
+                        " sfScreenToWorldX(400, 200), sfScreenToWorldY(400, 200))")  # fmt: skip
+    ahead = (pose.x + 1000.0 * math.cos(math.radians(pose.th)), pose.y + 1000.0 * math.sin(math.radians(pose.th)))
+    assert [float(v) for v in lines[0].split()] == pytest.approx([pose.x, pose.y, *ahead], abs=1.0)  # up: ahead
+    with pytest.raises(RequestError, match="local"):
+        view.handle({"type": "view", "scale": 0.1, "cx": 0, "cy": 0, "width": 8, "height": 6, "local": "yes"})
+    with pytest.raises(RequestError, match="key is 17 characters long"):
+        view.handle({"type": "key", "key": "x" * 17})
 
 
 def test_keys_drive_and_a_python_key_handler_overrides_them(

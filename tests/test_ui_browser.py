@@ -120,6 +120,26 @@ def test_arrow_keys_change_the_reflected_velocity_setpoint_and_space_stops(brows
     assert page.errors == []
 
 
+def test_every_key_reaches_a_python_key_hook_and_unticking_local_reports_the_view(
+    browser: Any, session: LiveSession
+) -> None:
+    display = display_for(session.robot.scheduler)
+    seen: list[str] = []
+    display.key_handler = lambda key: seen.append(key) or key != "ArrowUp"  # ArrowUp keeps its meaning
+    page = Page(browser, session.url)
+    page.page.focus("#lps")
+    for key in ("x", "F1", "Escape", "ArrowUp"):
+        page.page.keyboard.press(key)
+    page.page.wait_for_function("() => document.getElementById('info-Vset').textContent === '50'")
+    assert seen == ["x", "F1", "Escape", "ArrowUp"]
+    assert display.view.local  # the page starts in the local view and said so
+    page.page.uncheck("#local")
+    page.page.wait_for_function("() => window.saphira.hello.display && window.saphira.hello.display.global")
+    cx, cy = page.page.evaluate("() => [window.saphira.view.cx, window.saphira.view.cy]")
+    assert not display.view.local and (display.view.cx, display.view.cy) == (cx, cy)
+    assert page.errors == []
+
+
 def test_a_colbert_statement_typed_in_the_page_shows_its_value_and_errors_their_caret(
     browser: Any, session: LiveSession
 ) -> None:
@@ -336,6 +356,26 @@ def test_files_menu_loads_a_world_and_a_map_whose_artifacts_are_drawn(browser: A
     _, _, after = colour_centroid(page.canvas(), ARTIFACT_RGB)
     assert before == 0 and after > 500, f"{after} artifact pixels"
     assert 'sfLoadMapFile("corridor")' in page.page.text_content("#output")
+    assert page.errors == []
+
+
+def test_files_menu_saves_and_deletes_the_map_and_connect_menu_disconnects(
+    browser: Any, session: LiveSession, tmp_path: Path
+) -> None:
+    assert session.evaluator.eval_text("sfCreateGlobalArtifact(sfWALL, 4, 1000.0, 0.0, 90.0, 0.0, 2000.0);")
+    page = Page(browser, session.url)
+    page.page.click("#prompt button >> text=Save map…")
+    page.page.keyboard.type(str(tmp_path / "saved.smap"))
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", 'saved.smap")\n0 (int)')
+    assert (tmp_path / "saved.smap").read_text().split()[-6:] == ["WALL", "(4)", "1000", "0", "90", "2000"]
+    page.page.click("#prompt button >> text=Delete map…")
+    page.page.keyboard.press("Enter")
+    page.wait_text("#output", "sfDeleteMapArtifacts()\n1 (int)")
+    page.page.click("#prompt button >> text=Disconnect…")
+    page.page.keyboard.press("Enter")
+    page.evaluate_colbert("sfIsConnected")  # requests run in order: this one after the disconnect
+    page.wait_text("#output", "sfIsConnected\n0 (int)")
     assert page.errors == []
 
 

@@ -81,6 +81,8 @@ def draw_run(
     boxes = objects if objects is not None else [SimObject(spec) for spec in world.objects] if world else []
     if boxes:
         _draw_boxes(ax, boxes)
+    if world is not None and world.goals:
+        _draw_goals(ax, world)
     if hits:
         hx, hy = zip(*hits, strict=True)
         ax.scatter([x / 1000 for x in hx], [y / 1000 for y in hy], s=2, c="tab:orange", alpha=0.5,
@@ -119,6 +121,15 @@ def draw_run(
     ax.set_position((left / fig_w, bottom / fig_h, ax_w / fig_w, ax_h / fig_h))
     legend.set_bbox_to_anchor((1.0 + LEGEND_GAP / ax_w, 1.0), transform=ax.transAxes)
     return fig
+
+
+def _draw_goals(ax: Any, world: World) -> None:
+    """The world's named goals: a ring each, labelled with its name (the label is the goal's name)."""
+    gx = [pose.x / 1000 for _, pose in world.goals]
+    gy = [pose.y / 1000 for _, pose in world.goals]
+    ax.scatter(gx, gy, s=60, facecolors="none", edgecolors="seagreen", linewidths=1.5, label="goals")
+    for (name, _), x, y in zip(world.goals, gx, gy, strict=True):
+        ax.annotate(name, (x, y), xytext=(6, -12), textcoords="offset points", fontsize=8, color="seagreen")
 
 
 def _draw_boxes(ax: Any, boxes: Sequence[SimObject]) -> None:

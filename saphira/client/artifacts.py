@@ -125,7 +125,12 @@ def _set_local(a: Artifact, robot: Pose, c: float, s: float) -> None:
 
 @dataclass(eq=False, slots=True)
 class Point(Artifact):
-    """A goal or reference point; its direction matters for behaviors that align with it."""
+    """A goal or reference point; its direction matters for behaviors that align with it.
+
+    ``name`` is a world goal's name (:meth:`PointList.place_goals`); other points have none.
+    """
+
+    name: str = ""
 
 
 @dataclass(eq=False, slots=True)
@@ -380,6 +385,26 @@ class PointList:
     def find(self, id: int) -> Artifact | None:
         """The first artifact with this id (``sfFindArtifact``), or None."""
         return next((a for a in self._items if a.id == id), None)
+
+    def find_goal(self, name: str) -> Point | None:
+        """The goal point named ``name`` (``sfFindGoal``), or None."""
+        return next((a for a in self._items if isinstance(a, Point) and a.name and a.name == name), None)
+
+    def place_goals(self, goals: Iterable[tuple[str, Pose]]) -> list[Point]:
+        """Put a world's named goals on the list as ``ARTIFACT`` ``POS`` points, replacing earlier ones.
+
+        Each gets the next id above every id on the list, in the world's order, so ``sfFindArtifact``
+        finds it as the manual finds any goal; :meth:`find_goal` finds it by name.
+        """
+        self.remove_many([a for a in self._items if isinstance(a, Point) and a.name])
+        next_id = max((a.id for a in self._items), default=0) + 1
+        points = []
+        for i, (name, pose) in enumerate(goals):
+            point = Point(id=next_id + i, name=name)
+            _global(point, self.robot, pose.x, pose.y, pose.th)
+            self.add(point)
+            points.append(point)
+        return points
 
     def remove_id(self, id: int) -> bool:
         """Remove the first artifact with this id (``sfRemArtifact``); False if there was none."""

@@ -7,13 +7,13 @@ period, because the link may lose packets.
 
 Decisions the manual leaves open, documented here:
 
-* Relative heading changes (``set_dheading`` and the behaviors' turn output) are turned into an
-  absolute heading in the server's odometric frame and sent as HEAD, by default. A resent
-  DHEAD/DCHEAD would add its change twice; a resent HEAD is harmless, so resending stays safe under
-  packet loss. Setting :attr:`MotionControl.turn_command` (the manual's ``sfHasDCHead``: 1 DCHEAD,
-  0 DHEAD) sends the heading setpoint as that relative command instead, computed from the reported
-  heading (or, for the command that counts from the server's setpoint, the reported setpoint) and
-  sent once per change, never resent: a lost packet loses that turn, as on the original.
+* Heading setpoints (``set_heading``, ``set_dheading``, the behaviors' turn output) go out as the
+  manual's default says (``sfHasDCHead`` 0): as DHEAD, the change that brings the robot to the
+  setpoint, computed from the reported heading (or, for the command that counts from the server's
+  setpoint, the reported setpoint) and sent once per change, never resent (a resent relative turn
+  would turn the robot twice): a lost packet loses that turn, as on the original. :attr:`MotionControl.turn_command`
+  DCHEAD is ``sfHasDCHead`` 1; HEAD sends the absolute heading, resent every refresh as ARIA does,
+  for a link that loses packets.
 * Position moves (``set_position``) are controlled here, from the reflected odometry: the client
   commands a velocity that follows a deceleration profile to the target. This works on every server,
   including PSOS without MOVE, and a lost packet only delays the next correction.
@@ -124,8 +124,8 @@ class MotionControl:
         self.rvelocity = 0.0
         self.heading = 0.0
         self.max_velocity = DEFAULT_POSITION_SPEED
-        self.turn_command = Command.HEAD
-        """How a heading setpoint goes out: HEAD (absolute, the default), DHEAD or DCHEAD."""
+        self.turn_command = Command.DHEAD
+        """How a heading setpoint goes out: DHEAD (the manual's default), DCHEAD or HEAD (absolute)."""
         self.turn_from_current = Command.DCHEAD
         """The relative command that counts from the current heading; the other counts from the server's
         setpoint. PSOS (the manual): DCHEAD; ARCOS (ArCommands): DHEAD. The link sets it on connect."""

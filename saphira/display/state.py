@@ -62,7 +62,9 @@ class DisplayError(ValueError):
 @dataclass
 class View:
     """How the page last drew the LPS: pixels per mm, the world point at the canvas centre, the
-    rotation (local mode: the robot points up) and the canvas size. Used by screen-to-world."""
+    rotation and the canvas size. Used by screen-to-world. In ``local`` mode the page centres the robot
+    and turns it to point up every frame, so the centre and rotation are the robot's pose now, not
+    what the page reported when it last resized or zoomed."""
 
     scale: float = 0.05
     cx: float = 0.0
@@ -70,14 +72,21 @@ class View:
     rotation: float = 0.0
     width: int = 800
     height: int = 600
+    local: bool = False
 
-    def screen_to_world(self, x: float, y: float) -> tuple[float, float]:
-        """Global mm of the canvas pixel (x, y) (origin top left, y down)."""
+    def screen_to_world(
+        self, x: float, y: float, robot: tuple[float, float, float] | None = None
+    ) -> tuple[float, float]:
+        """Global mm of the canvas pixel (x, y) (origin top left, y down); ``robot`` the global pose
+        (x, y, th) a local view is drawn around."""
+        cx, cy, rotation = self.cx, self.cy, self.rotation
+        if self.local and robot is not None:
+            cx, cy, rotation = robot[0], robot[1], robot[2] - 90.0
         dx = (x - self.width / 2) / self.scale
         dy = -(y - self.height / 2) / self.scale
-        rad = math.radians(self.rotation)
+        rad = math.radians(rotation)
         c, s = math.cos(rad), math.sin(rad)
-        return self.cx + c * dx - s * dy, self.cy + s * dx + c * dy
+        return cx + c * dx - s * dy, cy + s * dx + c * dy
 
 
 class DisplayState:
@@ -141,9 +150,12 @@ class DisplayState:
         with self._lock:
             self.view = view
 
-    def screen_to_world(self, x: float, y: float) -> tuple[float, float]:
-        """``sfScreenToWorldX/Y``: global mm under a pixel of the page's LPS display."""
-        return self.view.screen_to_world(x, y)
+    def screen_to_world(
+        self, x: float, y: float, robot: tuple[float, float, float] | None = None
+    ) -> tuple[float, float]:
+        """``sfScreenToWorldX/Y``: global mm under a pixel of the page's LPS display (``robot``: the
+        robot's global pose now, which a local view follows)."""
+        return self.view.screen_to_world(x, y, robot)
 
 
 _DISPLAYS: Attached[object, DisplayState] = Attached()

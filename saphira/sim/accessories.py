@@ -17,8 +17,10 @@ a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (docs/protoc
 * PTUPOS (41): high byte the servo 0-4, low byte the pulse width (10 µs units); the PSOS SIP's PTU
   word reports the last pulse width commanded (§9). The ARCOS SIP has no such word.
 * VISION (16, ``VISION_COM``) strings set the FTVS (:func:`~saphira.protocol.vision.parse_vision_command`);
-  the first one starts the vision packets, one after every SIP (every 100 ms), as an FTVS does once a
-  client talks to it. ``streaming`` starts them without a command.
+  vision packets go out one after every SIP (every 100 ms). On a PSOS robot (the manual's Pioneer 1,
+  whose option the FTVS was) they stream from start-up in the default BLOB mode, as the manual's FTVS
+  does, before any command; on an ARCOS robot (which AMRISim and ARIA know without one) the first
+  VISION_COM starts them, so an ARIA client gets exactly AMRISim's packets until it asks.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class Accessories:
         self.psos = psos
         self.label = label or robot.name
         self.camera = SimCamera()
+        self.camera.streaming = psos
         self._string_arg = string_arg
         self.gripper_requests = 0
         """0 no 0xE0 packets, 1 one with the next SIP, 2 one with every SIP."""
@@ -148,9 +151,9 @@ class Accessories:
         return out
 
     def end_session(self) -> None:
-        """The client left: no more gripper or vision packets until asked again."""
+        """The client left: no more gripper packets until asked again; vision as at start-up."""
         self.gripper_requests = 0
-        self.camera.streaming = False
+        self.camera.streaming = self.psos
 
 
 __all__ = ["Accessories"]

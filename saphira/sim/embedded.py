@@ -50,6 +50,7 @@ class EmbeddedSim:
         self.host = ServedSimulation(simulation, [server], robot.clock.period)
         self._task: Task | None = None
         self._attached = False
+        self._goals_world: World | None = None
         robot.link.on_connect.connect(self._place_robot)
 
     def _place_robot(self) -> None:
@@ -78,6 +79,18 @@ class EmbeddedSim:
     def step(self) -> None:
         """One simulator cycle at the client clock's current time (normally called by the clock)."""
         self.host.cycle(self.robot.clock.now())
+        if self.simulation.world is not self._goals_world:
+            self._place_goals()
+
+    def _place_goals(self) -> None:
+        """The world's goals become named goal points on the client's pointlist (docs/colbert.md, goals).
+
+        The world frame is the global frame, so a goal's world pose is its global pose. Done when the
+        simulator starts and again when it loads another world (``sfLoadWorldFile``), whose goals
+        replace the old ones.
+        """
+        self._goals_world = self.simulation.world
+        self.robot.reflector.pointlist.place_goals(self._goals_world.goals)
 
     def start(self) -> None:
         """Hook the simulator to the client's clock (or scheduler); idempotent."""

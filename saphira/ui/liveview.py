@@ -10,11 +10,13 @@ and (optionally) the embedded simulator to a :class:`~saphira.ui.server.UiServer
 * a page's requests (a Colbert line, INT/RES to a task, a key, a display setting, its view) run in a
   server worker thread and touch the robot only between cycles (``scheduler.lock``), as the shell does.
 
-Keys (the sample client's, §11.9; a key handler set with :attr:`DisplayState.key_handler` that returns
-True overrides them): Up/Down change the velocity setpoint by :data:`SPEED_STEP` mm/s, Left/Right the
-heading setpoint by :data:`TURN_STEP` degrees (direct motion, taking the channels from the behaviors),
-space stops the robot, ``c`` starts or removes a constant-velocity behavior (:data:`CRUISE_SPEED`
-mm/s; the channels go back to the behaviors), ``s`` steps one cycle in single-step mode.
+Keys (the sample client's, §11.9): every key pressed on the map goes first to a key handler set with
+:attr:`DisplayState.key_handler` (a character, or a key's name: ``F1``, ``Escape``, ``ArrowUp``), which
+overrides the built-in meaning by returning True; the built-in keys: Up/Down change the velocity
+setpoint by :data:`SPEED_STEP` mm/s, Left/Right the heading setpoint by :data:`TURN_STEP` degrees
+(direct motion, taking the channels from the behaviors), space stops the robot, ``c`` starts or removes
+a constant-velocity behavior (:data:`CRUISE_SPEED` mm/s; the channels go back to the behaviors), ``s``
+steps one cycle in single-step mode.
 
 The occupancy grid (``sfOCCGRID`` on, from Colbert or the Display menu, which also starts the grid's
 task) is the heaviest part of a frame (a few kB to tens of kB), so a frame carries its image
@@ -40,7 +42,7 @@ from saphira.core.tasks import Phase, TaskState
 from saphira.display.drawing import COLORS, Drawing, LocalPen, drawing_for
 from saphira.display.state import DisplayMenu, DisplayState, View, display_for
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
-from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number
+from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number, text
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CRUISE_SPEED", "GRID_EVERY", "SPEED_STEP", "TURN_STEP", "LiveView", "SteppedClock", "serve"]
 
+MAX_KEY_NAME = 16
+"""The longest key name a page may send (the browser's names, ``ArrowRight``, ``PageDown``, are shorter)."""
 SPEED_STEP = 50.0
 TURN_STEP = 10.0
 CRUISE_SPEED = 300.0
@@ -247,7 +251,7 @@ class LiveView(ServedView):
         elif kind == "signal":
             self.toggle_task(str(message.get("task", "")))
         elif kind == "key":
-            self.key(str(message.get("key", "")))
+            self.key(text(message, "key", MAX_KEY_NAME))
         elif kind == "display":
             menu, state = display_setting(message)
             self.display.set(menu, state)
@@ -257,10 +261,12 @@ class LiveView(ServedView):
         elif kind == "view":
             far = COORDINATE_MM
             rotation = number(message, "rotation", -720.0, 720.0) if "rotation" in message else 0.0
+            local = integer(message, "local", 0, 1) == 1 if "local" in message else False
             self.display.set_view(View(number(message, "scale", 1e-9, 1e6), number(message, "cx", -far, far),
                                        number(message, "cy", -far, far), rotation,
                                        integer(message, "width", 1, 100_000),
-                                       integer(message, "height", 1, 100_000)))  # fmt: skip
+                                       integer(message, "height", 1, 100_000),
+                                       local))  # fmt: skip
         elif kind == "button":
             handler = self.display.button_handler
             if handler is not None:

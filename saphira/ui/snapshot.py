@@ -136,12 +136,14 @@ class Snapshot:
 
 
 def world_outline(world: World | None) -> dict[str, Any]:
-    """A world's walls (segments, mm) and bounds as a page draws them: in the first message a page gets,
-    and again in the next frame when the world changes (``sfLoadWorldFile``, a Flat map transition)."""
+    """A world's walls (segments, mm), bounds and named goals ([x, y, name]) as a page draws them: in the
+    first message a page gets, and again in the next frame when the world changes (``sfLoadWorldFile``,
+    a Flat map transition)."""
     if world is None:
-        return {"walls": [], "bounds": None}
+        return {"walls": [], "bounds": None, "goals": []}
     return {"walls": [[round(v) for v in seg] for seg in world.segments.tolist()],
-            "bounds": [round(v) for v in world.bounds]}  # fmt: skip
+            "bounds": [round(v) for v in world.bounds],
+            "goals": [[round(pose.x), round(pose.y), name] for name, pose in world.goals]}  # fmt: skip
 
 
 def _localization_dict(samples: FloatArray, estimate: Pose | None, localized: bool) -> dict[str, Any]:

@@ -9,7 +9,7 @@ Registered by :func:`saphira.colbert.bindings.table.install_bindings`; the Pytho
   in single-step mode for sfSTEP) takes effect on every page and on later connections (sticky); an
   unknown menu or a period outside 0..10 is a runtime error naming the allowed values.
 * ``sfScreenToWorldX/Y`` use the view the page last drew with (a 800 x 600 view of the origin when no
-  page has drawn yet).
+  page has drawn yet); a local view is centred on, and turned with, the robot's pose now.
 * The colour variables (``sfRobotColor`` …) are read and set as colour numbers (``sfColorRed`` …).
 """
 
@@ -33,6 +33,10 @@ def table(s: _Session) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     drawing = drawing_for(s.ev.scheduler)
     display = display_for(s.ev.scheduler)
+
+    def robot_pose() -> tuple[float, float, float] | None:
+        robot = s.ev.robot
+        return None if robot is None else (robot.state.ax, robot.state.ay, robot.state.ath)
 
     def set_line_type(line_type: int) -> None:
         try:
@@ -75,13 +79,13 @@ def table(s: _Session) -> BindingTable:
             (
                 "sfScreenToWorldX",
                 "float(int, int)",
-                lambda x, y: display.screen_to_world(x, y)[0],
+                lambda x, y: display.screen_to_world(x, y, robot_pose())[0],
                 "global x (mm) of a pixel of the LPS display",
             ),
             (
                 "sfScreenToWorldY",
                 "float(int, int)",
-                lambda x, y: display.screen_to_world(x, y)[1],
+                lambda x, y: display.screen_to_world(x, y, robot_pose())[1],
                 "global y (mm) of a pixel of the LPS display",
             ),
         ],

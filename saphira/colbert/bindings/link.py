@@ -4,15 +4,16 @@ Installed by :func:`saphira.colbert.bindings.table.install_bindings` after its t
 leaves open, documented here:
 
 * ``sfHasDCHead`` reads 1 when heading setpoints go out as DCHEAD. Assigning 1 sends
-  them as DCHEAD, 0 as DHEAD, with each generation's meaning of the two (the manual's for PSOS,
-  ArCommands' for ARCOS). Until it is assigned they go out as absolute HEAD (reading 0): a relative
-  command that is resent turns the robot twice, so it is sent once per change and a lost packet loses
-  the turn, whereas HEAD is resent every refresh and survives packet loss.
+  them as DCHEAD, 0 (the manual's default) as DHEAD, with each generation's meaning of the two (the
+  manual's for PSOS, ArCommands' for ARCOS). A relative command that is resent turns the robot twice,
+  so it is sent once per change and a lost packet loses the turn, as on the original.
 * ``sfWaitClientPacket(ms)`` waits up to ``ms`` (at least one 100 ms cycle) for a packet from the
   robot: inside an activity the activity gives up its cycle and runs the statement again the next
   one, so the wait is counted in cycles (lock-step as well as real time); at the prompt cycles run
   until then. It returns 1 with the packet made current, 0 on timeout. Calls written before it in
   the same statement run again each cycle it waits: keep it first (``if (sfWaitClientPacket(…))``).
+  Only packets of this cycle or the last are handed out: older ones (the handshake replies of a
+  connection made before anyone waited) are dropped.
 * ``sfSetDisplayState(sfSTEP, TRUE/FALSE)`` sends STEP 1 / STEP 0: the simulator enters or leaves
   single-step mode, where the world stands still until a step is asked for with
   ``sfRobotCom(sfCOMSTEP)`` (the original's S key). Other settings are only recorded, for a UI.
@@ -115,7 +116,7 @@ def install_link_bindings(ev: Evaluator, session: _Session) -> None:
     b = _LinkBindings(session)
     ev.add_variable(
         "sfHasDCHead", "int", getter=b.has_dchead, setter=b.set_has_dchead,
-        help="1: turn with DCHEAD, 0: with DHEAD; unset: absolute HEAD (survives packet loss)",
+        help="1: turn with DCHEAD, 0 (the default): with DHEAD",
     )  # fmt: skip
     functions = (
         ("sfWaitClientPacket", "int", ["int"], b.wait_packet, "wait up to ms for a packet: 1 got one, 0 timeout"),

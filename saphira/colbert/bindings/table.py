@@ -109,11 +109,13 @@ class _Session:
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
-        self.packets: deque[bytes] = deque(maxlen=64)
+        self.packets: deque[tuple[int, bytes]] = deque(maxlen=64)
+        """Packets from the robot with the cycle each came in; only fresh ones are handed out."""
         self.packet = b""
         self.read_pos = 0
         if ev.robot is not None:
-            ev.robot.link.on_packet_in.connect(self.packets.append)
+            robot = ev.robot
+            robot.link.on_packet_in.connect(lambda packet: self.packets.append((robot.clock.cycle, packet)))
 
     @property
     def robot(self) -> Robot:
@@ -243,12 +245,19 @@ class _Session:
         self.send(command, self.robot.link.string_arg(data.ljust(max(0, n), b"\0"), counted=True))
 
     def have_packet(self) -> int:
+        """``sfWaitClientPacket``'s test: a packet of this cycle or the last one is made current.
+
+        Older ones (the connection's handshake replies, SIPs nobody waited for) are dropped: a wait is
+        for the robot's next packets, not for what came in before anyone asked."""
         robot = self.robot
-        if not self.packets and "packets" not in robot.scheduler:
+        packets = self.packets
+        while packets and packets[0][0] < robot.clock.cycle - 1:
+            packets.popleft()
+        if not packets and "packets" not in robot.scheduler:
             robot.link.receive()
-        if not self.packets:
+        if not packets:
             return 0
-        self.packet = self.packets.popleft()
+        self.packet = packets.popleft()[1]
         self.read_pos = 0
         return 1
 
@@ -339,6 +348,7 @@ POINT_SLOTS = [
     _attr_slot("viewable", "int", int),
     _attr_slot("width", "float", float, 0.0),
     _attr_slot("length", "float", float, 0.0),
+    Slot("name", parse_type("string"), getter=lambda p: getattr(p, "name", "")),  # a world goal's; read only
 ]
 
 
@@ -490,6 +500,7 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         ("sfAddPointCheck", "void(point *)", pts(pl("add")), "sfAddPoint unless already there"),
         ("sfRemPoint", "void(point *)", pts(pl("remove")), "take p off the pointlist"),
         ("sfFindArtifact", "point *(int)", pl("find"), "the artifact with that id, or NULL"),
+        ("sfFindGoal", "point *(string)", pl("find_goal"), "the world goal of that name, or NULL"),
         ("sfRemArtifact", "void(int)", pl("remove_id"), "remove the artifact with that id"),
         ("sfSetLocalCoords", "void(point *)", lambda p: _nn(p).set_local_coords(s.pose), "local from global"),
         ("sfSetGlobalCoords", "void(point *)", lambda p: _nn(p).set_global_coords(s.pose), "global from local"),

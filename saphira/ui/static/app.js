@@ -4,6 +4,7 @@
 
 const ART = { POS: 1, WALL: 2, CORRIDOR: 3, LANE: 4, DOOR: 5, JUNCTION: 6 };
 const LASER_COLOR = "#1f77b4";  /* the laser ring's points: smaller than, and apart from, the sonar's */
+const GOAL_COLOR = "#2e8b57";  /* a world's named goals, in the world layer */
 const INFO_FIELDS = ["St", "Tr", "Rot", "X", "Y", "Th", "MPac", "SPac", "VPac", "Bat", "CPU", "Scrn", "Vset", "Hset"];
 /* what the counts count (docs/colbert.md, robot struct): SPac is sonar readings, not the manual's packets */
 const INFO_TITLES = {
@@ -11,6 +12,7 @@ const INFO_TITLES = {
   SPac: "sonar readings in the last second, one per transducer firing (the manual's Pioneer 1 counted ~25 sonar packets/s)",
   VPac: "FTVS vision packets in the last second (0: no vision)",
 };
+const HOOK_KEY = /^(.|F([1-9]|1[0-2])|Escape|Enter|Backspace|Delete|Insert|Home|End|PageUp|PageDown)$/u;
 const DRIVE_KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", " ", "c", "C", "s", "S"]);
 
 const $ = (id) => document.getElementById(id);
@@ -88,7 +90,7 @@ function receive(msg) {
     saphira.frame = msg;
     saphira.frames += 1;
     if (msg.occgrid) receiveGrid(msg);
-    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; }  /* a new world */
+    if (msg.walls) { saphira.hello.walls = msg.walls; saphira.hello.bounds = msg.bounds; saphira.hello.goals = msg.goals; }  /* a new world */
     if (msg.palette) saphira.hello.palette = msg.palette;  /* a colour variable changed */
     if (msg.display && msg.display.version !== (saphira.hello.display || {}).version) {
       saphira.hello.display = msg.display;
@@ -119,13 +121,17 @@ function applyDisplay(d) {
   $("wake").checked = d.wake;
   $("step").checked = d.step;
   $("occgrid").checked = d.occgrid;
-  saphira.view.local = !d.global && saphira.hello.mode !== "sim";
+  const local = !d.global && saphira.hello.mode !== "sim";
+  if (local !== saphira.view.local) { saphira.view.local = local; reportView(); }
 }
 
 function setDisplay(menu, state) { send({ type: "display", menu, state }); }
 
 $("period").addEventListener("change", (e) => setDisplay(0, Number(e.target.value)));
-$("local").addEventListener("change", (e) => { setDisplay(1, e.target.checked ? 0 : 1); saphira.view.local = e.target.checked; draw(); });
+$("local").addEventListener("change", (e) => {
+  saphira.view.local = e.target.checked; reportView();  /* before the setting, whose echo says both are in */
+  setDisplay(1, e.target.checked ? 0 : 1); draw();
+});
 $("wake").addEventListener("change", (e) => setDisplay(2, e.target.checked ? 1 : 0));
 $("step").addEventListener("change", (e) => setDisplay(3, e.target.checked ? 1 : 0));
 $("occgrid").addEventListener("change", (e) => setDisplay(4, e.target.checked ? 1 : 0));
@@ -172,7 +178,7 @@ function robotPose() {
 
 function recenter() {
   const p = robotPose();
-  if (p) { saphira.view.cx = p[0]; saphira.view.cy = p[1]; }
+  if (p) { saphira.view.cx = p[0]; saphira.view.cy = p[1]; reportView(); }
 }
 
 function followRobot() {
@@ -190,8 +196,10 @@ function zoom(factor) {
 }
 
 function reportView() {
+  /* local: the server follows the robot itself (the centre and rotation change every frame) */
   send({ type: "view", scale: saphira.view.scale, cx: centre()[0], cy: centre()[1],
-         rotation: -viewAngle() * 180 / Math.PI, width: canvas.width, height: canvas.height });
+         rotation: -viewAngle() * 180 / Math.PI, width: canvas.width, height: canvas.height,
+         local: saphira.view.local && saphira.hello && saphira.hello.mode !== "sim" ? 1 : 0 });
 }
 
 /* ------------------------------------------------------------------ drawing primitives (screen space) */
@@ -221,6 +229,14 @@ function label(x, y, text, color) {
   ctx.fillStyle = color; ctx.font = "11px system-ui, sans-serif"; ctx.fillText(text, sx + 4, sy - 4);
 }
 
+/* a world's named goal [x, y, name]: a ring with its name below (the goal point's id label sits above) */
+function drawGoal(g) {
+  const [sx, sy] = toScreen(g[0], g[1]);
+  ctx.strokeStyle = GOAL_COLOR; ctx.lineWidth = 2; ctx.setLineDash([]);
+  ctx.beginPath(); ctx.arc(sx, sy, 7, 0, 2 * Math.PI); ctx.stroke();
+  ctx.fillStyle = GOAL_COLOR; ctx.font = "bold 12px system-ui, sans-serif"; ctx.fillText(g[2], sx + 9, sy + 14);
+}
+
 /* points of a body frame (forward, left in mm) at pose (x, y, th deg) */
 function bodyPoints(pose, pts) {
   const r = pose[2] * Math.PI / 180, c = Math.cos(r), s = Math.sin(r);
@@ -242,6 +258,7 @@ function draw() {
   drawGrid();
   if (hello.display && hello.display.occgrid) drawOccGrid();
   for (const w of hello.walls) line(w[0], w[1], w[2], w[3], "#222", 2);
+  for (const g of hello.goals || []) drawGoal(g);
   if (!f) return;
   const pal = hello.palette || {};
   if (hello.mode === "sim") { drawSim(f, pal); return; }
@@ -600,7 +617,11 @@ document.addEventListener("keydown", (e) => {
   if (e.target !== canvas && e.target !== document.body) return;
   if (e.key === "+" || e.key === "=") { zoom(1.25); return; }
   if (e.key === "-") { zoom(0.8); return; }
-  if (!DRIVE_KEYS.has(e.key) || saphira.hello === null || saphira.hello.mode === "sim" || saphira.hello.replay) return;
+  if (saphira.hello === null || saphira.hello.mode === "sim" || saphira.hello.replay) return;
+  /* every other key goes to the session's key hook too (a character or F1.., Escape ...); with Ctrl, Alt
+     or Meta it stays the browser's (Ctrl+R reloads) */
+  const hooked = HOOK_KEY.test(e.key) && !e.ctrlKey && !e.altKey && !e.metaKey;
+  if (!DRIVE_KEYS.has(e.key) && !hooked) return;
   e.preventDefault();
   send({ type: "key", key: e.key });
 });
@@ -628,7 +649,8 @@ canvas.addEventListener("mouseup", (e) => {
   if (!press) return;
   const p = press; press = null;
   const [wx, wy] = toWorld(p.x, p.y);
-  if (p.button === 1) { saphira.view.cx = wx; saphira.view.cy = wy; saphira.view.follow = false; $("follow").checked = false; draw(); return; }
+  if (p.button === 1) { saphira.view.cx = wx; saphira.view.cy = wy; saphira.view.follow = false; $("follow").checked = false; reportView(); draw(); return; }
+  if (p.moved) reportView();  /* a pan moved the view: sfScreenToWorldX/Y follow it */
   if (saphira.hello && saphira.hello.mode === "sim" && p.button === 0 && !p.shift) {
     /* the manual's left button: put the robot here; dragging also turns it towards the release point */
     const [ex, ey] = toWorld(e.offsetX, e.offsetY);
