@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 
 import gymnasium as gym
 import numpy as np
@@ -140,3 +143,21 @@ def test_sync_and_async_vector_envs_step_independent_robots() -> None:
         assert rewards.shape == (2,)
         assert not np.array_equal(obs["sonar"][0], obs["sonar"][1])
         envs.close()
+
+
+def test_human_mode_serves_the_live_view_on_loopback_at_the_robots_pace() -> None:
+    env = WanderEnv(world="room", render_mode="human")
+    env.human.say = lambda line: None  # type: ignore[union-attr]
+    env.reset(seed=0)
+    assert env.human is not None and env.human.url.startswith("http://127.0.0.1:")
+    with urllib.request.urlopen(env.human.url, timeout=60) as page:
+        assert page.status == 200 and "<html" in page.read().decode()
+    first = env.human.url
+    start = time.monotonic()
+    for _ in range(5):
+        env.step(np.array([0.3, 0.0], np.float32))
+    assert time.monotonic() - start >= 0.4, "each step waits out the robot's 100 ms cycle"
+    env.reset(seed=1)  # a new episode, a new view; the last one stopped
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(first, timeout=60)
+    env.close()

@@ -10,7 +10,9 @@ The action is ``[vel, rvel]`` in [-1, 1], scaled by ``max_speed`` (mm/s) and ``m
 ``reset(seed=…)`` makes a new simulation seeded from the environment's generator, so the same seed and the
 same actions give the same observations bit for bit. ``behaviors`` (predefined behavior names, with
 priorities and parameters) run beside the policy; with ``policy_priority`` the action is one behavior of
-the blend (:mod:`saphira.learn.policy`), otherwise it sets the motion directly.
+the blend (:mod:`saphira.learn.policy`), otherwise it sets the motion directly. ``render_mode="rgb_array"``
+draws the run plot's figure; ``"human"`` serves the live view on loopback, paced to the cycle
+(:mod:`saphira.learn.human`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from gymnasium import spaces
 
 from saphira.core.geometry import Pose
 from saphira.learn.fleet import SONAR_MAX_M, Agent, Fleet, free_pose, resolve_params, resolve_world
+from saphira.learn.human import HumanView
 from saphira.learn.policy import BehaviorSpec, Driver
 from saphira.learn.render import frame
 from saphira.params.laser import laser_config
@@ -51,7 +54,7 @@ DISCRETE_ACTIONS: tuple[tuple[float, float], ...] = (
 class RobotEnv(gym.Env[Obs, Action]):
     """One simulated robot in a world; subclasses say where it starts, what it is told and how it is rewarded."""
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}  # noqa: RUF012 (gymnasium's own attribute)
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 10}  # noqa: RUF012 (gymnasium's own attribute)
     default_world: ClassVar[str] = "simple"
 
     def __init__(
@@ -67,6 +70,7 @@ class RobotEnv(gym.Env[Obs, Action]):
         behaviors: Sequence[BehaviorSpec] = (),
         policy_priority: int | None = None,
         render_mode: str | None = None,
+        ui_port: int = 0,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
@@ -79,6 +83,7 @@ class RobotEnv(gym.Env[Obs, Action]):
         self.behaviors = tuple(behaviors)
         self.policy_priority = policy_priority
         self.render_mode = render_mode
+        self.human = HumanView(ui_port) if render_mode == "human" else None
         observed: dict[str, spaces.Space[Any]] = {
             "sonar": spaces.Box(0.0, SONAR_MAX_M, (self.params.sonar_num,), np.float32),
             "velocity": spaces.Box(-10.0, 10.0, (2,), np.float32),
@@ -132,6 +137,8 @@ class RobotEnv(gym.Env[Obs, Action]):
         self._contacts = self.agent.contacts
         self._trajectory, self._estimate = [], []
         self._remember()
+        if self.human is not None:
+            self.human.show(self.fleet)
         return self._observe(), {"sim_seed": sim_seed}
 
     def step(self, action: Action) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
@@ -148,6 +155,8 @@ class RobotEnv(gym.Env[Obs, Action]):
         if contact:
             reward += CONTACT_REWARD
             done = done or self.end_on_contact
+        if self.human is not None:
+            self.human.frame(agent.robot.clock.period)
         return self._observe(), reward, done, False, {"contact": contact, "contacts": agent.contacts}
 
     def render(self) -> np.ndarray | None:
@@ -157,6 +166,8 @@ class RobotEnv(gym.Env[Obs, Action]):
                      title=type(self).__name__, goal=self._goal_drawn())  # fmt: skip
 
     def close(self) -> None:
+        if self.human is not None:
+            self.human.close()
         if self.fleet is not None:
             self.fleet.close()
             self.fleet = None
