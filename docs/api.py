@@ -23,10 +23,11 @@ MODULES = (
     "saphira.sim",
     "saphira.perception",
     "saphira.app.batch",
+    "saphira.learn",
     "pyrobot",
 )
-"""What users import: the session, behaviors, brains (and Pyro's brain API), the simulator, perception
-and batch experiments."""
+"""What users import: the session, behaviors, brains (and Pyro's brain API), the simulator, perception,
+batch experiments and tuning, and the learning environments."""
 
 NAMED_TUPLE_FORWARD_REF = (
     r"Error parsing type annotation ForwardRef\('\w+'\) for saphira\.[\w.]+\.(RayHits|FiredRule)\.__init__"

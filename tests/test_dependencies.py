@@ -51,7 +51,7 @@ def imported_distributions(*folders: str) -> set[str]:
 def test_runtime_dependencies_are_exactly_what_the_runtime_imports() -> None:
     runtime = {dist_name(r) for r in PROJECT_TABLE["dependencies"]}
     extras = PROJECT_TABLE["optional-dependencies"]
-    optional = {dist_name(r) for extra in ("plot", "foxglove") for r in extras[extra]}
+    optional = {dist_name(r) for extra in ("plot", "foxglove", "learn") for r in extras[extra]}
     used = imported_distributions("saphira", "pyrobot", "behaviors")
     assert used - optional == runtime, "runtime dependencies must be the packages saphira and behaviors/ import"
     assert optional <= used, "each optional extra is what a feature imports"

@@ -319,8 +319,30 @@ def _run_experiment_example(block: str, tmp_path: Path) -> None:
     assert len(experiment.trials()) == 3 * 2 * 8  # seeds x grid x samples
 
 
+def _run_tune_example(block: str, tmp_path: Path) -> None:
+    """The [tune] section, under the shipped avoid-tuning run, loads and names the activity's globals."""
+    from saphira.app.batch.tune import check_space, load_tune
+
+    activity = PROJECT / "experiments" / "avoid_tuning" / "avoid_wander.act"
+    run = f'[run]\nactivity = "{activity}"\nworld = "room"\nduration = 10\nseeds = [0, 1]\n'
+    (tmp_path / "tune.toml").write_text(run + block)
+    exp, spec = load_tune(tmp_path / "tune.toml")
+    check_space(exp, spec)
+    assert (spec.trials, spec.held_out, sorted(spec.space)) == (20, [100, 101, 102], ["front", "standoff"])
+
+
+def _run_multi_wander_example(block: str, tmp_path: Path) -> None:
+    """PettingZoo's import idiom gives the parallel environment of three robots."""
+    namespace: dict[str, object] = {}
+    exec(compile(block, "multi_wander_v0.py", "exec"), namespace)
+    env = namespace["env"]
+    assert getattr(env, "possible_agents", None) == ["robot_0", "robot_1", "robot_2"]
+
+
 RUNNERS = {
     "saphira.robot:0": _run_robot_example,
+    "saphira.app.batch.tune:0": _run_tune_example,
+    "saphira.learn.multi_wander_v0:0": _run_multi_wander_example,
     "saphira.behavior.behavior:0": _run_behavior_example,
     "saphira.brain:0": _run_brain_example,
     "saphira.app.batch.experiment:0": _run_experiment_example,

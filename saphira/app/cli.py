@@ -32,6 +32,7 @@ commands:
   export FILE     write a recording as MCAP (-o RUN.mcap) for Foxglove and ROS 2 tools
   map WORLD       convert a simulator world into a Saphira map file of WALL artifacts
   batch EXP.toml  run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them
+  tune EXP.toml   search an activity's parameters with Optuna, trials run as batch's (docs/learning.md)
 
 Run 'saphira COMMAND --help' for a command's options.
 """
@@ -242,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     from saphira.app.batch.command import add_batch_parser
 
     add_batch_parser(sub)
+
+    from saphira.app.batch.tune import add_tune_parser
+
+    add_tune_parser(sub)
     return parser
 
 
@@ -329,6 +334,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return run_batch(args)
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from saphira.app.batch.tune import run_tune
+
+    return run_tune(args)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from saphira.app.check import check_files
 
@@ -344,7 +355,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run, "sim": cmd_sim, "shell": cmd_shell, "check": cmd_check,
     "params": cmd_params, "worlds": cmd_worlds, "replay": cmd_replay, "batch": cmd_batch,
-    "map": cmd_map, "export": cmd_export,
+    "map": cmd_map, "export": cmd_export, "tune": cmd_tune,
 }  # fmt: skip
 
 

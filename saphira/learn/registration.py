@@ -1,0 +1,23 @@
+"""The Gymnasium ids of saphira's environments, registered in the ``saphira/`` namespace."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+MAX_EPISODE_STEPS = 1000
+"""Steps before an episode is truncated: 100 s of robot time."""
+
+ENVS = {
+    "Wander": "saphira.learn.envs:WanderEnv",
+    "GoTo": "saphira.learn.envs:GoToEnv",
+    "FollowCorridor": "saphira.learn.envs:FollowCorridorEnv",
+}
+
+
+def register_envs() -> None:
+    """Register every environment (continuous and ``…Discrete``) unless already registered."""
+    for name, entry_point in ENVS.items():
+        for suffix, kwargs in (("", {}), ("Discrete", {"discrete": True})):
+            env_id = f"saphira/{name}{suffix}-v0"
+            if env_id not in gym.registry:
+                gym.register(env_id, entry_point=entry_point, max_episode_steps=MAX_EPISODE_STEPS, kwargs=kwargs)
