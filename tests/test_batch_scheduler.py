@@ -55,6 +55,7 @@ def _silent_listener() -> Iterator[str]:
     try:
         yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
     finally:
+        server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone does not
         server.close()
         thread.join(timeout=WAIT)
         for sock in held:
