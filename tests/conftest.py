@@ -56,15 +56,21 @@ def captures_dir() -> Path:
 
 @pytest.fixture(autouse=True)
 def _saphira_logger_restored() -> Iterator[None]:
-    """A test that calls ``saphira.app.cli.main`` in-process configures the ``saphira`` logger as the program
-    does (its own handler, no propagation); put it back, so ``caplog`` in later tests sees saphira's records."""
+    """Each test starts and ends with saphira's loggers as an import leaves them (enabled, no level, no
+    handler, propagating): a test that calls ``saphira.app.cli.main`` in-process configures them as the
+    program does (its own handler, no propagation), and a thread it left behind may do so later, so
+    ``caplog`` in a later test would see none of saphira's records."""
+    _pristine_saphira_loggers()
+    yield
+    _pristine_saphira_loggers()
+
+
+def _pristine_saphira_loggers() -> None:
     logger = logging.getLogger("saphira")
-    saved = (logger.level, logger.propagate, list(logger.handlers))
-    for name, child in logging.root.manager.loggerDict.items():  # whatever an earlier test's thread left
+    logger.propagate = True
+    logger.setLevel(logging.NOTSET)
+    logger.handlers[:] = []
+    for name, child in list(logging.root.manager.loggerDict.items()):
         if name.startswith("saphira.") and isinstance(child, logging.Logger):
             child.disabled = False
-    logger.propagate = True
-    yield
-    logger.setLevel(saved[0])
-    logger.propagate = True if saved[2] == [] else saved[1]
-    logger.handlers[:] = saved[2]
+            child.setLevel(logging.NOTSET)

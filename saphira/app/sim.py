@@ -277,16 +277,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     front = PioneerLines(host, lines)
     view = None
+    view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
     if getattr(args, "ui", None) is not None:
         from saphira.app.sim_ui import start_view
         from saphira.ui.simview import SimView
 
         view = SimView(simulation)
-        failed = start_view(view, args.ui, front.close)
+        failed = start_view(view, args.ui, front.close, view_lines.append)
         if failed is not None:
             return failed
 
     def announce() -> None:
+        for said in view_lines:
+            print(said, flush=True)
         for k, line in enumerate(lines):
             identity = line.server.identity
             print(

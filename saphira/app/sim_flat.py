@@ -103,15 +103,18 @@ def run(args: argparse.Namespace) -> int:
     host, port = server.address
     mode = "real-time" if args.flat_realtime else "standard"
     view = None
+    view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
     if getattr(args, "ui", None) is not None:
         from saphira.app.sim_ui import FlatView, start_view
 
         view = FlatView(flat, server)
-        failed = start_view(view, args.ui, server.close)
+        failed = start_view(view, args.ui, server.close, view_lines.append)
         if failed is not None:
             return failed
 
     def announce() -> None:
+        for said in view_lines:
+            print(said, flush=True)
         print(
             f"listening on {host}:{port} (Flat4 controller, map {flat.map_name}, {args.flat_lasers} laser(s), "
             f"{mode} mode{', stopped' if stopped else ''})",

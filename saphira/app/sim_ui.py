@@ -11,7 +11,6 @@ the world). It lives here, with the commands, so the live view's package names n
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -24,10 +23,15 @@ from saphira.ui.simview import SimView
 __all__ = ["FlatView", "start_view"]
 
 
-def start_view(view: SimView, address: tuple[str, int], close: Callable[[], None]) -> int | None:
-    """Serve ``view`` on ``address``; None when it listens, else 2 after ``close()`` and the reason on stderr."""
+def start_view(
+    view: SimView, address: tuple[str, int], close: Callable[[], None], say: Callable[[str], None]
+) -> int | None:
+    """Serve ``view`` on ``address``, giving ``say`` the lines to print (its URL): the caller prints them once
+    its stop signals are handled, as the "listening on" lines, so a supervisor that signals as soon as it
+    reads them gets the documented status. None when it listens, else 2 after ``close()`` and the reason
+    on stderr."""
     try:
-        view.start(*address, say=functools.partial(print, flush=True))
+        view.start(*address, say=say)
     except OSError as exc:
         close()
         print(f"saphira sim: {exc}", file=sys.stderr)
