@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from saphira.behavior.executive import BehaviorTask
 from saphira.behavior.library import find_behavior
@@ -34,6 +35,7 @@ from saphira.core.tasks import TaskState
 from saphira.perception import perception_for
 from saphira.perception.ekf import PoseFilter, line_noise
 from saphira.perception.mapfile import load_map_file, save_map_file
+from saphira.perception.registration import BUILD_LENGTH
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.world.wld import parse_wld
@@ -257,6 +259,47 @@ def drive_east(robot: Robot, sim: EmbeddedSim, per: object, until_x: float = 213
         if sim.true_pose.x >= until_x:
             break
     assert sim.true_pose.x >= until_x and sim.wall_contacts == 0
+
+
+@pytest.mark.parametrize("speed", [200.0, 250.0])
+def test_map_building_at_the_manuals_speeds_adds_the_corridor_and_keeps_the_pose(speed: float) -> None:
+    """Issue 34 §3: at 200-250 mm/s one reading of the corridor (what the side buffers' 40 echoes span:
+    1525 mm at 200 mm/s, 1930 at 250, seed 3) never reaches BUILD_LENGTH, so before the fix no corridor
+    was built and the registered pose was 3 m off at the corridor's end. The hypothesis's extent seen
+    along the travel reaches it: the corridor is built and registration holds the pose (measured worst
+    73-78 mm over seeds 0-5, end 55-77 mm)."""
+    robot = Robot()
+    sim = attach_simulator(robot, "corridor", "p3dx", pose=(2600.0, 6000.0, 0.0), seed=3)
+    per = perception_for(robot.reflector, robot.scheduler)
+    per.start_registration()
+    interp = per.interpretation
+    robot.start_behavior(find_behavior("avoid_collision"), priority=0)
+    robot.start_behavior(find_behavior("constant_velocity"), speed, priority=2)
+    robot.start_behavior(find_behavior("stop"), priority=3)
+    longest_reading, worst, overcounted = 0.0, 0.0, 0.0
+    for _ in range(robot.clock.cycles_for(21300.0 / speed)):
+        worst = max(worst, step(robot, sim)[0])
+        if interp.corridor is not None:
+            longest_reading = max(longest_reading, interp.corridor.length)
+            overcounted = max(overcounted, interp.corridor_paired - interp.corridor_support)
+        if sim.true_pose.x >= 21300.0:
+            break
+    corridors = [a for a in per.registration.builder.built if isinstance(a, Corridor)]
+    final = errors(robot, sim)[0]
+    print(
+        f"{speed:.0f} mm/s: longest reading {longest_reading:.0f} mm; corridors "
+        f"{[(round(c.ax), round(c.ay), c.ath, round(c.length)) for c in corridors]}; pose error worst {worst:.0f} "
+        f"mm, end {final:.0f} mm"
+    )
+    assert sim.true_pose.x >= 21300.0 and sim.wall_contacts == 0
+    assert longest_reading < BUILD_LENGTH  # the case of the issue: no single reading is long enough
+    assert len(corridors) == 1
+    c = corridors[0]
+    assert c.ath % 180.0 == 0.0 and abs(c.ay - 6000.0) <= 200.0 and abs(c.width - 2000.0) <= 200.0
+    assert c.ax - c.length / 2 <= 6000.0 and c.ax + c.length / 2 >= 20000.0
+    assert worst <= 150.0 and final <= 120.0
+    # travel with both walls parallel lies within the travel since the hypothesis began
+    assert overcounted <= 1.0
 
 
 def test_map_building_can_be_switched_off_and_unsnapped() -> None:

@@ -147,12 +147,12 @@ def find_behavior(name: str) -> BehaviorDef[Any, Any]:
     return defn
 
 
-def start_wander_stack(robot: Robot) -> None:
+def start_wander_stack(robot: Robot, speed: float = 300.0) -> None:
     """Start the manual's wander stack, as colbert/demo.act does: ``sfAvoidCollision`` (priority 0),
-    ``sfKeepOff(100, 0.25)`` (1), ``sfConstantVelocity(300)`` (2) and ``sfStop`` (3), turning left when
-    a way round is open both sides."""
+    ``sfKeepOff(100, 0.25)`` (1), ``sfConstantVelocity(speed)`` (2; demo.act's 300 mm/s) and ``sfStop``
+    (3), turning left when a way round is open both sides."""
     robot.executive.preferred_turn_dir = TurnDir.LEFT
     robot.start_behavior(find_behavior("avoid_collision"), priority=0)
     robot.start_behavior(find_behavior("keep_off"), 100.0, 0.25, priority=1)
-    robot.start_behavior(find_behavior("constant_velocity"), 300.0, priority=2)
+    robot.start_behavior(find_behavior("constant_velocity"), speed, priority=2)
     robot.start_behavior(find_behavior("stop"), priority=3)

@@ -159,6 +159,14 @@ class Interpretation:
     """mm travelled in the current corridor hypothesis while both its walls were seen, parallel within
     :data:`PAIRED_PARALLEL` (what tells a corridor from a room: map building asks for enough of it)."""
     _paired_at: float = 0.0
+    corridor_extent: float = 0.0
+    """mm of the current corridor hypothesis's walls seen along the travel in one pass: the union of its
+    readings' extents, each kept where the robot's motion moved it, restarted when the heading turns
+    more than :data:`MAX_BEND` (as the side segments are). A reading spans only what the side buffers
+    hold, a fixed number of echoes (the manual's ``SideBuffer``), so the less the robot moves between
+    echoes the shorter it is; the union does not depend on the speed (map building asks for enough)."""
+    _extent_span: tuple[float, float] = (0.0, 0.0)
+    _extent_heading: float = 0.0
     _odo_total: float = 0.0
     _odo_last: tuple[float, float] | None = None
     _history: _HeadingHistory = field(default_factory=lambda: _HeadingHistory(HISTORY))
@@ -278,21 +286,30 @@ class Interpretation:
                     self._drop_corridor()
             return
         offset, th, width, lo, hi = reading
+        c, s = cos_sin(th)
+        mid = 0.5 * (lo + hi)
+        seen = (lo, hi)
+        heading = self.reflector.state.odo_th
         if corridor is None:
             corridor = Corridor(cat=Category.PERCEPT)
             self.corridor = corridor
             self._corridor_seen = odo
-            self.corridor_paired = 0.0
+            self.corridor_paired, self._paired_at = 0.0, odo
+            self._extent_heading = heading
             corridor.snew = True
             self.reflector.pointlist.add(corridor)
         else:
+            if abs(norm2_angle(heading - self._extent_heading)) > MAX_BEND:
+                self._extent_heading = heading  # what was seen before a turn is not one pass along the walls
+            else:
+                seen = _union(lo, hi, c * corridor.x + s * corridor.y, self._extent_span)
             corridor.snew = False
+        self.corridor_extent = seen[1] - seen[0]
+        self._extent_span = (seen[0] - mid, seen[1] - mid)
         if paired:
             self.corridor_paired += odo - self._paired_at
         self._paired_at = odo
         self._unsupported_since = odo
-        c, s = cos_sin(th)
-        mid = 0.5 * (lo + hi)
         corridor.width, corridor.length, corridor.viewable = width, max(hi - lo, 0.0), True
         self._place(corridor, -s * offset + c * mid, c * offset + s * mid, th)
 
@@ -406,6 +423,15 @@ def _extent(th: float, walls: tuple[Wall, ...]) -> tuple[float, float]:
         centre = c * w.x + s * w.y
         ends += [centre - 0.5 * w.length, centre + 0.5 * w.length]
     return min(ends), max(ends)
+
+
+def _union(lo: float, hi: float, centre: float, span: tuple[float, float]) -> tuple[float, float]:
+    """A reading's extent ``lo``..``hi`` joined to the extent seen before, ``span`` about the corridor's
+    previous centre (now ``centre`` along the reading's direction); the reading alone if they do not meet."""
+    before_lo, before_hi = centre + span[0], centre + span[1]
+    if lo > before_hi or hi < before_lo:
+        return lo, hi
+    return min(lo, before_lo), max(hi, before_hi)
 
 
 def _align(corridor: Corridor, reading: Reading) -> Reading:

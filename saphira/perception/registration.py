@@ -85,7 +85,9 @@ BUILD_PAIRED = 2500.0
 """mm of travel with both walls seen parallel before map building adds a sensed corridor."""
 
 BUILD_LENGTH = 2000.0
-"""mm: the shortest sensed corridor (its walls' extent) map building adds."""
+"""mm: the shortest sensed corridor map building adds: its walls' extent seen along the travel
+(:attr:`~saphira.perception.interpretation.Interpretation.corridor_extent`), not one reading's, which
+the side buffers' fixed number of echoes shortens at low speed."""
 
 BUILD_MAX_WIDTH = 3000.0
 """mm: a wider sensed corridor is more likely a room; map building does not add it."""
@@ -281,7 +283,7 @@ class Registration:
         shaped = (
             corridor is not None
             and corridor.width <= BUILD_MAX_WIDTH
-            and corridor.length >= BUILD_LENGTH
+            and interp.corridor_extent >= BUILD_LENGTH
             and interp.corridor_paired >= BUILD_PAIRED
         )
         return interp.corridor_support >= BUILD_SUPPORT and walls_quiet and shaped
