@@ -185,6 +185,7 @@ def test_a_line_out_of_cycle_order_is_refused_where_it_stands(tmp_path: Path) ->
     result = replay_command(path)
     assert result.returncode == 2 and where in result.stderr and not result.stdout
 
+
 def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.rec"
     path.write_text("shopping list\n")
