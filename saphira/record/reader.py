@@ -223,15 +223,19 @@ def _lines(info: RecordingInfo, handle: IO[bytes], stop: int | None) -> Iterator
         if number == 1:
             info.version = _header(raw, line, position)
             continue
-        if end is not None and line.strip():
+        blank = not line.strip()
+        if end is not None and not blank:
             raise SourceError("a line after the recording's end line", position, line)
-        if line.startswith("# robot "):
-            info.url = line[len("# robot ") :]
-        if (note := _NOTE_RE.match(line)) is not None:
-            info.notes[note[1]] = note[2]
-        if (marker := _END_RE.match(line)) is not None:
-            end = _number(marker[1], "the event count", position, line), _number(marker[2], "the cycle", position, line)
-        if not line.strip() or line.startswith("#"):
+        if line.startswith("#"):
+            if line.startswith("# robot "):
+                info.url = line[len("# robot ") :]
+            if (note := _NOTE_RE.match(line)) is not None:
+                info.notes[note[1]] = note[2]
+            if (marker := _END_RE.match(line)) is not None:
+                end = (_number(marker[1], "the event count", position, line),
+                       _number(marker[2], "the cycle", position, line))  # fmt: skip
+            continue
+        if blank:
             continue
         parts = line.split(" ", 2)
         cycle = _number(parts[0], "a cycle", SourcePosition(path, number, 1), line)
