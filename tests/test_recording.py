@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from saphira.app.cli import main
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
 from saphira.core.errors import SaphiraError, SourceError
+from saphira.record.playback import Playback
 from saphira.record.recording import Recorder, read_recording, replay
 from saphira.robot import Robot
 from tests.scripted_server import ScriptedServer
@@ -168,6 +171,25 @@ def test_a_recording_is_on_disk_at_the_end_of_every_cycle(tmp_path: Path) -> Non
     assert read_recording(path).problem == ""
 
 
+def test_a_line_out_of_cycle_order_is_refused_where_it_stands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay plays each cycle as soon as the next one's first line is read: a line stamped earlier is an error."""
+    path = tmp_path / "session.rec"
+    record_session(path)
+    lines = path.read_text().splitlines(keepends=True)
+    first_of_20 = next(i for i, line in enumerate(lines) if line.startswith("20 "))
+    first_of_21 = next(i for i, line in enumerate(lines) if line.startswith("21 "))
+    lines.insert(first_of_20, lines.pop(first_of_21))  # the line of cycle 21 now comes before those of 20
+    path.write_text("".join(lines))
+    where = f"session.rec:{first_of_20 + 2}:1: cycle 20 after a line of cycle 21"  # the line after it
+    with pytest.raises(SourceError, match=where + ": the lines of a recording are in the order of their cycles"):
+        read_recording(path)
+    assert main(["replay", str(path)]) == 2  # nothing replayed: the checking pass comes first
+    out, err = capsys.readouterr()
+    assert where in err and not out
+
+
 def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.rec"
     path.write_text("shopping list\n")
@@ -184,3 +206,54 @@ def test_a_binary_file_is_refused_without_echoing_its_bytes(tmp_path: Path) -> N
     with pytest.raises(SourceError, match=r"noise.rec:1:7: not a saphira recording: byte 0x1b is not text") as err:
         read_recording(path)
     assert "\x1b" not in err.value.pretty()
+
+
+def record_chatty_session(path: Path, cycles: int) -> None:
+    """A session whose activity says sixteen long messages every cycle: some 32 KB of recording a cycle."""
+    robot = Robot(LockStepClock())
+    client, server_end = memory_pair()
+    server = ScriptedServer(server_end)
+    recorder = Recorder(robot, path)
+    say = recorder.tap.tee(lambda text: None)  # what sfMessage does: recorded as an ``m`` line
+
+    def tick() -> None:
+        server.x += 7
+        server.tick()
+        for k in range(16):
+            say(f"{robot.scheduler.cycle}.{k} " + "x" * 1990)
+
+    robot.clock.add_listener(tick)  # type: ignore[attr-defined]
+    robot.connect(client)
+    robot.motion.set_velocity(120)
+    robot.run(cycles=cycles)
+    recorder.close()
+
+
+@pytest.mark.parametrize("how", ["replay", "playback"])
+def test_replaying_a_recording_four_times_longer_takes_no_more_memory(tmp_path: Path, how: str) -> None:
+    """A replay (and the playback behind --plot, --ui and export) reads the recording as it plays it."""
+    short, long = tmp_path / "short.rec", tmp_path / "long.rec"
+    record_chatty_session(short, 40)
+    record_chatty_session(long, 160)
+
+    def play(path: Path) -> int:
+        if how == "replay":
+            report = replay(path)
+            assert report.matches, report.mismatches[:3]
+            return report.cycles
+        playback = Playback.open(path)
+        while not playback.done:
+            playback.step()
+        assert len(playback.messages) == 16  # the last cycle's, as recorded
+        return playback.cycles
+
+    play(short)  # the first robot of the process builds what every later one shares
+    peaks, cycles = [], []
+    for path in (short, long):
+        tracemalloc.start()
+        cycles.append(play(path))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    added = long.stat().st_size - short.stat().st_size
+    assert cycles[1] > 3 * cycles[0] and added > 3_000_000
+    assert peaks[1] - peaks[0] < added / 4, (peaks, added)  # holding the recording would cost more than added

@@ -294,9 +294,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return view_replay(args)
     params = load_params(find_params_file(args.params)) if args.params else None
     report = replay(args.file, params)
-    print(
-        f"replayed {report.cycles} cycles; compared {report.compared} reflector states; {len(report.mismatches)} differ"
-    )
+    print(f"replayed {report.cycles} cycles; compared {report.compared} reflector states; {report.differ} differ")
     for cycle, expected, got in report.mismatches[:10]:
         print(f"  cycle {cycle}: recorded {expected} / replayed {got}")
     if report.problem:

@@ -91,7 +91,7 @@ def view_replay(args: argparse.Namespace) -> int:
     from saphira.record.playback import Playback, recorded_world
 
     playback = Playback.open(args.file, _params(args))
-    world = recorded_world(playback.recording, args.world)
+    world = recorded_world(playback.info, args.world)
     if args.plot:
         from saphira.app.plot import plot_run
         from saphira.app.trace import PLOT_SCANS, RunTrace

@@ -357,7 +357,7 @@ def export(
     context = fg.Context()
     output = OutputFile(target)  # in place once whole: a failed export leaves an existing file
     with output, _open_mcap(fg, output, context):
-        channels = FoxgloveLog(playback.robot, context, world=recorded_world(playback.recording, world),
+        channels = FoxgloveLog(playback.robot, context, world=recorded_world(playback.info, world),
                                behaviors=lambda: playback.behaviors, artifacts=lambda: playback.artifacts,
                                messages=lambda: playback.messages)  # fmt: skip
         playback.robot.scheduler.add(channels)

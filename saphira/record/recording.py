@@ -24,7 +24,7 @@ robot leaves an existing file as it was. The end line, written when the recorder
 knows it has the whole session:
 a recording without it (the process was killed, the disk filled) or with fewer events than it counts
 ended early, and a last line without its newline was cut in the middle. Such a recording replays up
-to its last complete line, and :attr:`Recording.problem` says where it ends. The file is flushed at
+to its last complete line, and :attr:`RecordingInfo.problem` says where it ends. The file is flushed at
 the end of every cycle, so a killed run loses at most the cycle it was in. Version 1 recordings (no
 end line) are read too, without the check. Version 3 adds the behaviors and the messages
 (:mod:`saphira.record.extras`) and ``# world NAME`` and ``# params FILE`` lines naming the embedded
@@ -36,41 +36,46 @@ it was.
 A recording is read only from a regular file of at most :data:`MAX_RECORDING_BYTES`, and replay runs
 every cycle up to the last one stamped: so cycles with no event (while no robot was connected) are
 limited to :data:`MAX_IDLE_CYCLES` in all, and a line stamped far beyond the rest is refused where it
-stands instead of costing hours of replay.
+stands instead of costing hours of replay. The lines are in the order of their cycles, and a replay
+reads them as it plays them (:mod:`saphira.record.reader`), so it holds one cycle at a time: a
+recording of hours replays in the memory of one of seconds.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import threading
-from collections import defaultdict
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from saphira.client.reflector import RobotState
 from saphira.client.transport import Transport, TransportClosed
 from saphira.core.clock import LockStepClock
-from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
-from saphira.core.inputfile import MIB, bounded_int, read_input
+from saphira.core.errors import SourceError
 from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.framing import encode_packet
 from saphira.record.extras import MAX_TASKS, MessageTap, artifact_rows, behavior_state, encode, message_body, task_rows
+from saphira.record.reader import (
+    HEADER,
+    MAX_IDLE_CYCLES,
+    MAX_RECORDING_BYTES,
+    VERSION,
+    Recording,
+    read_recording,
+    recorded_cycles,
+    scan_recording,
+)
 from saphira.robot import Robot
 
-VERSION = 4
-HEADER = f"# saphira recording {VERSION}"
-MAX_RECORDING_BYTES = 256 * MIB
-"""The largest recording read (some hours of a robot at 10 cycles a second)."""
-MAX_IDLE_CYCLES = 100_000
-"""Cycles without any event a recording may hold in all (replay runs them too, some 30 us each)."""
-_HEADER_RE = re.compile(r"# saphira recording (\w+)$")
-_END_RE = re.compile(r"# end (\S+) events, cycle (\S+)$")
-_NOTE_RE = re.compile(r"# (world|params) (.+)$")
+__all__ = [
+    "HEADER", "MAX_IDLE_CYCLES", "MAX_MISMATCHES", "MAX_RECORDING_BYTES", "VERSION", "Recorder", "Recording",
+    "ReplayReport", "ReplayTransport", "SourceError", "read_recording", "replay", "state_line",
+]  # fmt: skip
+
+MAX_MISMATCHES = 100
+"""The differing states a replay report keeps (the first ones); it counts them all."""
 
 
 def state_line(state: RobotState) -> str:
@@ -167,211 +172,34 @@ class Recorder:
                 self.robot.scheduler.remove(self._task)
 
 
-@dataclass
-class Recording:
-    """A parsed recording: received bytes and expected states per cycle.
-
-    ``problem`` is empty for a whole recording; otherwise it says how and where it ended early.
-    """
-
-    source: str
-    url: str = ""
-    received: dict[int, bytes] = field(default_factory=lambda: defaultdict(bytes))
-    sent: dict[int, list[bytes]] = field(default_factory=lambda: defaultdict(list))
-    states: dict[int, str] = field(default_factory=dict)
-    behaviors: JsonByCycle = field(default_factory=lambda: JsonByCycle(dict))
-    """Version 3: the behaviors' state, in the cycles it changed in (:mod:`saphira.record.extras`)."""
-    messages: dict[int, list[list[str]]] = field(default_factory=lambda: defaultdict(list))
-    """Version 3: ``[level, name, text]`` of every message and log record, by cycle."""
-    poses: dict[int, tuple[float, float, float]] = field(default_factory=dict)
-    """Version 3: the global pose (x, y mm, th deg) at the end of the cycles it changed in."""
-    artifacts: JsonByCycle = field(default_factory=lambda: JsonByCycle(list))
-    """Version 3: the map's artifacts ``[type, id, x, y, th, width, length]``, in the cycles they changed in."""
-    tasks: dict[int, list[Any]] = field(default_factory=dict)
-    """Version 4: the Activities rows ``[name, state, depth, kind, running]``, in the cycles they changed in."""
-    notes: dict[str, str] = field(default_factory=dict)
-    """Version 3: ``world`` (the embedded simulator's) and ``params`` (the run's ``--params``), if any."""
-    events: int = 0
-    problem: str = ""
-
-    @property
-    def last_cycle(self) -> int:
-        cycles = [*self.received, *self.states]
-        return max(cycles) if cycles else 0
-
-
-def _number(text: str, what: str, position: SourcePosition, line: str) -> int:
-    """``text`` as a whole number of at most 12 digits (0 or more), or a SourceError naming ``what``."""
-    value = bounded_int(text, digits=12)
-    if value is None or text[:1] in "+-":
-        raise SourceError(f"{what} must be a whole number of at most 12 digits, not {quoted(text)}", position, line)
-    return value
-
-
-def read_recording(path: str | Path) -> Recording:
-    """Parse a recording; a malformed line is a :class:`SourceError` naming file:line.
-
-    An empty file, or one without an event (only its header and end line), is a :class:`SaphiraError`.
-    A recording that ended early is read up to its last complete line, with :attr:`Recording.problem` set.
-    """
-    p = Path(path)
-    data = read_input(p, what="recording", limit=MAX_RECORDING_BYTES)
-    if not data:
-        raise SaphiraError(f"{p}: empty recording (0 bytes)")
-    *lines, tail = data.split(b"\n")  # ``tail`` is what follows the last newline: b"" if none was cut
-    rec = Recording(str(p))
-    received: defaultdict[int, list[bytes]] = defaultdict(list)  # joined once at the end: linear
-    version = 0
-    end: tuple[int, int] | None = None
-    offset = 0
-    latest, idle = -1, 0
-    for number, raw in enumerate(lines, 1):
-        line = raw.decode("ascii", errors="replace").rstrip("\r")
-        offset += len(raw) + 1
-        position = SourcePosition(str(p), number)
-        if number == 1:
-            header = _HEADER_RE.match(line)
-            if header is None:
-                binary = re.search(r"[^\t\x20-\x7e]", line)
-                if binary:  # the excerpt would be mostly escapes: name the byte instead
-                    position = SourcePosition(str(p), number, binary.start() + 1)
-                    code = raw[binary.start()]  # the ascii decode keeps one character per byte
-                    raise SourceError(f"not a saphira recording: byte 0x{code:02x} is not text", position)
-                raise SourceError(f"not a saphira recording (expected {HEADER!r})", position, line)
-            version = _number(header[1], "the version", position, line)
-            if version > VERSION:
-                raise SourceError(f"recording version {version} is newer than this saphira reads ({VERSION})",
-                                  position, line)  # fmt: skip
-            continue
-        if end is not None and line.strip():
-            raise SourceError("a line after the recording's end line", position, line)
-        if line.startswith("# robot "):
-            rec.url = line[len("# robot ") :]
-        if (note := _NOTE_RE.match(line)) is not None:
-            rec.notes[note[1]] = note[2]
-        if (marker := _END_RE.match(line)) is not None:
-            end = _number(marker[1], "the event count", position, line), _number(marker[2], "the cycle", position, line)
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split(" ", 2)
-        cycle = _number(parts[0], "a cycle", SourcePosition(str(p), number, 1), line)
-        if cycle > latest:
-            idle += cycle - latest - 1
-            if idle > MAX_IDLE_CYCLES:
-                raise SourceError(
-                    f"cycle {cycle} leaves {idle} cycles without an event up to here (at most {MAX_IDLE_CYCLES}: "
-                    "replay runs every cycle up to the last)", SourcePosition(str(p), number, 1), line,
-                )  # fmt: skip
-            latest = cycle
-        try:
-            kind, body = parts[1], parts[2]
-            if kind == "<":
-                received[cycle].append(bytes.fromhex(body))
-            elif kind == ">":
-                rec.sent[cycle].append(bytes.fromhex(body))
-            elif kind == "=":
-                rec.states[cycle] = body
-            elif kind == "p" and version >= 3:
-                x, y, th = (float(v) for v in body.split())
-                rec.poses[cycle] = (x, y, th)
-            elif kind == "b" and version >= 3:
-                rec.behaviors.add(cycle, body)
-            elif kind == "a" and version >= 3:
-                rec.artifacts.add(cycle, body)
-            elif kind == "t" and version >= 4:
-                rec.tasks[cycle] = _task_rows_of(body)
-            elif kind == "m" and version >= 3:
-                rec.messages[cycle].append([str(v) for v in _json_of(body, list)][:3])
-            else:
-                raise ValueError(f"unknown event kind {kind!r}")
-        except (IndexError, ValueError) as exc:
-            raise SourceError(f"malformed recording line: {exc}", position, line) from None
-        rec.events += 1
-    rec.received.update((cycle, b"".join(chunks)) for cycle, chunks in received.items())
-    after = f"after cycle {rec.last_cycle}" if rec.events else "before its first event"
-    if tail:
-        rec.problem = (f"cut mid-line at line {len(lines) + 1} (byte offset {offset}), {after}: "
-                       f"the {len(tail)} bytes of that line are ignored")  # fmt: skip
-    elif version >= 2 and end is None:
-        rec.problem = f"no end line: it stops at line {len(lines)} (byte offset {offset}), {after}"
-    elif end is not None and end[0] != rec.events:
-        rec.problem = f"{rec.events} events where its end line counts {end[0]} (cycle {end[1]})"
-    if not rec.events:  # a run that never reached its robot: nothing to replay, draw or export
-        raise SaphiraError(f"{p}: empty recording: no events ({rec.problem or 'its end line counts 0'})")
-    return rec
-
-
-class JsonByCycle(Mapping[int, Any]):
-    """A recording's JSON events of one kind (behaviors, artifacts) by cycle, kept as their text and
-    decoded when asked for: decoded all at once, a 18 MB recording's behavior rows took 95 MB (two
-    million small objects), while a replay looks at one cycle at a time. Each text is checked when
-    added, so a malformed line is still an error of the reading, with its line."""
-
-    def __init__(self, kind: type) -> None:
-        self.kind = kind
-        self.texts: dict[int, str] = {}
-
-    def add(self, cycle: int, body: str) -> None:
-        _json_of(body, self.kind)  # a ValueError for the reader to locate
-        self.texts[cycle] = body
-
-    def __getitem__(self, cycle: int) -> Any:
-        return json.loads(self.texts[cycle])
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.texts)
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-
-def _json_of(body: str, kind: type) -> Any:
-    value = json.loads(body)  # a JSONDecodeError is a ValueError: reported with the line
-    if not isinstance(value, kind):
-        raise ValueError(f"expected a JSON {kind.__name__}")
-    return value
-
-
-MAX_TASK_DEPTH = 32
-"""The deepest an Activities row of a recording may be indented (children of children...)."""
-
-
-def _task_rows_of(body: str) -> list[list[Any]]:
-    """A ``t`` line's rows, each checked: ``[name, state, depth, kind, running]``, at most :data:`MAX_TASKS`."""
-    rows: list[list[Any]] = _json_of(body, list)
-    if len(rows) > MAX_TASKS:
-        raise ValueError(f"more than {MAX_TASKS} activity rows")
-    for row in rows:
-        if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str) and isinstance(row[1], str)
-                and type(row[2]) is int and 0 <= row[2] <= MAX_TASK_DEPTH and isinstance(row[3], str)
-                and isinstance(row[4], bool)):  # fmt: skip
-            raise ValueError(f"an activity row is [name, state, depth 0..{MAX_TASK_DEPTH}, kind, running]")
-    return rows
-
-
 class ReplayTransport(Transport):
-    """Plays a recording's received bytes back, each in the cycle it arrived in; swallows writes."""
+    """Plays a recording's received bytes back, each in the cycle it arrived in; swallows writes.
 
-    def __init__(self, recording: Recording, robot: Robot) -> None:
-        self.recording = recording
-        self.robot = robot
-        self.url = f"replay:{recording.source}"
+    Its player :meth:`feed` s it each cycle's bytes before the cycle runs; what the link does not read in
+    that cycle is dropped (a link reads every cycle once connected), and what a read ``limit`` left
+    comes first in the next.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.url = f"replay:{source}"
         self._closed = False
-        self._cycle: int | None = None
+        self._incoming = b""
         self._rest = bytearray()
-        self.written: list[bytes] = []
 
     @property
     def closed(self) -> bool:
         return self._closed
 
+    def feed(self, data: bytes) -> None:
+        """The bytes received in the cycle about to run."""
+        self._incoming = data
+
     def read(self, limit: int | None = None) -> bytes:
         if self._closed:
             raise TransportClosed(f"{self.url} is closed")
-        cycle = self.robot.scheduler.cycle
-        if cycle != self._cycle:  # a new cycle's bytes; what a limit left of the last cycle's comes first
-            self._cycle = cycle
-            self._rest += self.recording.received.get(cycle, b"")
+        if self._incoming:
+            self._rest += self._incoming
+            self._incoming = b""
         data = bytes(self._rest[:limit])
         del self._rest[: len(data)]
         return data
@@ -379,7 +207,6 @@ class ReplayTransport(Transport):
     def write(self, data: bytes) -> None:
         if self._closed:
             raise TransportClosed(f"{self.url} is closed")
-        self.written.append(data)
 
     def close(self) -> None:
         self._closed = True
@@ -387,36 +214,42 @@ class ReplayTransport(Transport):
 
 @dataclass
 class ReplayReport:
-    """How a replay went; ``problem`` says where the recording ended early ("" when it is whole)."""
+    """How a replay went; ``problem`` says where the recording ended early ("" when it is whole).
+
+    ``mismatches`` holds the first :data:`MAX_MISMATCHES` differing states ``(cycle, recorded, replayed)``;
+    ``differ`` counts them all.
+    """
 
     cycles: int
     compared: int
-    mismatches: list[tuple[int, str, str]]
+    mismatches: list[tuple[int, str, str]] = field(default_factory=list)
     problem: str = ""
+    differ: int = 0
 
     @property
     def matches(self) -> bool:
-        return not self.mismatches and self.compared > 0
+        return not self.differ and self.compared > 0
 
 
 def replay(path: str | Path, params: RobotParams | None = None) -> ReplayReport:
-    """Feed a recording back through a fresh link and reflector; compare every recorded state."""
-    recording = read_recording(path)
+    """Feed a recording back through a fresh link and reflector, a cycle as it is read; compare every
+    recorded state. Memory is one cycle's, whatever the recording's length (:mod:`saphira.record.reader`)."""
+    info = scan_recording(path)
     robot = Robot(LockStepClock(), params=params)
-    transport = ReplayTransport(recording, robot)
-    # The recorded link started its handshake in the cycle of the first packet it sent.
-    connect_cycle = min(recording.sent) if recording.sent else 0
-    mismatches: list[tuple[int, str, str]] = []
-    compared = 0
-    for cycle in range(recording.last_cycle + 1):
-        if cycle == connect_cycle:
+    transport = ReplayTransport(info.source)
+    connect_cycle = info.first_sent or 0  # the recorded link started its handshake with its first packet
+    report = ReplayReport(info.last_cycle + 1, 0, problem=info.problem)
+    for events in recorded_cycles(info):
+        transport.feed(events.received)
+        if events.cycle == connect_cycle:
             robot.link.connect(transport)
         robot.scheduler.run_cycle()
-        expected = recording.states.get(cycle)
-        if expected is not None:
-            compared += 1
+        if events.state is not None:
+            report.compared += 1
             got = state_line(robot.state)
-            if got != expected:
-                mismatches.append((cycle, expected, got))
+            if got != events.state:
+                report.differ += 1
+                if len(report.mismatches) < MAX_MISMATCHES:
+                    report.mismatches.append((events.cycle, events.state, got))
         robot.clock.wait_next()
-    return ReplayReport(recording.last_cycle + 1, compared, mismatches, recording.problem)
+    return report

@@ -76,9 +76,9 @@ class ReplayView(ServedView):
         }  # fmt: skip
 
     def _status(self) -> dict[str, Any]:
-        return {"source": self.playback.recording.source, "cycle": self.playback.cycle,
+        return {"source": self.playback.info.source, "cycle": self.playback.cycle,
                 "cycles": self.playback.cycles, "playing": self.playing, "speed": self.speed,
-                "behaviors": bool(self.playback.recording.behaviors)}  # fmt: skip
+                "behaviors": self.playback.info.has_behaviors}  # fmt: skip
 
     def _publish(self) -> None:
         server, playback = self.server, self.playback
@@ -195,7 +195,7 @@ def serve_replay(playback: Playback, world: World | None, address: tuple[str, in
     with StopSignals():  # a signal raises Interrupted here: the page is closed, the status says which
         try:
             view.start(*address, say=lambda line: print(line, flush=True))
-            print(f"replaying {playback.recording.source}: {playback.cycles} cycles; Ctrl-C ends", flush=True)
+            print(f"replaying {playback.info.source}: {playback.cycles} cycles; Ctrl-C ends", flush=True)
             while True:
                 time.sleep(1.0)
         except KeyboardInterrupt as stop:
