@@ -11,11 +11,13 @@ type, finite, in range, the robot exists; an error goes back to the page), then 
 simulator's thread and nothing a page sends can stop it.
 When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
 
-The manual's simulator menus (digest §10.3): Files→Load World (``load_world``: what a client's LOADWORLD
-may load, :attr:`SimView.worlds`, read in the request's thread and applied by the loop), Connect (each
-robot's listening address and client; ``disconnect`` hangs a client up and the line listens again,
-:attr:`SimView.lines`), Exit (``exit``: :class:`~saphira.ui.requests.PageExit`, as Ctrl-C, where exits
-are allowed) and Display→Wake (each robot's breadcrumbs of the last seconds, drawn while Wake is on).
+The manual's simulator menus: Files→Load Params (``load_params``: a bundled parameter file for one
+robot, which :attr:`SimView.take_params` rebuilds where it stands), Files→Load World (``load_world``:
+what a client's LOADWORLD may load, :attr:`SimView.worlds`, read in the request's thread and applied
+by the loop), Connect (each robot's listening address and client; ``disconnect`` hangs a client up
+and the line listens again, :attr:`SimView.lines`), Exit (``exit``:
+:class:`~saphira.ui.requests.PageExit`, as Ctrl-C, where exits are allowed) and Display→Wake (each
+robot's breadcrumbs of the last seconds, drawn while Wake is on).
 A simulator front end with a panel of its own (Flat's: :class:`saphira.app.sim_ui.FlatView`) extends
 :class:`SimView` with :meth:`~SimView.status` and :meth:`~SimView.handle`; this module knows none of them.
 """
