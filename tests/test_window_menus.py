@@ -1,19 +1,17 @@
 """The windows' menus as the manual has them (issue 34 §3): the simulator window's Files (Load Params,
 Load World), Connect (where each robot listens, Disconnect), Display→Wake and Exit, and the live view's
-Connect→Exit. Each through a real command and its WebSocket; each refusal named to the page.
+Connect→Exit (ending ``saphira run`` in tests/test_ui.py). Each through a real command and its WebSocket;
+each refusal named to the page.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import socket
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 
 from saphira.colbert.evaluator import Evaluator
@@ -23,40 +21,9 @@ from saphira.ui.liveview import LiveView
 from saphira.ui.requests import PageExit, RequestError
 from saphira.ui.simview import SimView
 from tests.realtime import WAIT
-from tests.ui_support import start_command
+from tests.ui_support import WsPage, start_command, with_page
 
 BOX = "width 4000\nheight 3000\n0 0 4000 0\n4000 0 4000 3000\n4000 3000 0 3000\n0 3000 0 0\nposition 1000 1000 0\n"
-
-
-class _Page:
-    """One WebSocket to a served view: send requests, wait for the answer or frame a test needs."""
-
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
-        self.lines: list[str] = []
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.ws.send_str(json.dumps(message))
-
-    async def until(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        while True:
-            answer = await self.ws.receive_json(timeout=WAIT)
-            if answer["type"] == "messages":
-                self.lines += answer["lines"]
-            if wanted(answer):
-                return answer
-
-    async def error(self, message: dict[str, Any]) -> str:
-        await self.send(message)
-        return str((await self.until(lambda a: a["type"] == "error"))["text"])
-
-
-async def _with_page(url: str, script: Callable[[_Page], Any]) -> Any:
-    base, token = url.split("?token=")
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
-        ws = await client.ws_connect(f"{base}ws?token={token}", headers={"Origin": base.rstrip("/")})
-        async with ws:
-            return await script(_Page(ws))
 
 
 def _frame(a: dict[str, Any]) -> bool:
@@ -70,7 +37,7 @@ def test_the_sim_windows_files_connect_wake_and_exit_menus(tmp_path: Path) -> No
                               announces=rb"live view: (http://\S+)[\s\S]*listening on 127\.0\.0\.1:\d+")  # fmt: skip
     port = int(seen[0].decode().split("listening on 127.0.0.1:")[1].split()[0])
 
-    async def script(page: _Page) -> dict[str, Any]:
+    async def script(page: WsPage) -> dict[str, Any]:
         out: dict[str, Any] = {}
         # Files→Load World: what LOADWORLD may load, and nothing else
         out["outside"] = await page.error({"type": "load_world", "name": "/etc/passwd"})
@@ -105,7 +72,7 @@ def test_the_sim_windows_files_connect_wake_and_exit_menus(tmp_path: Path) -> No
         return out
 
     try:
-        out = asyncio.run(_with_page(url, script))
+        out = asyncio.run(with_page(url, script))
         output, _ = proc.communicate(timeout=WAIT)
     finally:
         if proc.poll() is None:
@@ -124,24 +91,6 @@ def test_the_sim_windows_files_connect_wake_and_exit_menus(tmp_path: Path) -> No
     assert out["wake"]["wakes"][0][-3:] == [[1000, 1000], [1500, 1000], [2500, 1000]]
     assert "exit: takes no fields, got ['code']" in out["exit field"]
     assert "world box loaded" in out["lines"] and "robot 1 takes the parameters of P3AT" in out["lines"]
-
-
-def test_the_live_views_exit_ends_the_run_as_ctrl_c_does() -> None:
-    proc, url = start_command("run", "colbert/demo.act", "--ui", "127.0.0.1:0", "--speed", "2")
-
-    async def script(page: _Page) -> None:
-        await page.until(_frame)
-        await page.send({"type": "exit"})
-
-    try:
-        asyncio.run(_with_page(url, script))
-        out, _ = proc.communicate(timeout=WAIT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    text = out.decode()
-    assert proc.returncode == 128 + signal.SIGINT, text
-    assert "interrupted (Exit in the live view)" in text
 
 
 def test_exit_follows_the_servers_exit_rules() -> None:
