@@ -36,7 +36,7 @@ from saphira.ui.snapshot import capture
 from saphira.world.world import World
 from tests.realtime import WAIT
 from tests.sim_process import PROJECT
-from tests.ui_support import start_command
+from tests.ui_support import WsPage, start_command, with_page
 
 
 @pytest.fixture
@@ -246,6 +246,7 @@ def test_single_step_mode_holds_the_cycle_until_stepped() -> None:
 )
 def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_without_it(args: tuple[str, ...]) -> None:
     proc, url = start_command(*args)
+    output = b""
     try:
         assert url.startswith("http://127.0.0.1:") and "token=" in url
         with pytest.raises(urllib.error.HTTPError) as refused:
@@ -253,13 +254,23 @@ def test_the_command_prints_a_tokened_url_on_loopback_and_refuses_requests_witho
         assert refused.value.code == 403
         with urllib.request.urlopen(url, timeout=WAIT) as page:
             assert page.status == 200
+        if args[0] == "run":  # the page's Connect→Exit ends the run as Ctrl-C does (loopback: allowed)
+            asyncio.run(with_page(url, _exit_when_a_frame_came))
+            output, _ = proc.communicate(timeout=WAIT)
     finally:
         if args[0] == "shell":
             proc.communicate(b"exit\n", timeout=WAIT)  # the shell ends at 'exit'
-        else:
+        elif proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             proc.communicate(timeout=WAIT)
-    assert proc.returncode == (0 if args[0] == "shell" else 128 + signal.SIGTERM), proc.returncode
+    expected = {"shell": 0, "run": 128 + signal.SIGINT, "sim": 128 + signal.SIGTERM}[args[0]]
+    assert proc.returncode == expected, proc.returncode
+    assert args[0] != "run" or b"interrupted (Exit in the live view)" in output, output
+
+
+async def _exit_when_a_frame_came(page: WsPage) -> None:
+    await page.until(lambda answer: answer["type"] == "frame")
+    await page.send({"type": "exit"})
 
 
 class _Frame:

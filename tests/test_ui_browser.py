@@ -284,6 +284,37 @@ def test_simulator_view_shows_the_robot_and_the_left_button_places_it(browser: A
         proc.communicate(timeout=WAIT)
 
 
+def test_simulator_windows_menus_load_a_world_and_params_show_the_lines_draw_the_wake_and_exit(browser: Any) -> None:
+    proc, url = start_command("sim", "--port", "0", "--ui", "127.0.0.1:0", "-q")
+    try:
+        page = Page(browser, url)
+        page.wait_text("#sim-lines", "robot 1: 127.0.0.1:")
+        page.wait_text("#sim-lines", "listening")
+        page.page.fill("#sim-name", "corridor")
+        page.page.click("#sim-load-world")
+        page.wait_text("#sim-log", "world corridor loaded")
+        page.page.wait_for_function("() => window.saphira.hello.bounds[2] >= 24000")
+        page.page.fill("#sim-name", "p3at")
+        page.page.click("#sim-load-params")
+        page.wait_text("#simline", "P3AT: x ")
+        page.page.fill("#sim-name", "/etc/passwd")
+        page.page.click("#sim-load-world")
+        page.wait_text("#sim-error", "neither a bundled world nor a file in a folder given with --world-dir")
+        page.page.click("#sim-disconnect")
+        page.wait_text("#sim-log", "robot 1 has no client to disconnect")
+        page.page.check("#wake")  # then a click moves the robot: its wake goes from where it was
+        page.page.mouse.click(*_canvas_point(page, 200, 200))
+        page.page.wait_for_function("() => (window.saphira.frame.wakes || [[]])[0].length >= 2")
+        assert page.errors == []
+        page.page.click("#sim-exit")
+        output, _ = proc.communicate(timeout=WAIT)
+        assert proc.returncode == 128 + signal.SIGINT and b"simulator stopped" in output
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=WAIT)
+
+
 def _canvas_point(page: Page, x: float, y: float) -> tuple[float, float]:
     box = page.page.locator("#lps").bounding_box()
     assert box is not None

@@ -7,15 +7,18 @@ through Playwright's Python client (:mod:`tests.browser` finds it).
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
+import aiohttp
 import numpy as np
 import numpy.typing as npt
 
@@ -88,3 +91,34 @@ def colour_centroid(png: bytes, rgb: tuple[int, int, int], tolerance: int = 12) 
     if len(xs) == 0:
         return (float("nan"), float("nan"), 0)
     return float(xs.mean()), float(ys.mean()), len(xs)
+
+
+class WsPage:
+    """One WebSocket to a served view: send requests, wait for the answer or frame a test needs."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.lines: list[str] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send_str(json.dumps(message))
+
+    async def until(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            answer = await self.ws.receive_json(timeout=WAIT)
+            if answer["type"] == "messages":
+                self.lines += answer["lines"]
+            if wanted(answer):
+                return answer
+
+    async def error(self, message: dict[str, Any]) -> str:
+        await self.send(message)
+        return str((await self.until(lambda a: a["type"] == "error"))["text"])
+
+
+async def with_page(url: str, script: Callable[[WsPage], Any]) -> Any:
+    base, token = url.split("?token=")
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
+        ws = await client.ws_connect(f"{base}ws?token={token}", headers={"Origin": base.rstrip("/")})
+        async with ws:
+            return await script(WsPage(ws))

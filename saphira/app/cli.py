@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "beside FILE and moved into place when the run ends (a killed run's too), and only if the robot was "
         "reached: a run that fails before it starts leaves an existing FILE as it was",
     )
-    add_ui_options(run)
+    add_ui_options(run, allow_exit=True)
     from saphira.app.replay import add_foxglove_option
 
     add_foxglove_option(run)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from saphira.app.console import Console
+from saphira.app.exposure import exit_allowed
 from saphira.app.progress import RunProgress
 from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
@@ -41,6 +42,7 @@ from saphira.core.tasks import Task, TaskKind, TaskState, state_name
 from saphira.record.mcap_export import FoxgloveServer, McapRecorder, open_recorder
 from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
+from saphira.ui.requests import PageExit
 
 if TYPE_CHECKING:
     from saphira.ui.liveview import LiveView
@@ -166,6 +168,8 @@ class Session:
                     f"the simulator runs at {pace:g}x real time while Foxglove watches (--speed F to change)"
                 )
         self.live = serve_live_view(self.robot, self.evaluator, self.ui_address, self.sim, self.console.message)
+        if self.live is not None and self.ui_address is not None:  # Connect→Exit: a Ctrl-C from the page
+            self.live.exit = PageExit(self.signals.request, exit_allowed(self.args, self.ui_address[0]))
         # From here a stop signal waits for the end of the cycle, so the robot is stopped cleanly.
         self.signals.deferring = True
         identity = self.robot.link.identity

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -36,6 +37,7 @@ from pathlib import Path
 from saphira.app.exposure import exit_allowed, world_access
 from saphira.core.argtypes import seed
 from saphira.core.errors import SaphiraError
+from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
 from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
@@ -278,11 +280,16 @@ def run(args: argparse.Namespace) -> int:
     front = PioneerLines(host, lines)
     view = None
     view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
+    signals = StopSignals(deferring=True)
     if getattr(args, "ui", None) is not None:
-        from saphira.app.sim_ui import start_view
+        from saphira.app.sim_ui import start_view, window_menus
         from saphira.ui.simview import SimView
 
         view = SimView(simulation)
+        window_menus(view, args, signals)
+        view.worlds = options.worlds
+        view.lines = front
+        view.take_params = functools.partial(_take_params, host, args)
         failed = start_view(view, args.ui, front.close, view_lines.append)
         if failed is not None:
             return failed
@@ -299,13 +306,25 @@ def run(args: argparse.Namespace) -> int:
             )
 
     try:
-        status = serve(front, args.period, announce=announce, on_cycle=None if view is None else view.cycle)
+        status = serve(
+            front, args.period, announce=announce, on_cycle=None if view is None else view.cycle, signals=signals
+        )
     finally:
         if view is not None:
             view.stop()
     with contextlib.suppress(OSError, ValueError):
         print(f"simulator stopped{_troubles(host)}", flush=True)
     return status
+
+
+def _take_params(host: ServedSimulation, args: argparse.Namespace, index: int, params: RobotParams) -> None:
+    """The sim window's Files→Load Params: robot ``index`` rebuilt from ``params`` where it stands; its
+    line hangs up the client (told the old robot's CONFIG) and serves the new one to the next."""
+    if getattr(args, "laser", False):
+        params = with_laser(params)
+    server = host.servers[index]
+    name = f"{params.name}-{index + 1}" if args.robots > 1 else None
+    server.replace_robot(host.simulation.replace_robot(server.robot, params, name))
 
 
 def _troubles(host: ServedSimulation) -> str:

@@ -18,6 +18,7 @@ from typing import TextIO
 
 from saphira.app.exposure import exit_allowed, world_access
 from saphira.core.errors import SaphiraError
+from saphira.core.interrupts import StopSignals
 from saphira.flat.server import POLL_PERIOD, FlatServer
 from saphira.flat.simulation import FlatOptions, FlatSimulation
 from saphira.sim.serve import serve
@@ -104,10 +105,12 @@ def run(args: argparse.Namespace) -> int:
     mode = "real-time" if args.flat_realtime else "standard"
     view = None
     view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
+    signals = StopSignals(deferring=True)
     if getattr(args, "ui", None) is not None:
-        from saphira.app.sim_ui import FlatView, start_view
+        from saphira.app.sim_ui import FlatView, start_view, window_menus
 
         view = FlatView(flat, server)
+        window_menus(view, args, signals)
         failed = start_view(view, args.ui, server.close, view_lines.append)
         if failed is not None:
             return failed
@@ -123,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
 
     try:
-        status = serve(server, POLL_PERIOD, announce=announce)
+        status = serve(server, POLL_PERIOD, announce=announce, signals=signals)
     finally:
         if view is not None:
             view.stop()

@@ -11,16 +11,25 @@ the world). It lives here, with the commands, so the live view's package names n
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from saphira.app.exposure import exit_allowed
+from saphira.core.interrupts import StopSignals
 from saphira.flat.server import FlatServer
 from saphira.flat.simulation import FlatSimulation
-from saphira.ui.requests import text
+from saphira.ui.requests import PageExit, text
 from saphira.ui.simview import SimView
 
-__all__ = ["FlatView", "start_view"]
+__all__ = ["FlatView", "start_view", "window_menus"]
+
+
+def window_menus(view: SimView, args: argparse.Namespace, signals: StopSignals) -> None:
+    """The window's Connect→Exit: a Ctrl-C (``signals``), allowed by the servers' exit rules for the
+    page's address (loopback, or ``--allow-exit``; ``--no-exit`` refuses it too)."""
+    view.exit = PageExit(signals.request, exit_allowed(args, args.ui[0]))
 
 
 def start_view(
@@ -57,7 +66,7 @@ class FlatView(SimView):
         host, port = server.address
         panel = {"address": [host, port], "running": server.running, "held": server.held.is_set(),
                  "steps": server.steps, "map": self.flat.map_name, "controller": server.controller}  # fmt: skip
-        return {"flat": panel}
+        return {**super().status(), "flat": panel}
 
     def hello(self) -> dict[str, Any]:
         # The page gets the robot at once: a stopped server, or one with no controller, sends no frames.

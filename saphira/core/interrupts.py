@@ -69,14 +69,25 @@ class StopSignals:
 
     def __init__(self, *, deferring: bool = False, line_interrupts: bool = False) -> None:
         self.received: int | None = None
+        self.reason = ""
+        """What asked for the stop when it was no signal (:meth:`request`: "Exit in the live view")."""
         self.deferring = deferring
         self.line_interrupts = line_interrupts
         self._installed = contextlib.ExitStack()
 
     @property
     def name(self) -> str:
-        """The received signal's name ("SIGTERM"), or "" when none came."""
-        return signal.Signals(self.received).name if self.received is not None else ""
+        """The received signal's name ("SIGTERM"), what :meth:`request` was given, or "" when none came."""
+        if self.received is None:
+            return ""
+        return self.reason or signal.Signals(self.received).name
+
+    def request(self, reason: str, signum: int = signal.SIGINT) -> None:
+        """Stop as the first ``signum`` would (from any thread): the live view's Exit is a Ctrl-C, so the
+        robot is stopped at the end of the cycle, the summary says ``reason`` and the status is 130."""
+        if self.received is None:
+            self.reason = reason
+            self.received = signum
 
     @property
     def status(self) -> int | None:

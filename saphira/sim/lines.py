@@ -305,6 +305,18 @@ class PioneerLines:
     def exit_code(self) -> int | None:
         return self.host.exit_code
 
+    def listening(self) -> list[tuple[str, bool]]:
+        """Where each robot listens, and whether a client holds its line (the sim window's Connect menu)."""
+        return [(line.address, line.server.connected) for line in self.lines]
+
+    def hang_up(self, index: int) -> bool:
+        """The manual's Connect→Disconnect: end robot ``index``'s session and listen again (False: no client)."""
+        server = self.lines[index].server
+        if not server.connected:
+            return False
+        server.hang_up("disconnected from the simulator's window")
+        return True
+
     def close(self) -> None:
         for server in self.host.servers:
             server.hang_up("simulator exiting")

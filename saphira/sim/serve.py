@@ -172,14 +172,17 @@ def serve(
     *,
     announce: Callable[[], None] = lambda: None,
     on_cycle: Callable[[float], None] | None = None,
+    signals: StopSignals | None = None,
 ) -> int:
     """Serve ``front`` until a client ends the program or a stop signal comes; the exit status.
 
     ``announce`` runs once the signal handlers are in place (a supervisor may signal as soon as it
     reads the "listening on" lines). The first signal ends the loop within one period; a second one,
-    while the front end still hangs up its clients, raises at once.
+    while the front end still hangs up its clients, raises at once. ``signals`` (deferring): the
+    caller's, whose :meth:`~saphira.core.interrupts.StopSignals.request` (the sim window's Exit) stops
+    the loop as the first signal does.
     """
-    with StopSignals(deferring=True) as signals:
+    with signals or StopSignals(deferring=True) as signals:
         loop = ServeLoop(front, period, signals=signals)
         loop.on_cycle = on_cycle
         try:

@@ -266,8 +266,6 @@ class PioneerServer:
         self.simulation = simulation
         self.robot = robot
         self.options = options or ServerOptions()
-        self.identity = self.options.identity or identity_for(robot.model.params, robot.name)
-        self.layout = self.options.layout or layout_for(self.identity)
         self.period = period
         """Seconds per world step: the SIP cycle reported in CONFIG and SIMSTAT."""
         self.last_interval = period
@@ -299,6 +297,15 @@ class PioneerServer:
         self._bytes_left = self.options.read_budget
         self._packets_left = self.options.packet_budget
         self._over_budget_since: float | None = None
+        self._configure(robot)
+        if transport is not None:
+            self.attach(transport, 0.0)
+
+    def _configure(self, robot: SimRobot) -> None:
+        """Serve ``robot``: its identity (SYNC2, CONFIG), SIP layout, conversion factors and accessories."""
+        self.robot = robot
+        self.identity = self.options.identity or identity_for(robot.model.params, robot.name)
+        self.layout = self.options.layout or layout_for(self.identity)
         model = robot.model
         self._dist_conv = model.dist_conv_factor
         self._angle_conv = model.angle_conv_factor
@@ -306,11 +313,16 @@ class PioneerServer:
         self._range_conv = model.range_conv_factor or 1.0
         self._heading_units = max(1, round(2.0 * math.pi / self._angle_conv))
         self._handlers = self._handler_table()
-        self.accessories = Accessories(simulation, robot, self._string_arg, psos=self.layout is SipLayout.PSOS)
+        self.accessories = Accessories(self.simulation, robot, self._string_arg, psos=self.layout is SipLayout.PSOS)
         self._handlers.update(self.accessories.handlers(self._handlers))
         robot.cmd_sonar(False)  # no session: nothing to fire for
-        if transport is not None:
-            self.attach(transport, 0.0)
+
+    def replace_robot(self, robot: SimRobot) -> None:
+        """Serve ``robot`` (one of other parameters: the simulator window's Files→Load Params) from now
+        on; a client is hung up first, since what it was told at its handshake no longer holds."""
+        if self.transport is not None:
+            self.hang_up("the simulated robot took other parameters")
+        self._configure(robot)
 
     # -- the line -----------------------------------------------------------------------------------
 

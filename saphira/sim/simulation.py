@@ -482,6 +482,13 @@ class Simulation:
     def remove_robot(self, robot: SimRobot) -> None:
         self.robots.remove(robot)
 
+    def replace_robot(self, robot: SimRobot, params: RobotParams, name: str | None = None) -> SimRobot:
+        """A robot built from ``params`` in ``robot``'s place, at its true pose (the simulator's Load Params)."""
+        new = SimRobot(self.world, params, robot.pose, name, robot.odometry.error, self.sonar_beam)
+        new.objects = self.objects
+        self.robots[self.robots.index(robot)] = new
+        return new
+
     def set_pose(self, robot: SimRobot, x: float, y: float, th: float) -> None:
         """SIM_SET_POSE: move ``robot`` to a true pose; its odometry is unchanged."""
         robot.set_pose(x, y, th)

@@ -42,7 +42,7 @@ from saphira.core.tasks import Phase, TaskState
 from saphira.display.drawing import COLORS, Drawing, LocalPen, drawing_for
 from saphira.display.state import DisplayMenu, DisplayState, View, display_for
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
-from saphira.ui.requests import COORDINATE_MM, display_setting, integer, number, text
+from saphira.ui.requests import COORDINATE_MM, PageExit, display_setting, integer, number, text
 from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import GridCopy, Snapshot, Wake, capture, world_outline
 
@@ -133,6 +133,8 @@ class LiveView(ServedView):
         """The colour variables the pages were last given (a frame carries them when Colbert changes one)."""
         self._grid_sent: tuple[int, int, int] | None = None
         """(frame, grid readings, server connections) when the last grid image went out."""
+        self.exit = PageExit()
+        """The page's Connect→Exit (the command that serves the view says whether and how it ends)."""
         self.deferred = False
         """True when the clock calls :meth:`flush` at every cycle boundary (see :func:`serve`)."""
         original = evaluator.output
@@ -276,6 +278,9 @@ class LiveView(ServedView):
         elif kind == "clear_sonar":
             with self.robot.scheduler.lock:
                 self.robot.sonar.clear()
+        elif kind == "exit":
+            self.exit(message)
+            self._line("Exit: the run ends (the robot is stopped)")
         else:
             raise ValueError(f"unknown request type {kind!r}")
 

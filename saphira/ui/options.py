@@ -29,14 +29,19 @@ def ui_address(text: str) -> tuple[str, int]:
     return host or DEFAULT_HOST, number
 
 
-def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True) -> None:
-    """Add ``--ui`` (and, for the embedded simulator, ``--speed``) to a command's parser."""
+def add_ui_options(parser: argparse.ArgumentParser, *, speed: bool = True, allow_exit: bool = False) -> None:
+    """Add ``--ui`` (and, for the embedded simulator, ``--speed``; ``allow_exit``: ``--allow-exit``) to a parser."""
     parser.add_argument(
         "--ui", metavar="[HOST:]PORT", type=ui_address,
         help="serve the live view (a web page) on HOST:PORT (default host 127.0.0.1; port 0 picks one); "
         "the URL with its secret token is printed on start; a non-loopback HOST is warned about (the page runs "
         "code and the token travels in clear): prefer an SSH tunnel",
     )  # fmt: skip
+    if allow_exit:
+        parser.add_argument(
+            "--allow-exit", action="store_true",
+            help="let the page's Connect→Exit end the run even when --ui listens beyond loopback (there by default)",
+        )  # fmt: skip
     if speed:
         parser.add_argument(
             "--speed", type=positive_factor, metavar="F",

@@ -9,11 +9,13 @@ world or the robot.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from saphira.display.state import MAX_PERIOD, DisplayMenu
 
-__all__ = ["RequestError", "display_setting", "integer", "number", "text"]
+__all__ = ["PageExit", "RequestError", "display_setting", "integer", "number", "text"]
 
 COORDINATE_MM = 1e9
 """The largest world coordinate a page may name (the readers' bound on a world file's numbers)."""
@@ -77,3 +79,27 @@ def display_setting(message: dict[str, Any]) -> tuple[int, int]:
     """A ``display`` request's ``(menu, state)``: integers within what ``sfSetDisplayState`` takes
     (:meth:`saphira.display.state.Display.set` then refuses what a menu does not allow)."""
     return integer(message, "menu", 0, max(DisplayMenu)), integer(message, "state", 0, MAX_PERIOD)
+
+
+@dataclass
+class PageExit:
+    """A page's Exit (the manual's Connect→Exit): ends the program as Ctrl-C does, where exits are allowed.
+
+    ``stop`` is the command's :meth:`~saphira.core.interrupts.StopSignals.request` (None: this program is
+    not ended from its page); ``allowed`` follows the servers' exit rules (:func:`saphira.app.exposure.
+    exit_allowed` for the page's address: loopback, or the operator's ``--allow-exit``).
+    """
+
+    stop: Callable[[str], None] | None = None
+    allowed: bool = False
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        if len(message) > 1:
+            raise RequestError(f"exit: takes no fields, got {_describe(sorted(set(message) - {'type'}))}")
+        if self.stop is None:
+            raise RequestError("exit: this program is not ended from its page (Ctrl-C where it runs)")
+        if not self.allowed:
+            raise RequestError(
+                "exit: refused: the page is served beyond loopback (the operator allows it with --allow-exit)"
+            )
+        self.stop("Exit in the live view")

@@ -10,6 +10,14 @@ type, finite, in range, the robot exists; an error goes back to the page), then 
 :meth:`SimView.cycle`, which the loop calls once per cycle, so the world is only ever changed from the
 simulator's thread and nothing a page sends can stop it.
 When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
+
+The manual's simulator menus: Files→Load Params (``load_params``: a bundled parameter file for one
+robot, which :attr:`SimView.take_params` rebuilds where it stands), Files→Load World (``load_world``:
+what a client's LOADWORLD may load, :attr:`SimView.worlds`, read in the request's thread and applied
+by the loop), Connect (each robot's listening address and client; ``disconnect`` hangs a client up
+and the line listens again, :attr:`SimView.lines`), Exit (``exit``:
+:class:`~saphira.ui.requests.PageExit`, as Ctrl-C, where exits are allowed) and Display→Wake (each
+robot's breadcrumbs of the last seconds, drawn while Wake is on).
 A simulator front end with a panel of its own (Flat's: :class:`saphira.app.sim_ui.FlatView`) extends
 :class:`SimView` with :meth:`~SimView.status` and :meth:`~SimView.handle`; this module knows none of them.
 """
@@ -19,20 +27,54 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from saphira.core.paths import data_dir
 from saphira.display.drawing import drawing_for
 from saphira.display.state import DisplayState
+from saphira.params.robot_params import ParamsError, RobotParams, params_for_file
 from saphira.sim.simulation import Simulation
-from saphira.ui.requests import RequestError, display_setting, integer, number
+from saphira.sim.world_requests import WorldAccess, WorldRefused
+from saphira.ui.requests import PageExit, RequestError, display_setting, integer, number, text
 from saphira.ui.server import ServedView, UiServer
-from saphira.ui.snapshot import world_outline
+from saphira.ui.snapshot import Wake, world_outline
+from saphira.world.world import World
 
-__all__ = ["PLACE_MARGIN", "SimView"]
+__all__ = ["MAX_PARAMS_NAME", "MAX_WORLD_NAME", "PLACE_MARGIN", "ClientLines", "SimView"]
+
+MAX_PARAMS_NAME = 64
+"""The longest parameter file name a page may send (a bundled name: ``p3dx-laser``)."""
+
+MAX_WORLD_NAME = 1024
+"""The longest world name a page may send (a path under ``--world-dir``)."""
 
 PLACE_MARGIN = 5000.0
 """How far (mm) outside the world's bounds a robot may be placed: a click beyond that is a mistake."""
+
+
+class ClientLines(Protocol):
+    """The robots' client lines, for the Connect menu (the Pioneer server's :class:`saphira.sim.lines.PioneerLines`)."""
+
+    def listening(self) -> list[tuple[str, bool]]: ...
+
+    def hang_up(self, index: int) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Params:
+    """A checked ``load_params`` request: robot ``index`` takes ``params``."""
+
+    index: int
+    params: RobotParams
+
+
+@dataclass(frozen=True, slots=True)
+class _Disconnect:
+    """A checked ``disconnect`` request: hang up robot ``index``'s client."""
+
+    index: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +113,20 @@ class SimView(ServedView):
         self.display.global_view = True
         self.server: UiServer | None = None
         self._cycles = 0
-        self._requests: deque[_Place] = deque(maxlen=64)
+        self._requests: deque[_Place | _Params | _Disconnect | World] = deque(maxlen=64)
         self._lock = threading.Lock()
         self._world = simulation.world
+        self._loading = threading.Lock()
+        self.worlds: WorldAccess | None = None
+        """What Files→Load World may load (None: not offered, as for Flat, whose World file owns its maps)."""
+        self.take_params: Callable[[int, RobotParams], None] | None = None
+        """Files→Load Params: robot ``index`` takes the parameters (simulator thread; None: not offered)."""
+        self.lines: ClientLines | None = None
+        """The robots' lines for the Connect menu (None: not offered)."""
+        self.exit = PageExit()
+        """Connect→Exit (the command says whether and how it ends the program)."""
+        self.wakes: list[Wake] = []
+        """Each robot's breadcrumbs while Display→Wake is on."""
 
     def cycle(self, now: float) -> None:
         """Apply the pages' requests and, every display period, send a frame (simulator thread)."""
@@ -81,7 +134,18 @@ class SimView(ServedView):
             requests = list(self._requests)
             self._requests.clear()
         for request in requests:
-            self._place(request)
+            if isinstance(request, _Place):
+                self._place(request)
+            elif isinstance(request, _Params):
+                if self.take_params is not None and request.index < len(self.simulation.robots):
+                    self.take_params(request.index, request.params)
+                    self._say(f"robot {request.index + 1} takes the parameters of {request.params.name}")
+            elif isinstance(request, _Disconnect):
+                if self.lines is not None and not self.lines.hang_up(request.index):
+                    self._say(f"robot {request.index + 1} has no client to disconnect")
+            else:
+                self._use_world(request)
+        self._track_wakes(now)
         self._cycles += 1
         period = self.display.period
         server = self.server
@@ -100,8 +164,68 @@ class SimView(ServedView):
         return _SimFrame(self._cycles, now, robots, self.display.as_dict(), extra)
 
     def status(self) -> dict[str, Any]:
-        """More for the frame (the Flat panel's state)."""
-        return {}
+        """More for the frame: where the robots listen and the wakes (a subclass adds its panel's state)."""
+        extra: dict[str, Any] = {}
+        if self.lines is not None:
+            extra["lines"] = [[address, held] for address, held in self.lines.listening()]
+        if self.display.wake:
+            extra["wakes"] = [[[round(x), round(y)] for _, x, y in wake.points] for wake in self.wakes]
+        return extra
+
+    def _track_wakes(self, now: float) -> None:
+        robots = self.simulation.robots
+        if not self.display.wake:
+            self.wakes.clear()
+            return
+        while len(self.wakes) < len(robots):
+            self.wakes.append(Wake())
+        del self.wakes[len(robots) :]
+        for wake, robot in zip(self.wakes, robots, strict=True):
+            wake.add(now, robot.x, robot.y)
+
+    def _use_world(self, world: World) -> None:
+        """Files→Load World, as LOADWORLD: the new world, robot 1 at its start pose when it has one."""
+        self.simulation.set_world(world)
+        start = world.start_pose
+        if start is not None and self.simulation.robots:
+            self.simulation.set_pose(self.simulation.robots[0], start.x, start.y, start.th)
+        self.wakes.clear()
+        self._say(f"world {world.name} loaded")
+
+    def _say(self, line: str) -> None:
+        if self.server is not None:
+            self.server.message(line)
+
+    def _load_params(self, message: dict[str, Any]) -> _Params:
+        """A ``load_params`` request: a bundled parameter file (as ``saphira params`` lists), read here."""
+        if self.take_params is None:
+            raise RequestError("load_params: this simulator's robots do not take parameters from its window")
+        count = len(self.simulation.robots)
+        index = integer(message, "robot", 0, count - 1) if count else 0
+        name = text(message, "name", MAX_PARAMS_NAME)
+        stem = name.strip().lower().removesuffix(".p")
+        folder = data_dir("params")
+        found = [p for p in folder.iterdir() if p.suffix.lower() == ".p" and p.stem.lower() == stem and p.is_file()]
+        if not found or count == 0:
+            raise RequestError(f"load_params: {name!r} is not a bundled parameter file ('saphira params' lists them)")
+        try:
+            return _Params(index, params_for_file(found[0]))
+        except ParamsError as exc:
+            raise RequestError(f"load_params: {exc}") from None
+
+    def _load_world(self, message: dict[str, Any]) -> World:
+        """Read the world a ``load_world`` request names, if the simulator's clients may load it (this thread)."""
+        name = text(message, "name", MAX_WORLD_NAME)
+        if self.worlds is None:
+            raise RequestError("load_world: this simulator's worlds are not loaded from its window")
+        if not self._loading.acquire(blocking=False):
+            raise RequestError("load_world: another world is still being loaded")
+        try:
+            return self.worlds.load(name)
+        except WorldRefused as exc:
+            raise RequestError(f"load_world: {exc}") from None
+        finally:
+            self._loading.release()
 
     def _place(self, request: _Place) -> None:
         robots = self.simulation.robots
@@ -122,6 +246,10 @@ class SimView(ServedView):
         th = None if message.get("th") is None else number(message, "th", -360.0, 360.0)
         return _Place(index, x, y, th)
 
+    def _queue(self, request: _Place | _Params | _Disconnect | World) -> None:
+        with self._lock:
+            self._requests.append(request)
+
     # ------------------------------------------------------------------ PageHandler
     def hello(self) -> dict[str, Any]:
         palette = drawing_for(self).palette_css()
@@ -137,9 +265,18 @@ class SimView(ServedView):
     def handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "place":
-            place = self._checked_place(message)
-            with self._lock:
-                self._requests.append(place)
+            self._queue(self._checked_place(message))
+        elif kind == "load_params":
+            self._queue(self._load_params(message))
+        elif kind == "load_world":
+            self._queue(self._load_world(message))
+        elif kind == "disconnect":
+            if self.lines is None:
+                raise RequestError("disconnect: this simulator's clients are not disconnected from its window")
+            self._queue(_Disconnect(integer(message, "robot", 0, len(self.lines.listening()) - 1)))
+        elif kind == "exit":
+            self.exit(message)
+            self._say("Exit: the simulator stops")
         elif kind == "display":
             self.display.set(*display_setting(message))
         elif kind in ("view", "button", "key"):

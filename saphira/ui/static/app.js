@@ -101,6 +101,7 @@ function receive(msg) {
     draw();
   } else if (msg.type === "messages") {
     appendLines(msg.lines);
+    if (msg.lines.length) $("sim-log").textContent = msg.lines[msg.lines.length - 1];  /* the sim view's line */
   } else if (msg.type === "error") {
     appendLines(["error: " + msg.text]);
     $("sim-error").textContent = "error: " + msg.text;  /* the sim view has no interaction area */
@@ -423,6 +424,7 @@ function drawPrimitive(d) {
 }
 
 function drawSim(f, pal) {
+  if ($("wake").checked) drawWakes(f, pal.wake || "#ff8c00");
   for (const r of f.robots) {
     const [name, x, y, th, radius] = r;
     const d = radius * 0.4;
@@ -431,6 +433,31 @@ function drawSim(f, pal) {
     const nose = bodyPoints([x, y, th], [[0, 0], [radius, 0]]);
     line(nose[0][0], nose[0][1], nose[1][0], nose[1][1], "#ffffff", 2);
     label(x + radius, y, name, "#102030");
+  }
+}
+
+/* the simulator's Files and Connect menus (digest 10.3) and the Exit of both windows */
+$("sim-load-params").addEventListener("click", () => send({ type: "load_params", robot: simRobot, name: $("sim-name").value }));
+$("sim-load-world").addEventListener("click", () => send({ type: "load_world", name: $("sim-name").value }));
+$("sim-disconnect").addEventListener("click", () => send({ type: "disconnect", robot: simRobot }));
+for (const button of document.querySelectorAll("button.exit")) button.addEventListener("click", () => send({ type: "exit" }));
+
+function renderLines(lines) {
+  const list = $("sim-lines");
+  const key = JSON.stringify(lines);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.textContent = "";
+  lines.forEach(([address, held], i) => {
+    const li = document.createElement("li");
+    li.textContent = `robot ${i + 1}: ${address} \u2014 ${held ? "client connected" : "listening"}`;
+    list.appendChild(li);
+  });
+}
+
+function drawWakes(f, color) {
+  for (const w of f.wakes || []) {
+    for (let i = 1; i < w.length; i++) line(w[i - 1][0], w[i - 1][1], w[i][0], w[i][1], color, 2);
   }
 }
 
@@ -473,6 +500,8 @@ function renderSimInfo(f) {
       set.appendChild(label);
     });
   }
+  if (f.lines) renderLines(f.lines);
+  $("sim-connect").hidden = !f.lines;
   if (f.flat) {
     const s = f.flat;
     $("flat-status").textContent = `${s.running ? "running" : "stopped"}${s.held ? ", holding a step" : ""}; ` +
