@@ -51,11 +51,12 @@ def imported_distributions(*folders: str) -> set[str]:
 def test_runtime_dependencies_are_exactly_what_the_runtime_imports() -> None:
     runtime = {dist_name(r) for r in PROJECT_TABLE["dependencies"]}
     extras = PROJECT_TABLE["optional-dependencies"]
-    optional = {dist_name(r) for extra in ("plot", "foxglove", "learn") for r in extras[extra]}
+    optional = {dist_name(r) for extra in ("plot", "foxglove", "ros2", "learn") for r in extras[extra]}
     used = imported_distributions("saphira", "pyrobot", "behaviors")
     assert used - optional == runtime, "runtime dependencies must be the packages saphira and behaviors/ import"
     assert optional <= used, "each optional extra is what a feature imports"
     assert {dist_name(r) for r in extras["foxglove"]} <= {dist_name(r) for r in extras["test"]}
+    assert {dist_name(r) for r in extras["ros2"]} <= {dist_name(r) for r in extras["test"]}
     assert "scikit-fuzzy" not in runtime
 
 

@@ -132,6 +132,11 @@ def test_readme_command(args: list[str], scratch: Path) -> None:
         code, out = sim.stop()
         assert code == 128 + signal.SIGTERM and b"listening on 127.0.0.1:" in out
         return
+    if "--ros2" in args:  # runs until stopped: a peer that knows nothing of saphira sees it, drives it, stops it
+        from tests.test_ros2 import drive_with_a_plain_peer
+
+        drive_with_a_plain_peer(args, scratch)
+        return
     if args[0] in ("replay", "export"):  # replays the recording the README's run --record command makes
         assert run(["run", "colbert/demo.act", "--duration", "120", "--record", args[1]], scratch).returncode == 0
     stdin = "1 + 1\nexit\n" if args[0] == "shell" else None

@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     from saphira.app.replay import add_foxglove_option
 
     add_foxglove_option(run)
+    from saphira.app.ros2 import add_ros2_options
+
+    add_ros2_options(run)
     _add_logging(run)
 
     from saphira.app import sim as standalone
@@ -194,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_robot_options(shell)
     shell.add_argument("--no-sim", action="store_true", help="start without a robot or simulator")
     add_ui_options(shell)
+    add_ros2_options(shell)
     _add_logging(shell)
 
     check = sub.add_parser(
@@ -378,7 +382,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    misuse = check_speed(args) or robot_misuse(args)
+    from saphira.app.ros2 import ros2_misuse
+
+    misuse = check_speed(args) or robot_misuse(args) or ros2_misuse(args)
     if misuse is None and args.command in (
         "run",
         "shell",

@@ -48,9 +48,21 @@ def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--foxglove", metavar="[HOST:]PORT", type=ui_address, nargs="?", const=(DEFAULT_HOST, FOXGLOVE_PORT),
         help=f"serve the run to Foxglove (its WebSocket protocol) on HOST:PORT (default 127.0.0.1:{FOXGLOVE_PORT}; "
-        "port 0 picks one): the channels 'saphira export' writes; a non-loopback HOST is warned about. The embedded "
-        "simulator then runs in real time (--speed F: F times), as with --ui, so Foxglove sees the run as it "
-        "happens. Needs foxglove-sdk: pip install 'saphira[foxglove]'",
+        "port 0 picks one): the channels 'saphira export' writes but /log; a non-loopback HOST is warned about. "
+        "The embedded simulator then runs in real time (--speed F: F times), as with --ui, so Foxglove sees the "
+        "run as it happens. Any page in a browser that reaches the server can read it (Foxglove's server cannot "
+        "check the page or a token), so /log and control are opt-in. Needs foxglove-sdk: "
+        "pip install 'saphira[foxglove]'",
+    )  # fmt: skip
+    parser.add_argument(
+        "--foxglove-log", action="store_true",
+        help="serve /log too (the log records and the activities' messages: any page that reaches the server reads "
+        "them)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--foxglove-control", action="store_true",
+        help="let Foxglove's Teleop panel drive the robot (/cmd_vel, geometry_msgs/Twist in JSON), with the limits "
+        "and 600 ms watchdog of --ros2's /cmd_vel (docs/ros2.md): any page that reaches the server can drive too",
     )  # fmt: skip
 
 
@@ -70,6 +82,11 @@ def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
     )
     export.add_argument("--world", metavar="W", help="the world whose walls to write (default: the recording's)")
     export.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+    export.add_argument(
+        "--ros2", action="store_true",
+        help="write a ROS 2 bag instead: ros2msg schemas and CDR messages, the topics 'run --ros2' publishes "
+        "(docs/ros2.md), for ros2 bag and any ROS 2 bag reader. Needs: pip install 'saphira[ros2]'",
+    )  # fmt: skip
 
 
 def _params(args: argparse.Namespace) -> RobotParams | None:
@@ -79,6 +96,17 @@ def _params(args: argparse.Namespace) -> RobotParams | None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.ros2:
+        from saphira.app.ros2 import INSTALL, installed
+
+        if not installed():
+            print(f"saphira export: {INSTALL.replace('--ros2', 'export --ros2')}", file=sys.stderr)
+            return 2
+        from saphira.ros2.bag import export_bag
+
+        cycles, count = export_bag(args.file, args.output, world=args.world, params=_params(args))
+        print(f"exported {cycles} cycles ({count} ROS 2 messages) to {args.output}")
+        return 0
     from saphira.record.mcap_export import export
 
     cycles = export(args.file, args.output, world=args.world, params=_params(args))

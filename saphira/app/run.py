@@ -13,7 +13,9 @@ decide the exit status: 1 when one of them failed, 130 / 143 when a signal ended
 SIGPIPE, as a shell reports a program a closed pipe ended) when the reader of stdout went away.
 With ``--ui`` the run serves the live view (:mod:`saphira.ui`), runs in real time (times ``--speed``
 with the embedded simulator) and, without ``--duration``, goes on until stopped: a person is watching.
-With ``--foxglove`` the embedded simulator runs in real time (times ``--speed``) too.
+With ``--foxglove`` the embedded simulator runs in real time (times ``--speed``) too. With ``--ros2``
+(:mod:`saphira.app.ros2`) it joins the ROS 2 graph, in real time too, and also goes on until stopped: a peer
+drives.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.ui.requests import PageExit
 
 if TYPE_CHECKING:
+    from saphira.ros2.bag import BagRecorder
+    from saphira.ros2.bridge import Ros2Bridge
     from saphira.ui.liveview import LiveView
 
 EXIT_OK = 0
@@ -83,14 +87,15 @@ class Session:
         self.signals = StopSignals()
         self.wall_start = time.monotonic()
         speed: float | None = getattr(args, "speed", None)  # only ever given with the embedded simulator
-        if getattr(args, "realtime", False):
-            speed = 1.0
+        if getattr(args, "realtime", False) or (getattr(args, "ros2", False) and speed is None):
+            speed = 1.0  # a ROS 2 graph lives in wall-clock time (a peer drives, RosAria's watchdog counts)
         self.ui_address: tuple[str, int] | None = getattr(args, "ui", None)
         self.live: LiveView | None = None
         self.foxglove: FoxgloveServer | None = None
         # Foxglove, like the live view, is watched by a person: the embedded simulator then runs in real
         # time (x --speed), not lock-step (a 30 s run would be over before Foxglove connects).
         self.watched = self.ui_address is not None or getattr(args, "foxglove", None) is not None
+        self.ros2: Ros2Bridge | None = None
         clock = session_clock(args.robot, speed, self.ui_address, real_time=self.watched and not args.robot)
         self.robot = session_robot(clock, getattr(args, "link_timeout", None))
         self.watch: LinkWatch | None = None
@@ -98,8 +103,8 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder: Recorder | McapRecorder | None = None  # opened by connect(): a run that never starts
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # writes nothing
+        self.recorder: Recorder | McapRecorder | BagRecorder | None = None  # opened by connect(): a run that never
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # starts writes nothing
         self.evaluator.connector = self._connect_url
         self.outcome = Outcome()
         self.parts = PartFailures()
@@ -109,6 +114,14 @@ class Session:
         self._top_parts: dict[tuple[str, str], Task] = {}
         """The top-level brains and behaviors seen, by (kind, name): each gets a summary line."""
         self.brains: list[BrainTask] = []
+
+    def _recorder(self, path: str) -> Recorder | McapRecorder | BagRecorder:
+        """``--record``: a saphira recording, MCAP for Foxglove, or with ``--ros2`` a ROS 2 bag (``.mcap``)."""
+        if getattr(self.args, "ros2", False) and path.lower().endswith(".mcap"):
+            from saphira.app.ros2 import open_bag_recorder
+
+            return open_bag_recorder(self.robot, path, lambda: self.sim)
+        return open_recorder(self.robot, path)
 
     # ------------------------------------------------------------------ connection
     def _files_exist(self) -> None:
@@ -141,8 +154,12 @@ class Session:
 
     def connect(self) -> None:
         self._files_exist()
+        if getattr(self.args, "ros2", False):  # a graph it cannot join ends the run before the robot is reached
+            from saphira.app.ros2 import start_ros2
+
+            self.ros2 = start_ros2(self.robot, self.args, lambda: self.sim, self.console.message)
         if getattr(self.args, "record", None):  # a temporary beside the file, in place when the run ends
-            self.recorder = open_recorder(self.robot, self.args.record)
+            self.recorder = self._recorder(self.args.record)
             self.evaluator.output = self.recorder.tap.tee(self.evaluator.output)  # the messages too
         params = getattr(self.args, "params", None)
         if lay_params_file(self.robot, params) and self.recorder is not None:  # a bad file fails before connecting
@@ -159,7 +176,13 @@ class Session:
             if self.recorder is not None:  # a replay's plot and export draw the world's walls
                 self.recorder.note("world", str(self.args.world))
         if getattr(self.args, "foxglove", None) is not None:
-            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message)
+            control = None
+            if getattr(self.args, "foxglove_control", False):
+                from saphira.app.ros2 import drive_task
+
+                control = drive_task(self.robot)
+            self.foxglove = FoxgloveServer(self.robot, self.args.foxglove, say=self.console.message,
+                                           log=getattr(self.args, "foxglove_log", False), control=control)  # fmt: skip
             self.foxglove.channels.world = self.sim.simulation.world if self.sim is not None else None
             self.evaluator.output = self.foxglove.tap.tee(self.evaluator.output)
             if self.sim is not None and self.ui_address is None:
@@ -245,7 +268,8 @@ class Session:
         warm_up()  # the kernels of what the files loaded (behaviors, perception), before the first cycle
         duration = getattr(self.args, "duration", None)
         end = self.robot.clock.cycles_for(duration) if duration else None
-        progress = RunProgress(self.console, self.robot, open_ended=end is None and self.live is None)
+        watched = self.live is not None or self.ros2 is not None  # a person, or a ROS 2 graph, drives: run on
+        progress = RunProgress(self.console, self.robot, open_ended=end is None and not watched)
         progress.start()
         interrupted = ""
         signum: int | None = None  # the signal that stopped the run early, if one did
@@ -264,7 +288,7 @@ class Session:
                 if self.robot.scheduler.cycle % 5 == 0:
                     self.console.status(status_line(self.robot, self._running_names()))
                 progress.cycle(self._running_names)
-                if end is None and self.live is None and not self._anything_running():  # watched: run on
+                if end is None and not watched and not self._anything_running():
                     break
                 if self.evaluator.exit_requested:
                     break
@@ -337,6 +361,8 @@ class Session:
                 ended = state_name(task.state) if task.finished else "still running"
                 lines.append((f"    {kind} {name}: {ended}", False))
         lines += [(f"    {line}", True) for line in self.parts.lines()]
+        if self.ros2 is not None and self.ros2.failure is not None:
+            lines.append((f"    {self.ros2.failure}", True))
         errors = self.evaluator.runtime.error_count
         if errors and not self.outcome.errors:  # trapped and since resumed, or in a child activity
             lines.append((f"    activities: {errors} runtime error(s), reported above", True))
@@ -375,6 +401,8 @@ class Session:
                 pose_error_line(robot.state.global_pose, true),
             ]
             lines.append(f"    simulator: {self.sim.wall_contacts} wall contacts")
+        if self.ros2 is not None:
+            lines.append(self.ros2.summary())
         lines += [line for line, _ in self.part_lines()]
         return "\n".join(lines)
 
@@ -398,3 +426,5 @@ def run_files(args: argparse.Namespace) -> int:
                 session.live.stop()
             if session.foxglove is not None:
                 session.foxglove.stop()
+            if session.ros2 is not None:
+                session.ros2.close()

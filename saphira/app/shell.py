@@ -162,6 +162,11 @@ def run_shell(args: argparse.Namespace) -> int:
         evaluator.connected_url = EMBEDDED_URL
         evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
     live = serve_live_view(robot, evaluator, ui, sim, evaluator.output)
+    ros2 = None
+    if getattr(args, "ros2", False):
+        from saphira.app.ros2 import start_ros2
+
+        ros2 = start_ros2(robot, args, lambda: sim, evaluator.output)
     robot.scheduler.start_async()
     interactive = sys.stdin.isatty()
     ending = contextlib.ExitStack()
@@ -186,6 +191,8 @@ def run_shell(args: argparse.Namespace) -> int:
         robot.scheduler.stop()
         if live is not None:
             live.stop()
+        if ros2 is not None:
+            ros2.close()
         if robot.connected:
             robot.disconnect()  # velocity 0, motors off, CLOSE
         ending.close()

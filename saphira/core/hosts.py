@@ -12,7 +12,7 @@ import contextlib
 import ipaddress
 import socket
 
-__all__ = ["beyond_loopback", "host_addresses", "is_loopback", "is_wildcard"]
+__all__ = ["beyond_loopback", "host_addresses", "is_loopback", "is_wildcard", "reachable_hosts", "url_host"]
 
 
 def is_wildcard(host: str) -> bool:
@@ -59,3 +59,19 @@ def beyond_loopback(host: str) -> str | None:
     if not is_wildcard(host) and is_loopback(host):
         return None
     return "every interface" if is_wildcard(host) else host
+
+
+def reachable_hosts(host: str) -> list[str]:
+    """The addresses that reach a server bound to ``host``: a wildcard stands for this host's own addresses
+    (loopback first; ``""`` for those of both families), any other host for itself."""
+    if not is_wildcard(host):
+        return [host]
+    hosts = host_addresses(socket.AF_INET6 if host == "::" else socket.AF_INET)
+    if host == "":
+        hosts += host_addresses(socket.AF_INET6)
+    return list(dict.fromkeys(hosts))
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL names it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host else host

@@ -31,14 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from saphira.client.sensors.sonar import NO_ECHO
+from saphira.client.sensors.laser import LaserScan
 from saphira.core.errors import SaphiraError
-from saphira.core.hosts import beyond_loopback
+from saphira.core.hosts import beyond_loopback, reachable_hosts, url_host
 from saphira.core.outfile import OutputFile
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.record.extras import MessageTap, artifact_rows, behavior_state
 from saphira.record.recording import Recorder
+from saphira.record.snapshot import FrameSource
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -50,8 +51,10 @@ __all__ = [
     "FoxgloveLog",
     "FoxgloveServer",
     "McapRecorder",
+    "Teleop",
     "export",
     "foxglove_sdk",
+    "foxglove_urls",
     "open_recorder",
 ]
 
@@ -122,6 +125,7 @@ class FoxgloveLog(Task):
         artifacts: Callable[[], list[list[float]]] | None = None,
         messages: Callable[[], list[list[str]]] = list,
         repeat: int = 0,
+        log: bool = True,
     ) -> None:
         super().__init__("foxglove", phase=Phase.OBSERVE)
         fg = foxglove_sdk()
@@ -142,10 +146,11 @@ class FoxgloveLog(Task):
         self.artifacts = fc.SceneUpdateChannel("/artifacts", context=context)
         schema = fg.Schema(name="saphira.Behaviors", encoding="jsonschema", data=json.dumps(BEHAVIOR_SCHEMA).encode())
         self.behavior_channel = fg.Channel("/behaviors", schema=schema, message_encoding="json", context=context)
-        self.log = fc.LogChannel("/log", context=context)
+        self.log = fc.LogChannel("/log", context=context) if log else None
+        """``/log``, or None when the messages are kept off (the live server's default: see :class:`FoxgloveServer`)."""
         self._world_sent = False
-        self._sonar_seen: dict[int, int] = {}
-        self._scans = robot.reflector.laser.scans
+        self.source = FrameSource(robot)
+        """What each cycle produced (:mod:`saphira.record.snapshot`, what ROS 2's messages are made from too)."""
         self._artifact_rows: list[list[float]] = []
         self._behavior_json = ""
         self.cycles = 0
@@ -162,19 +167,20 @@ class FoxgloveLog(Task):
         return TaskState.RESUME if state == TaskState.INIT else state
 
     def _log_cycle(self) -> None:
-        fm, st = self._fm, self.robot.state
+        fm, snap = self._fm, self.source.take()
         stamp, ns = self._time()
-        pose = _pose(fm, st.ax, st.ay, st.ath)
-        where = fm.Vector3(x=st.ax / 1000, y=st.ay / 1000, z=0.0)
-        self.pose.log(fm.PoseInFrame(timestamp=stamp, frame_id="world", pose=pose), log_time=ns)
+        (ax, ay, ath), (ox, oy, oth) = snap.pose, snap.odom
+        where = fm.Vector3(x=ax / 1000, y=ay / 1000, z=0.0)
+        self.pose.log(fm.PoseInFrame(timestamp=stamp, frame_id="world", pose=_pose(fm, ax, ay, ath)), log_time=ns)
         self.odom.log(fm.Odometry(timestamp=stamp, frame_id="odom", body_frame_id="base_link",
-                                  pose=_pose(fm, st.odo_x, st.odo_y, st.odo_th),
-                                  linear_velocity=fm.Vector3(x=st.vel / 1000),
-                                  angular_velocity=fm.Vector3(z=math.radians(st.rvel))), log_time=ns)  # fmt: skip
+                                  pose=_pose(fm, ox, oy, oth), linear_velocity=fm.Vector3(x=snap.vel / 1000),
+                                  angular_velocity=fm.Vector3(z=math.radians(snap.rvel))), log_time=ns)  # fmt: skip
         self.tf.log(fm.FrameTransform(timestamp=stamp, parent_frame_id="world", child_frame_id="base_link",
-                                      translation=where, rotation=_quaternion(fm, st.ath)), log_time=ns)  # fmt: skip
-        self._log_sonar(stamp, ns)
-        self._log_laser(stamp, ns)
+                                      translation=where, rotation=_quaternion(fm, ath)), log_time=ns)  # fmt: skip
+        if snap.sonar is not None:
+            self._log_sonar(snap.sonar, stamp, ns)
+        if snap.scan is not None:
+            self._log_laser(snap.scan, stamp, ns)
         again = self.repeat > 0 and self.robot.scheduler.cycle % self.repeat == 0
         if again:
             self._world_sent = False
@@ -191,14 +197,8 @@ class FoxgloveLog(Task):
             self._behavior_json = text
             self.behavior_channel.log(behaviors, log_time=ns)
 
-    def _log_sonar(self, stamp: Any, ns: int) -> None:
-        buckets = self.robot.sonar.buckets
-        fresh = [b for b in buckets if b.count != self._sonar_seen.get(b.index, 0)]
-        if not fresh:
-            return
-        for b in fresh:
-            self._sonar_seen[b.index] = b.count
-        points = [(b.x / 1000, b.y / 1000, 0.0) for b in buckets if b.range < NO_ECHO and b.count > 0]
+    def _log_sonar(self, readings: list[tuple[float, float]], stamp: Any, ns: int) -> None:
+        points = [(x / 1000, y / 1000, 0.0) for x, y in readings]
         fm = self._fm
         f32 = fm.PackedElementFieldNumericType.Float32
         fields = [fm.PackedElementField(name=n, offset=4 * k, type=f32) for k, n in enumerate("xyz")]
@@ -206,12 +206,7 @@ class FoxgloveLog(Task):
         self.sonar.log(fm.PointCloud(timestamp=stamp, frame_id="base_link", pose=_pose(fm, 0, 0, 0), point_stride=12,
                                      fields=fields, data=data), log_time=ns)  # fmt: skip
 
-    def _log_laser(self, stamp: Any, ns: int) -> None:
-        laser = self.robot.reflector.laser
-        scan = laser.scan
-        if scan is None or laser.scans == self._scans or scan.count < 2:
-            return
-        self._scans = laser.scans
+    def _log_laser(self, scan: LaserScan, stamp: Any, ns: int) -> None:
         fm = self._fm
         ranges = [r / 1000 if r < scan.max_range else math.inf for r in scan.ranges.tolist()]
         mount = _pose(fm, scan.mount_x, scan.mount_y, 0)
@@ -256,6 +251,8 @@ class FoxgloveLog(Task):
 
     def message(self, level: str, name: str, text: str) -> None:
         """A line on ``/log``: a log record (its logger's name) or an activity's message (``sfMessage``)."""
+        if self.log is None:
+            return
         fm = self._fm
         stamp, ns = self._time()
         level_value = getattr(fm.LogLevel, _LEVELS.get(level, "Unknown"))
@@ -309,27 +306,58 @@ class McapRecorder:
 
 
 class FoxgloveServer:
-    """``saphira run --foxglove [HOST:]PORT``: the run's channels served live to Foxglove's viewers."""
+    """``saphira run --foxglove [HOST:]PORT``: the run's channels served live to Foxglove's viewers.
 
-    def __init__(self, robot: Robot, address: tuple[str, int], *, say: Callable[[str], None] = print) -> None:
+    Foxglove's WebSocket server (the SDK's) cannot tell which page a browser connection comes from, nor ask
+    for a token: any page open in a browser on a host that reaches it can read what it serves. So what it
+    serves is kept to the robot's state: ``/log`` (the log records and the activities' messages, which may
+    say anything) only with ``log``, and the Teleop panel drives the robot only with ``control`` (a
+    callback given ``/cmd_vel``'s linear x, m/s, and angular z, rad/s; the caller applies limits and a
+    watchdog). Either is an explicit flag of the user's (``--foxglove-log``, ``--foxglove-control``).
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        address: tuple[str, int],
+        *,
+        say: Callable[[str], None] = print,
+        log: bool = False,
+        control: Callable[[float, float], None] | None = None,
+    ) -> None:
         fg = foxglove_sdk()
         self.robot = robot
         self._context = fg.Context()
         host, port = address
+        options: dict[str, Any] = {}
+        if control is not None:
+            from foxglove.websocket import Capability
+
+            self.teleop: Teleop | None = Teleop(control)
+            options = {"capabilities": [Capability.ClientPublish], "supported_encodings": ["json"],
+                       "server_listener": self.teleop}  # fmt: skip
+        else:
+            self.teleop = None
         try:
-            self._server = fg.start_server(name="saphira", host=host, port=port, context=self._context)
+            self._server = fg.start_server(name="saphira", host=host, port=port, context=self._context, **options)
         except RuntimeError as exc:
             raise SaphiraError(f"cannot serve Foxglove on {host}:{port}: {exc}") from exc
         self.port: int = self._server.port
-        self.channels = FoxgloveLog(robot, self._context, repeat=REPEAT_CYCLES)
+        self.channels = FoxgloveLog(robot, self._context, repeat=REPEAT_CYCLES, log=log)
         robot.scheduler.add(self.channels, robot.scheduler.unique_name("foxglove"))
         self.tap = MessageTap(self.channels.message)
-        shown = f"[{host}]" if ":" in host else host
-        say(f"foxglove: ws://{shown}:{self.port} (open it in Foxglove: Open connection, Foxglove WebSocket)")
+        say(
+            f"foxglove: {' '.join(foxglove_urls(host, self.port))} (open it in Foxglove: Open connection, "
+            "Foxglove WebSocket)"
+        )
+        if control is not None:
+            say("foxglove: the Teleop panel drives the robot (/cmd_vel): so can any page open in a browser that "
+                "reaches this server, which cannot tell them apart")  # fmt: skip
         if beyond_loopback(host) is not None:  # the live view's test: a wildcard or non-loopback address
+            can = " and can drive the robot" if control else " (read only)"
             say(f"warning: the Foxglove server listens on {host or 'every interface'}, not only on loopback, with no "
-                "token: anyone who reaches it sees the run (read only); prefer the default 127.0.0.1 and an SSH "
-                "tunnel (ssh -L PORT:127.0.0.1:PORT host)")  # fmt: skip
+                f"token: anyone who reaches it sees the run{can}; "
+                "prefer the default 127.0.0.1 and an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host)")  # fmt: skip
 
     def stop(self) -> None:
         """Stop serving (idempotent)."""
@@ -339,6 +367,45 @@ class FoxgloveServer:
             self._server = None
             if self.channels.scheduler is not None:
                 self.robot.scheduler.remove(self.channels)
+
+
+def foxglove_urls(host: str, port: int) -> list[str]:
+    """The ``ws://`` URLs that reach a Foxglove server bound to ``host:port`` (a wildcard: this host's addresses)."""
+    return [f"ws://{url_host(h)}:{port}" for h in reachable_hosts(host)]
+
+
+class Teleop:
+    """The Foxglove server's listener when control is on: a client's ``/cmd_vel`` (JSON ``geometry_msgs/Twist``,
+    what the Teleop panel sends) passed on as (linear x, angular z); anything else is ignored, bounded."""
+
+    MAX_MESSAGE = 4096
+    """Bytes of one message read at most."""
+    MAX_CHANNELS = 64
+    """Client channels remembered at most."""
+
+    def __init__(self, control: Callable[[float, float], None]) -> None:
+        self.control = control
+        self._topics: dict[tuple[int, int], str] = {}
+        self.ignored = 0
+
+    def on_client_advertise(self, client: Any, channel: Any) -> None:
+        if len(self._topics) < self.MAX_CHANNELS:
+            self._topics[(client.id, channel.id)] = str(channel.topic)
+
+    def on_client_unadvertise(self, client: Any, client_channel_id: int) -> None:
+        self._topics.pop((client.id, client_channel_id), None)
+
+    def on_message_data(self, client: Any, client_channel_id: int, data: bytes) -> None:
+        if self._topics.get((client.id, client_channel_id)) != "/cmd_vel" or len(data) > self.MAX_MESSAGE:
+            self.ignored += 1
+            return
+        try:
+            twist = json.loads(data)
+            linear, angular = float(twist["linear"]["x"]), float(twist["angular"]["z"])
+        except (ValueError, TypeError, KeyError):
+            self.ignored += 1
+            return
+        self.control(linear, angular)
 
 
 def open_recorder(robot: Robot, path: str | Path) -> Recorder | McapRecorder:

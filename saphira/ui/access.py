@@ -14,10 +14,9 @@ Kept free of aiohttp so that it is tested and used without a server; which addre
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Mapping
 
-from saphira.core.hosts import beyond_loopback, host_addresses, is_wildcard
+from saphira.core.hosts import beyond_loopback, reachable_hosts, url_host
 
 __all__ = ["exposure_warning", "reachable_urls", "refusal", "security_headers"]
 
@@ -62,13 +61,7 @@ def security_headers(headers: Mapping[str, str]) -> dict[str, str]:
 def reachable_urls(host: str, port: int, token: str) -> list[str]:
     """The URLs (with the token) that reach a server bound to ``host:port``: a wildcard address is
     replaced by this host's own addresses, loopback first."""
-    if is_wildcard(host):
-        hosts = host_addresses(socket.AF_INET6 if host == "::" else socket.AF_INET)
-        if host == "":
-            hosts += host_addresses(socket.AF_INET6)
-    else:
-        hosts = [host]
-    return [f"http://{f'[{h}]' if ':' in h else h}:{port}/?token={token}" for h in dict.fromkeys(hosts)]
+    return [f"http://{url_host(h)}:{port}/?token={token}" for h in reachable_hosts(host)]
 
 
 def exposure_warning(host: str) -> str | None:
