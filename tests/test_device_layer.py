@@ -51,8 +51,9 @@ def _classes_named(name: str) -> list[str]:
 
 
 def test_the_package_has_one_laser_scan_class() -> None:
-    assert _classes_named("LaserScan") == ["client/sensors/laser.py"]
-    assert _classes_named("LaserReading") == ["flat/codec.py"]  # the wire types keep their protocol's names
+    # the wire types keep their protocol's names: ROS 2's sensor_msgs/LaserScan is its IDL struct
+    assert _classes_named("LaserScan") == ["client/sensors/laser.py", "ros2/messages.py"]
+    assert _classes_named("LaserReading") == ["flat/codec.py"]
     assert _classes_named("RangeScannerMessage") == ["gamebots/codec.py"]
 
 
