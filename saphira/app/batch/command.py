@@ -24,6 +24,7 @@ from saphira.core.outfile import EXISTING_OUTPUT
 if TYPE_CHECKING:  # the command's modules are imported when it runs, not when the parser is built
     from saphira.app.batch.experiment import Experiment
     from saphira.app.batch.results import ResultsDir
+    from saphira.app.batch.runner import EngineOptions
     from saphira.app.batch.trial import TrialResult
 
 MAX_ERRORS_SHOWN = 5
@@ -52,6 +53,13 @@ def add_batch_parser(sub: Any) -> None:
         help="results folder (default: EXP-results beside the file); trials.csv is added to (the resume), "
         f"summary.csv, the plots and kept recordings replaced: {EXISTING_OUTPUT}",
     )  # fmt: skip
+    add_engine_options(parser, "batch")
+    parser.add_argument("--no-plots", action="store_true", help="write no plots")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def add_engine_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """Where the trials run (``--serial``, ``--scheduler``, ``--workers``): the same for ``batch`` and ``tune``."""
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument(
         "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"
@@ -64,7 +72,7 @@ def add_batch_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--scheduler-timeout", type=positive_seconds, default=20.0, metavar="SECONDS",
-        help="how long --scheduler may take to answer any request before the batch gives up with status 2 "
+        help=f"how long --scheduler may take to answer any request before the {command} gives up with status 2 "
         "(default 20)",
     )  # fmt: skip
     parser.add_argument(
@@ -73,8 +81,16 @@ def add_batch_parser(sub: Any) -> None:
         metavar="N",
         help="worker processes of the local cluster (default: one per core)",
     )
-    parser.add_argument("--no-plots", action="store_true", help="write no plots")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def engine_options(args: argparse.Namespace) -> EngineOptions:
+    """The :func:`add_engine_options` given; a :class:`~saphira.core.errors.SaphiraError` for a bad mix."""
+    from saphira.app.batch.runner import EngineOptions
+
+    if args.workers and (args.serial or args.scheduler):
+        raise SaphiraError("--workers sizes the local cluster; it does not go with --serial or --scheduler")
+    return EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
+                         scheduler_timeout=args.scheduler_timeout)  # fmt: skip
 
 
 def run_batch(args: argparse.Namespace) -> int:
@@ -83,18 +99,17 @@ def run_batch(args: argparse.Namespace) -> int:
     from saphira.app.batch.parameters import check_parameters
     from saphira.app.batch.progress import Progress
     from saphira.app.batch.results import TRIALS_FILE, ResultsDir
-    from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
+    from saphira.app.batch.runner import SchedulerLost, run_trials
     from saphira.app.batch.trial import STATUS_OK
 
-    if args.workers and (args.serial or args.scheduler):
-        print("saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
-              file=sys.stderr)  # fmt: skip
+    try:
+        options = engine_options(args)
+    except SaphiraError as exc:
+        print(f"saphira batch: {exc}", file=sys.stderr)
         return 2
     exp = load_experiment(args.experiment)
     check_parameters(exp)  # a misspelled key stops the batch here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
-                            scheduler_timeout=args.scheduler_timeout)  # fmt: skip
     trials = exp.trials()
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
                                        *exp.parameter_names, "seed"])  # fmt: skip

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from saphira.app.batch.command import add_engine_options, engine_options
 from saphira.app.batch.experiment import (
     Experiment,
     ExperimentError,
@@ -35,8 +37,8 @@ from saphira.app.batch.experiment import (
     _read_text,
     _Reader,
 )
-from saphira.app.batch.results import ResultsDir
-from saphira.app.batch.runner import EngineOptions, run_trials
+from saphira.app.batch.results import TRIALS_FILE, ResultsDir
+from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
 from saphira.app.batch.summary import ConfigSummary, Estimate, feasible, mean_estimate, summarize
 from saphira.core.outfile import OutputFile
 
@@ -132,10 +134,10 @@ def run_tune(args: argparse.Namespace) -> int:
     """The ``saphira tune`` command."""
     import optuna
 
+    options = engine_options(args)
     exp, spec = load_tune(args.experiment)
     check_space(exp, spec)  # a misspelled global stops the search here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(serial=args.serial, workers=args.workers)
     names = list(spec.space)
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start", *names, "seed"])
     search_seeds = list(exp.seeds)
@@ -168,6 +170,10 @@ def run_tune(args: argparse.Namespace) -> int:
         best = {key: history[study.best_trial.number][1][key] for key in names}
         held_best = _evaluate(exp, best, spec.held_out, results, options)
         held_default = _evaluate(exp, {}, spec.held_out, results, options)
+    except SchedulerLost as exc:
+        print(f"saphira tune: {exc}; the trials that ended are in {out / TRIALS_FILE}; run the same command "
+              "again to resume", file=sys.stderr)  # fmt: skip
+        return 2
     finally:
         results.close()
     _write_history(out / TUNE_FILE, names, exp.objective, history)
@@ -269,10 +275,10 @@ def add_tune_parser(sub: Any) -> None:
         "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
         "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
         epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
-        "2 for a bad file.",
+        "2 for a bad file or option or a --scheduler that cannot be reached, stops answering or goes away (the "
+        "rows written stay; run the same command again to resume).",
     )  # fmt: skip
     parser.add_argument("experiment", metavar="EXP.toml", help="the tuning file (a batch experiment with [tune])")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
-    parser.add_argument("--serial", action="store_true", help="run trials one by one, each in a child process")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the local Dask cluster")
+    add_engine_options(parser, "search")
     parser.add_argument("--no-plots", action="store_true", help="write no plot")
