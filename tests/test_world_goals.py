@@ -105,7 +105,7 @@ def test_a_map_files_goals_reach_the_pointlist_and_colbert_drives_to_one(tmp_pat
         'sfSMessage("%d", sfLoadMapFile("room2"));'
         'sfSMessage("%d %s %.0f %.0f %.0f", sfFindGoal("door of room 2")->id, sfFindGoal("door of room 2")->name,'
         ' sfFindGoal("door of room 2")->ax, sfFindGoal("door of room 2")->ay, sfFindGoal("door of room 2")->ath);'
-        'start sfStop priority 2;'
+        "start sfStop priority 2;"
         'start sfGoToPos(300.0, sfFindGoal("printer"), 100.0) priority 1 timeout 300;'
     )
     assert ev.eval_text(script), lines

@@ -181,8 +181,8 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
     if len(rest) > len(fields):
         extra = rest[len(fields)]
         raise error(f"unexpected {extra.group()!r} after {kind}'s {len(fields)} numbers ({usage})", extra.start() + 1)
-    values = _numbers(kind, fields, rest, error)
-    return MapEntry(kind, ident, line=number, **values)
+    v = _numbers(kind, fields, rest, error)
+    return MapEntry(kind, ident, v["x"], v["y"], v["th"], v.get("length", 0.0), v.get("width", 0.0), line=number)
 
 
 def _numbers(
@@ -202,9 +202,7 @@ def _numbers(
     return values
 
 
-def _parse_goal(
-    raw: str, text: str, start: int, number: int, error: Callable[[str, int], MapFileError]
-) -> MapEntry:
+def _parse_goal(raw: str, text: str, start: int, number: int, error: Callable[[str, int], MapFileError]) -> MapEntry:
     """A ``GOAL x y th "name"`` line (``text``: the line before its comment; the numbers from ``start``)."""
     usage = 'GOAL x y th "name"'
     quote = raw.find('"', start)
@@ -220,12 +218,13 @@ def _parse_goal(
     if name is None or not name.group(1).strip() or len(name.group(1)) > MAX_GOAL_NAME:
         column = quote + 1 if quote >= 0 else tokens[-1].end() + 1
         raise error(
-            f'GOAL needs a quoted name of 1 to {MAX_GOAL_NAME} characters without \'"\' or \';\' ({usage})', column
+            f"GOAL needs a quoted name of 1 to {MAX_GOAL_NAME} characters without '\"' or ';' ({usage})", column
         )
     after = raw[name.end() :].split(";", 1)[0]
     if after.strip():
-        raise error(f"unexpected {after.strip()!r} after GOAL's name ({usage})", name.end() + len(after) - len(after.lstrip()) + 1)
-    return MapEntry("GOAL", 0, line=number, name=name.group(1), **values)
+        column = name.end() + len(after) - len(after.lstrip()) + 1
+        raise error(f"unexpected {after.strip()!r} after GOAL's name ({usage})", column)
+    return MapEntry("GOAL", 0, values["x"], values["y"], values["th"], line=number, name=name.group(1))
 
 
 def parse_map_text(text: str, filename: str = "<map>") -> list[MapEntry]:
