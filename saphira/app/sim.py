@@ -135,6 +135,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         type=Path,
         help="let clients load world files under DIR (LOADWORLD, Flat's 'm'); without it only bundled worlds",
     )
+    parser.add_argument(
+        "--params-dir",
+        metavar="DIR",
+        type=Path,
+        help="with --ui: let the window's Files→Load Params read parameter files under DIR (no links "
+        "followed); without it only bundled ones",
+    )
     exits = parser.add_mutually_exclusive_group()
     exits.add_argument(
         "--allow-exit",
@@ -222,9 +229,10 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--period must be a positive number of seconds"
     if not 0 <= args.port <= 65535 or (args.port and args.port + args.robots - 1 > 65535):
         return f"--port {args.port} with --robots {args.robots} runs past port 65535"
-    world_dir = getattr(args, "world_dir", None)
-    if world_dir is not None and not world_dir.is_dir():
-        return f"--world-dir {world_dir}: not a folder"
+    for option in ("world_dir", "params_dir"):
+        folder = getattr(args, option, None)
+        if folder is not None and not folder.is_dir():
+            return f"--{option.replace('_', '-')} {folder}: not a folder"
     for option in ("watchdog", "idle_timeout", "handshake_timeout"):
         value = getattr(args, option)
         if value is not None and not (math.isfinite(value) and value >= 0):
@@ -277,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     except CannotListen as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
-    front = PioneerLines(host, lines)
+    front = PioneerLines(host, lines, "127.0.0.1" if args.pty or args.unix is not None else args.host)
     view = None
     view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
     signals = StopSignals(deferring=True)
@@ -290,6 +298,7 @@ def run(args: argparse.Namespace) -> int:
         view.worlds = options.worlds
         view.lines = front
         view.take_params = functools.partial(_take_params, host, args)
+        view.params_folder = args.params_dir
         failed = start_view(view, args.ui, front.close, view_lines.append)
         if failed is not None:
             return failed
