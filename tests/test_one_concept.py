@@ -4,7 +4,8 @@
   ``tuple[float, float, float]`` annotation, and no alias of it named as a pose. A triple that is not a
   pose is a module-level alias saying what its three numbers are (with a docstring).
 * **Setpoint stop.** A channel is stopped (velocity 0, given back to the behaviors) by
-  :meth:`saphira.client.motion.MotionControl.stop_channels` alone; nobody else writes the pair.
+  :meth:`saphira.client.motion.MotionControl.stop_channels`, both held at 0 by its ``halt``; nobody
+  else writes those setpoints.
 * **Laser.** Every simulator's laser is a :class:`saphira.params.laser.LaserConfig` and casts its rays
   through :func:`saphira.sim.laser.cast_scan`.
 """
@@ -23,6 +24,7 @@ from saphira.gamebots.laser import RangeScanner
 from saphira.params.laser import LaserConfig
 
 PACKAGE = Path(__file__).resolve().parents[1] / "saphira"
+SETPOINTS = {"set_velocity", "set_rvelocity"}
 
 
 def _modules(mentioning: str) -> list[tuple[str, ast.Module]]:
@@ -97,7 +99,8 @@ def f(p: tuple[float,float,float]) -> list[Tuple[float, float, float]]: ...
 
 
 def _zero_setpoint_writers(modules: list[tuple[str, ast.Module]]) -> list[str]:
-    """Functions outside client/motion.py that set a velocity to 0 and release the channel themselves."""
+    """Functions outside client/motion.py that stop the robot's setpoints themselves: set a velocity to 0 and
+    release the channel (:meth:`MotionControl.stop_channels`), or set both to 0 (:meth:`MotionControl.halt`)."""
     found = []
     for name, tree in modules:
         if name == "client/motion.py":
@@ -107,17 +110,17 @@ def _zero_setpoint_writers(modules: list[tuple[str, ast.Module]]) -> list[str]:
                 continue
             calls = [node for node in ast.walk(function) if isinstance(node, ast.Call)]
             names = {getattr(call.func, "attr", "") for call in calls}
-            zeroed = any(getattr(call.func, "attr", "") in ("set_velocity", "set_rvelocity") and call.args
-                         and isinstance(call.args[0], ast.Constant) and call.args[0].value == 0
-                         for call in calls)  # fmt: skip
-            if zeroed and "release" in names:
+            zeros = [call for call in calls if call.args and isinstance(call.args[0], ast.Constant)]
+            zeroed = {getattr(call.func, "attr", "") for call in zeros if call.args[0].value == 0} & SETPOINTS
+            if (zeroed and "release" in names) or len(zeroed) == 2:
                 found.append(f"{name}:{function.lineno} {function.name}")
     return found
 
 
 def test_one_setpoint_stop() -> None:
-    """Colbert's runtime stops a channel through MotionControl.stop_channels, as its evaluator does."""
-    assert _zero_setpoint_writers(_modules(r"\.release\(")) == []
+    """Colbert's runtime stops a channel through MotionControl.stop_channels, as its evaluator does; a
+    multi-robot environment stops a robot that is done with MotionControl.halt."""
+    assert _zero_setpoint_writers(_modules(r"set_r?velocity\(0")) == []
 
 
 def test_every_simulators_laser_is_a_laser_config_cast_by_cast_scan() -> None:

@@ -147,8 +147,7 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
         observations = {name: self._observe(name) for name in self.agents}
         for name in self.agents:
             if terminations[name]:
-                self._by_name[name].robot.motion.set_velocity(0.0)  # it stays in the world, stopped
-                self._by_name[name].robot.motion.set_rvelocity(0.0)
+                self._by_name[name].robot.motion.halt()  # it stays in the world, stopped
         self.agents = [name for name in self.agents if not (terminations[name] or truncations[name])]
         return observations, rewards, terminations, truncations, infos
 
