@@ -83,6 +83,10 @@ def bare_pose_triples(modules: list[tuple[str, ast.Module]]) -> list[str]:
 
 def test_a_pose_is_a_pose_in_every_signature() -> None:
     assert bare_pose_triples(_modules(r"float\s*,\s*float\s*,\s*float")) == []
+    # and ``Pose`` is core.geometry's everywhere: no module defines its own (a wire type keeps its protocol's
+    # name, as the laser scans do: ROS 2's geometry_msgs/Pose is its IDL struct)
+    shadows = [name for name, _ in _modules(r"(?m)^(class\s+Pose\b|Pose\s*[:=])")]
+    assert shadows == ["core/geometry.py", "ros2/messages.py"]
 
 
 def test_the_pose_guard_refuses_the_bare_triple_and_pose_aliases() -> None:
