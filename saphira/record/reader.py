@@ -292,7 +292,7 @@ def _event(kind: str, body: str, version: int) -> tuple[str, Any]:
         return kind, body
     if kind == "p" and version >= 3:
         x, y, th = (float(v) for v in body.split())
-        return kind, (x, y, th)
+        return kind, Pose(x, y, th)
     if kind == "b" and version >= 3:
         _json_of(body, dict)
         return kind, body
