@@ -100,14 +100,14 @@ class PoseReport:
     """One step of a simulator that reports where its robot is instead of sending SIPs (Flat, Gamebots):
     what its link worked out from the wire, in Saphira's units, handed to :meth:`Reflector.apply_report`.
 
-    ``pose`` (mm, mm, deg) is the odometric pose; ``motion`` (mm ahead, mm left, deg) is the motion
-    since the last report, None when the pose places the robot (the first report, a new map): the
-    global pose becomes ``pose`` and the sonar buffers are cleared. ``battery`` and ``sonar_enabled``
-    None leave the state's as they are.
+    ``pose`` (mm, mm, deg) is the odometric pose; ``motion`` is the motion since the last report (where the
+    robot now is in its previous frame: mm ahead, mm left, deg turned), None when the pose places the
+    robot (the first report, a new map): the global pose becomes ``pose`` and the sonar buffers are
+    cleared. ``battery`` and ``sonar_enabled`` None leave the state's as they are.
     """
 
-    pose: tuple[float, float, float]
-    motion: tuple[float, float, float] | None
+    pose: Pose
+    motion: Pose | None
     vel: float
     rvel: float
     leftv: float
@@ -170,8 +170,7 @@ class Reflector:
         if motion.forward or motion.left or motion.dth:
             self._move_global(motion.forward, motion.left, motion.dth)
             self.sonar.move(motion.forward, motion.left, motion.dth)
-        odo_pose = (odo.x, odo.y, odo.th)
-        global_pose = (state.ax, state.ay, state.ath)
+        odo_pose, global_pose = Pose(odo.x, odo.y, odo.th), state.global_pose
         for number, units in sip.sonar:
             self.sonar.add_reading(number, min(NO_ECHO, round(units * self._range_conv)), odo_pose, global_pose)
 
@@ -217,7 +216,7 @@ class Reflector:
         """Sonar ranges (transducer, mm) taken at the current pose, from a link whose protocol reports
         ranges rather than SIPs (Flat, Gamebots); the sonar counts as on."""
         state = self.state
-        odo, global_pose = (state.odo_x, state.odo_y, state.odo_th), state.global_pose
+        odo, global_pose = state.odo_pose, state.global_pose
         for number, mm in readings:
             self.sonar.add_reading(number, mm, odo, global_pose)
         state.sonar_enabled = True

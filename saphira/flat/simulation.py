@@ -67,7 +67,7 @@ class FlatSimulation:
         *,
         flat_world: FlatWorld | None = None,
         options: FlatOptions | None = None,
-        pose: Pose | tuple[float, float, float] | None = None,
+        pose: Pose | None = None,
         seed: int = 0,
         access: WorldAccess | None = None,
     ) -> None:
@@ -118,8 +118,7 @@ class FlatSimulation:
     def output(self) -> StepOutput:
         """The step output: sonar ranges, pose, time, laser scans."""
         sonar = tuple(float(r) for r in self.robot.sonar.ranges) if self.options.sonar else ()
-        pose = self.pose
-        return StepOutput(sonar, (pose.x, pose.y, pose.th), self.time_ms, self.scans())
+        return StepOutput(sonar, self.pose, self.time_ms, self.scans())
 
     # ------------------------------------------------------------------ stepping
     def control(self, command: Control, dt: float = STEP_SECONDS) -> list[MapChanged]:

@@ -50,7 +50,7 @@ from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import TransportError
 from saphira.core.clock import Clock
-from saphira.core.geometry import norm2_angle
+from saphira.core.geometry import Pose, norm2_angle
 from saphira.gamebots.codec import (
     SONAR_TYPES,
     Configuration,
@@ -63,6 +63,7 @@ from saphira.gamebots.codec import (
     RangeScannerMessage,
     SonarScan,
     Sta,
+    Vector,
     encode,
     format_message,
     from_unreal,
@@ -101,7 +102,7 @@ class UsarTarget:
     host: str
     port: int
     model: UsarModel
-    location: tuple[float, float, float]
+    location: Vector
     name: str | None
 
     @classmethod
@@ -352,7 +353,7 @@ class GamebotsLink(VelocityLink):
             else from_unreal(previous.location, previous.attitude[1])
         )
         dt = 0.0 if previous is None else sta.time - previous.time
-        report = self._pose_report((x, y, norm2_angle(th)), before, dt, sta.stalled)
+        report = self._pose_report(Pose(x, y, norm2_angle(th)), before, dt, sta.stalled)
         self.last_sta = sta
         half = math.radians(report.rvel) / (reflector.params.diff_conv_factor or 0.0056)
         reflector.apply_report(

@@ -96,7 +96,7 @@ class Fleet:
         self,
         world: World,
         params: RobotParams,
-        poses: Sequence[tuple[float, float, float]],
+        poses: Sequence[Pose],
         *,
         seed: int,
         odometry_error: bool = True,

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from saphira.client.sensors.laser import LaserScan
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import Pose
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -51,8 +52,8 @@ class Snapshot:
     """What one cycle saw, for the messages (mm, degrees as saphira holds them; None: nothing new)."""
 
     time: float
-    odom: tuple[float, float, float]
-    pose: tuple[float, float, float]
+    odom: Pose
+    pose: Pose
     vel: float
     rvel: float
     anchored: bool
@@ -113,8 +114,8 @@ class FrameSource:
         """This cycle's snapshot (the robot must be connected)."""
         robot, st = self.robot, self.robot.state
         cycle = robot.scheduler.cycle
-        snap = Snapshot(robot.clock.now(), (st.odo_x, st.odo_y, st.odo_th), (st.ax, st.ay, st.ath), st.vel,
-                        st.rvel, self.anchored(), clock=self.clock)  # fmt: skip
+        snap = Snapshot(robot.clock.now(), st.odo_pose, st.global_pose, st.vel, st.rvel, self.anchored(),
+                        clock=self.clock)  # fmt: skip
         laser = robot.reflector.laser
         if laser.scan is not None and laser.scans != self._scans and laser.scan.count >= 2:
             self._scans = laser.scans

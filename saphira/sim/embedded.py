@@ -138,7 +138,7 @@ def attach_simulator(
     params: str | Path | RobotParams | None = "p3dx",
     *,
     seed: int = 0,
-    pose: tuple[float, float, float] | None = None,
+    pose: Pose | None = None,
     odometry_error: bool = True,
     wait: bool = True,
     options: ServerOptions | None = None,

@@ -49,8 +49,6 @@ STALL_MOTION = 1.0
 """mm: …per step for :data:`STALL_STEPS` steps in a row is a stall (these simulators may report none)."""
 STALL_STEPS = 3
 
-Pose3 = tuple[float, float, float]
-
 
 def heading_velocity(error: float, rvel: float, limit: float, decel: float, deadband: float) -> float:
     """Turn rate (deg/s) that brings a heading ``error`` (deg) to zero without overshoot at ``decel`` (deg/s²).
@@ -191,7 +189,7 @@ class VelocityLink(Link, abc.ABC):
     def _stop_quietly(self) -> None:
         """Pioneer commands mean nothing here: a subclass whose server needs a stop sends its own."""
 
-    def _pose_report(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> PoseReport:
+    def _pose_report(self, pose: Pose, previous: Pose | None, dt: float, reported_stall: bool = False) -> PoseReport:
         """The reflector's report of a step's ``pose`` (mm, mm, deg); ``previous`` None places the robot.
 
         ``dt`` (s) is the time since ``previous``: velocities are the pose's change over it (kept as they
@@ -206,7 +204,7 @@ class VelocityLink(Link, abc.ABC):
         dth = norm2_angle(th - pth)
         vel, rvel = (forward / dt, dth / dt) if dt > 0 else (state.vel, state.rvel)
         stalled = self._track_stall(math.hypot(x - px, y - py), reported_stall)
-        return PoseReport(pose, (forward, left, dth), vel, rvel, vel, vel, stalled)
+        return PoseReport(pose, Pose(forward, left, dth), vel, rvel, vel, vel, stalled)
 
     def _track_stall(self, moved: float, reported: bool) -> bool:
         """A stall the server reports, or a commanded speed that moves nothing (``moved`` mm) for a while."""

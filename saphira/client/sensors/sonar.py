@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import numpy as np
 
 from saphira.core.arrays import BoolArray, FloatArray
+from saphira.core.geometry import Pose
 from saphira.core.jit import kernel
 
 if TYPE_CHECKING:
@@ -242,8 +243,8 @@ class Sonar:
         self,
         index: int,
         range_mm: int,
-        robot_pose: tuple[float, float, float],
-        global_pose: tuple[float, float, float] | None = None,
+        robot_pose: Pose,
+        global_pose: Pose | None = None,
     ) -> bool:
         """Record one new reading; returns False (and ignores it) for a sonar the robot does not have.
 

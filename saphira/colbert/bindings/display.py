@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings.table import BindingTable
 from saphira.colbert.compile.compiler import ColbertRuntimeError
+from saphira.core.geometry import Pose
 from saphira.display.drawing import COLOR_VARIABLES, COLORS, LINE_DASHED, LINE_SOLID, drawing_for
 from saphira.display.state import BUTTON_LEFT, BUTTON_MIDDLE, BUTTON_RIGHT, display_for
 
@@ -34,9 +35,9 @@ def table(s: _Session) -> BindingTable:
     drawing = drawing_for(s.ev.scheduler)
     display = display_for(s.ev.scheduler)
 
-    def robot_pose() -> tuple[float, float, float] | None:
+    def robot_pose() -> Pose | None:
         robot = s.ev.robot
-        return None if robot is None else (robot.state.ax, robot.state.ay, robot.state.ath)
+        return None if robot is None else robot.state.global_pose
 
     def set_line_type(line_type: int) -> None:
         try:
