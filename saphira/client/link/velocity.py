@@ -34,11 +34,10 @@ from collections.abc import Sized
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from saphira.client.link.base import ConnectError, Link, LinkEvents, LinkOptions, LinkState
+from saphira.client.link.base import ConnectError, Link, LinkState
 from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
-from saphira.client.reflector import PoseReport, Reflector
+from saphira.client.reflector import PoseReport
 from saphira.client.transport import SocketTransport, TransportClosed
-from saphira.core.clock import Clock
 from saphira.core.geometry import Pose, change_vp, norm2_angle
 
 HEADING_GAIN = 3.0
@@ -90,18 +89,11 @@ class VelocityLink(Link):
     """deg: a smaller heading error commands no turn."""
     NAME: ClassVar[str] = "velocity"
 
-    def __init__(
-        self,
-        reflector: Reflector,
-        clock: Clock,
-        options: LinkOptions | None = None,
-        *,
-        events: LinkEvents | None = None,
-    ) -> None:
-        super().__init__(reflector, clock, options, events=events)
-        self._sock: socket.socket | None = None
-        self._commanded = 0.0
-        self._still_steps = 0
+    _sock: socket.socket | None = None
+    """The connection's socket (the transport wraps it; :meth:`_read_wire` waits on it)."""
+    _commanded = 0.0
+    """mm/s: the speed last commanded, for the stall inference."""
+    _still_steps = 0
 
     @classmethod
     def handles(cls, url: str) -> bool:
