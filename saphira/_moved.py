@@ -43,7 +43,7 @@ MOVED: dict[str, str] = {
     "sim.placement": "world.placement",
     "sim.geometry": "world.raycast",
     **{name: f"client.{name}" for name in ("reflector", "motion", "odometry", "artifacts", "transport")},
-    "link": "client.link.pioneer",
+    "link": "client.link.base",
     "velocity_link": "client.link.velocity",
     "link_watch": "client.link.watch",
     **{name: f"client.sensors.{name}" for name in ("sonar", "laser", "accessories")},

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, Link
+from saphira.client.link.base import ConnectError
+from saphira.client.link.pioneer import PioneerLink
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
 from saphira.gamebots.link import GamebotsLink
@@ -104,7 +105,7 @@ def test_a_tcp_url_after_usarsim_gets_the_pioneer_link_back() -> None:
     assert isinstance(robot.link, GamebotsLink)
     with pytest.raises(ConnectError):
         robot.connect("tcp://127.0.0.1:1")
-    assert robot.link is pioneer and type(robot.link) is Link
+    assert robot.link is pioneer and type(robot.link) is PioneerLink
 
 
 def test_saphira_run_drives_a_brain_over_usarsim_on_a_second_process_server() -> None:
@@ -129,7 +130,7 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
         robot = run.robot
         robot.disconnect()
         sim = attach_simulator(robot, "room", "p3dx")
-        assert type(robot.link) is Link and robot.connected
+        assert type(robot.link) is PioneerLink and robot.connected
         sim.detach()
     finally:
         run.close()

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.app import sim as standalone
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.gamebots.server import GamebotsServer
 from saphira.gamebots.session import MAX_ROBOTS
 from saphira.robot import Robot

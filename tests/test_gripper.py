@@ -178,7 +178,7 @@ def test_gripper_packets_on_request_psos_robot_reports_on_digital_inputs() -> No
     count = state.gripper_packets
     robot.run(cycles=5)
     assert state.gripper_packets == count
-    robot.link.send(Command.GRIPPERPACREQUEST, 90)  # an old SRISim laser end angle, not a request
+    robot.link.send_command(Command.GRIPPERPACREQUEST, 90)  # an old SRISim laser end angle, not a request
     robot.run(cycles=5)
     assert state.gripper_packets == count and sim.stats.handler_errors == 0
 
@@ -207,7 +207,7 @@ def test_ptu_position_round_trips_through_the_psos_sip() -> None:
 def test_arcos_robot_keeps_the_commanded_ptu_in_the_reflector() -> None:
     robot, sim = connect()
     robot.run(cycles=2)
-    robot.link.send(Command.PTUPOS, byte_pair(1, 120))
+    robot.link.send_command(Command.PTUPOS, byte_pair(1, 120))
     robot.run(cycles=3)
     assert sim.server.accessories.ptu[1] == 120
     assert robot.reflector.accessories.state.ptu == 120 and robot.reflector.accessories.state.ptu_servos[1] == 120

@@ -89,7 +89,7 @@ def test_a_wall_2_m_ahead_appears_at_2_m_plus_or_minus_noise_in_the_reflector() 
 def test_the_laser_ring_moves_with_the_robot() -> None:
     robot, sim = simulated(LASER_P3DX, wall_world(2018.0))
     robot.run(cycles=3)
-    robot.link.send(Command.SIM_LRF_ENABLE, 0)  # no new scans: what is left must move
+    robot.link.send_command(Command.SIM_LRF_ENABLE, 0)  # no new scans: what is left must move
     robot.run(cycles=2)
     before = robot.sonar.occ_plane(Region.FRONT, Region.ALL, 0.0, 100.0, 100.0)
     robot.motion.set_velocity(300.0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
+from saphira.client.link.base import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
 from saphira.client.link.watch import LinkWatch
 from saphira.client.transport import Transport
 from saphira.colbert.evaluator import Evaluator

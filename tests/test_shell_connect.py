@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, LinkState
+from saphira.client.link.base import ConnectError, LinkState
 from saphira.client.transport import memory_pair
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock

@@ -320,7 +320,7 @@ def test_the_in_process_simulator_still_loads_the_users_own_files(tmp_path: Path
     (tmp_path / "mine.wld").write_text(ROOM)
     robot = Robot()
     sim = attach_simulator(robot, "simple")
-    robot.link.send(Command.LOADWORLD, robot.link.string_arg(str(tmp_path / "mine.wld")))
+    robot.link.send_command(Command.LOADWORLD, robot.link.string_arg(str(tmp_path / "mine.wld")))
     robot.run(cycles=2)
     assert sim.simulation.world.name == "mine"
     robot.disconnect()

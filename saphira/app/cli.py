@@ -82,7 +82,7 @@ def _add_robot_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_link_options(parser: argparse.ArgumentParser) -> None:
     """What happens when the --robot link is lost (saphira/client/link/watch.py)."""
-    from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT
+    from saphira.client.link.base import DEFAULT_LINK_TIMEOUT
     from saphira.client.link.watch import DEFAULT_RECONNECT
 
     parser.add_argument(

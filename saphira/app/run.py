@@ -388,7 +388,7 @@ class Session:
             f"{robot.state.ay:.0f}, {robot.state.ath:.1f}) by odometry",
             f"    cycle time {robot.scheduler.stats.summary(robot.clock.overruns)}",
             f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
-            f"{link.receiver.stats.dropped} dropped",
+            f"{link.dropped} dropped",
         ]
         if watch is not None and watch.losses:
             lines[-1] += f"; lost {watch.losses}x, reconnected {watch.reconnects}x"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from saphira.client.link.pioneer import ConnectError, LinkOptions
+from saphira.client.link.base import ConnectError, LinkOptions
 from saphira.client.link.registry import link_type
 from saphira.client.link.watch import LinkWatch
 from saphira.core.clock import Clock, LockStepClock, RealTimeClock

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.colbert.compile.compiler import (
     BEHAVIOR,
     VOID,

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
 from saphira.core.geometry import Pose

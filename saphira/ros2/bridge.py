@@ -195,7 +195,7 @@ class Ros2Bridge(Task):
             self.set_pose(*pose)
         motors = latest.get("/enable_motors")
         if motors is not None:
-            self.robot.link.send(Command.ENABLE, int(motors))
+            self.robot.link.send_command(Command.ENABLE, int(motors))
 
     # ------------------------------------------------------------------ the threads
     def _publish_loop(self) -> None:

@@ -150,7 +150,7 @@ def attach_simulator(
     model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame)
     defaults to the world's start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
     client give the same run. With ``wait`` the robot runs cycles until connected (raising
-    :class:`~saphira.client.link.pioneer.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
+    :class:`~saphira.client.link.base.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
 
     The client chooses its parameters from the SYNC2 subclass, as with a real robot; give it the
     same file with ``robot.link.user_params`` when the file departs from its model's values.

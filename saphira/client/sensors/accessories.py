@@ -120,7 +120,7 @@ class AccessoryReflector:
 
 def gripper_command(robot: Robot, code: int) -> bool:
     """Send GRIPPER ``code`` (:class:`~saphira.protocol.gripper.GripperCommand`); False if not sent."""
-    return robot.link.send(Command.GRIPPER, int(code))
+    return robot.link.send_command(Command.GRIPPER, int(code))
 
 
 def gripper_open(robot: Robot) -> bool:
@@ -146,17 +146,17 @@ def gripper_stop(robot: Robot) -> bool:
 
 def request_gripper_packets(robot: Robot, mode: int = 2) -> bool:
     """GRIPPERPACREQUEST: 0 none, 1 one 0xE0 packet, 2 one every cycle."""
-    return robot.link.send(Command.GRIPPERPACREQUEST, mode)
+    return robot.link.send_command(Command.GRIPPERPACREQUEST, mode)
 
 
 def set_ptu(robot: Robot, servo: int, width: int) -> bool:
     """PTUPOS: drive RC servo ``servo`` (0-4) to a pulse ``width`` in 10 µs units (0-200)."""
-    return robot.link.send(Command.PTUPOS, ptu_arg(servo, width))
+    return robot.link.send_command(Command.PTUPOS, ptu_arg(servo, width))
 
 
 def vision_command(robot: Robot, text: str) -> bool:
     """Send a VISION_COM string (``"pioneer_a_mode 2"``, ``"line_bottom_row 0"`` ...)."""
-    return robot.link.send(VISION_COM, robot.link.string_arg(text))
+    return robot.link.send_command(VISION_COM, robot.link.string_arg(text))
 
 
 def set_vision_mode(robot: Robot, channel: int, mode: VisionMode | int) -> bool:

@@ -2,8 +2,8 @@
 
 Registered by :func:`saphira.colbert.bindings.table.install_bindings`. A Flat server announces a map change
 (an automatic transition, or the answer to a ``t``/``m`` query) with ``:MAP-CHANGED``; its link keeps the
-announcement in :attr:`~saphira.client.link.pioneer.Link.map_name` and
-:attr:`~saphira.client.link.pioneer.Link.map_changes`, which every link has (a link whose peer announces no
+announcement in :attr:`~saphira.client.link.base.Link.map_name` and
+:attr:`~saphira.client.link.base.Link.map_changes`, which every link has (a link whose peer announces no
 maps keeps None and 0), so these bindings need not know which protocol the robot speaks. Colbert has no
 events, so an activity polls two values, as it polls ``sfLaserScans``:
 

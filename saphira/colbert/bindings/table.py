@@ -134,9 +134,8 @@ class _Session:
     def say(self, fmt: str, *args: Any) -> None:
         text = c_format(fmt, args)
         self.ev._say(text)
-        show = getattr(self.ev.robot.link, "show_message", None) if self.ev.robot is not None else None
-        if show is not None:  # a Flat link: the message field of Flat's window
-            show(text)
+        if self.ev.robot is not None:  # a link whose peer shows messages (Flat's message field) shows it too
+            self.ev.robot.link.show_message(text)
 
     def stalled_motor(self, which: int) -> int:
         state = self.robot.state
@@ -232,7 +231,7 @@ class _Session:
 
     # ---- raw packets (packet.act)
     def send(self, command: int, arg: Any = None) -> None:
-        if not self.robot.link.send(command, arg):
+        if not self.robot.link.send_command(command, arg):
             raise ColbertRuntimeError("not connected: the command could not be sent")
 
     def send_string(self, command: int, text: str) -> None:
