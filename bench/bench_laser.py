@@ -30,7 +30,6 @@ import numpy as np
 
 from saphira.client.link.devices import DeviceDecoder
 from saphira.client.reflector import Reflector
-from saphira.client.sensors.laser import ReflectedLaser
 from saphira.client.transport import MemoryTransport, memory_pair
 from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig
@@ -145,14 +144,14 @@ def decode_rates(scans: int) -> tuple[float, float]:
             decode_laser(payload)
     packet_rate = scans * len(payloads) / (time.perf_counter() - start)
     reflector = Reflector(RobotParams())
-    reflector.laser = ReflectedLaser(LaserConfig())
+    reflector.laser.config = LaserConfig()
     devices = DeviceDecoder(reflector)
     start = time.perf_counter()
     for _ in range(scans):
         for payload in payloads:
-            devices.apply_laser(payload)
+            devices.apply(payload, 0.0)
     scan_rate = scans / (time.perf_counter() - start)
-    assert devices.laser.counters.scans == scans
+    assert reflector.laser.assembler.counters.scans == scans
     return packet_rate, scan_rate
 
 
