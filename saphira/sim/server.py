@@ -61,7 +61,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final
+from typing import Final, TypeVar
 
 from saphira.client.transport import Transport, TransportClosed
 from saphira.params.robot_params import RobotParams
@@ -75,7 +75,7 @@ from saphira.protocol.simstat import SimStat, encode_simstat
 from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip, layout_for
 from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
-from saphira.sim.laser import laser_handlers
+from saphira.sim.devices import SimDevice, sim_device_types
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
 from saphira.sim.simulation import SimRobot, Simulation
@@ -83,6 +83,8 @@ from saphira.sim.world_requests import WorldAccess, WorldLoad, WorldRefused
 from saphira.world.world import World
 
 log = logging.getLogger("saphira.sim.server")
+
+D = TypeVar("D", bound=SimDevice)
 
 DEFAULT_NAME: Final = "saphira-sim"
 """The SYNC2 name when the parameter file has none."""
@@ -313,9 +315,19 @@ class PioneerServer:
         self._range_conv = model.range_conv_factor or 1.0
         self._heading_units = max(1, round(2.0 * math.pi / self._angle_conv))
         self._handlers = self._handler_table()
-        self.accessories = Accessories(self.simulation, robot, self._string_arg, psos=self.layout is SipLayout.PSOS)
-        self._handlers.update(self.accessories.handlers(self._handlers))
+        self.devices: dict[str, SimDevice] = {kind.name: kind(self) for kind in sim_device_types()}
+        """The robot's simulated devices by name, in their order (:mod:`saphira.sim.devices`)."""
+        for device in reversed(self.devices.values()):
+            self._handlers.update(device.handlers(self._handlers))
+        self.accessories = self.device("accessories", Accessories)
         robot.cmd_sonar(False)  # no session: nothing to fire for
+
+    def device(self, name: str, kind: type[D]) -> D:
+        """The simulated device registered as ``name``, which must be a ``kind`` (a TypeError says what it is)."""
+        device = self.devices[name]
+        if not isinstance(device, kind):
+            raise TypeError(f"simulated device {name!r} is a {type(device).__name__}, not a {kind.__name__}")
+        return device
 
     def replace_robot(self, robot: SimRobot) -> None:
         """Serve ``robot`` (one of other parameters: the simulator window's Files→Load Params) from now
@@ -446,9 +458,9 @@ class PioneerServer:
             self.stats.simstats += 1
             if self._simstat == 1:
                 self._simstat = 0
-        packets += self.accessories.packets()
         self.stats.sips += 1
-        packets += self.robot.laser_packets()  # a full scan after every SIP, when asked for (AMRISim)
+        for device in self.devices.values():
+            packets += device.packets()
         self._write(packets)
 
     # -- packets ------------------------------------------------------------------------------------
@@ -505,7 +517,8 @@ class PioneerServer:
         robot.cmd_polling(range(robot.model.sonar_count))
         robot.cmd_sonar(True)
         robot.take_new_readings()
-        robot.laser_off()
+        for device in self.devices.values():
+            device.start_session()
         self._backlog.clear()
         self.state = SessionState.SYNCED
         self._last_packet = now
@@ -518,9 +531,9 @@ class PioneerServer:
         robot.cmd_sonar(False)
         robot.cmd_seto()
         robot.take_new_readings()
-        robot.laser_off()
+        for device in self.devices.values():
+            device.end_session()
         self._backlog.clear()
-        self.accessories.end_session()
         self._world_load = None  # a world still being read was for this session's client
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1
@@ -731,7 +744,6 @@ class PioneerServer:
             Command.SIM_MESSAGE: self._message,
             Command.SIM_EXIT: self._exit,
             Command.BATTEST: self._battest,
-            **laser_handlers(robot.laser, self.stats.ignored, self.label),
         }
 
     def _open(self, command: CommandPacket) -> None:
@@ -751,13 +763,13 @@ class PioneerServer:
         self._write(encode_config(self.config_packet()))
 
     def _polling(self, command: CommandPacket) -> None:
-        self.robot.cmd_polling(b - 1 for b in self._string_arg(command))
+        self.robot.cmd_polling(b - 1 for b in self.string_arg(command))
 
     def _load_world(self, command: CommandPacket) -> None:
         """SRISim's LOADWORLD (``sfLoadWorldFile``): a world the options' :class:`WorldAccess` grants.
         The robot goes to the new world's start pose when it has one (its odometry runs on). The
         protocol has no reply: a refusal is logged and counted (``stats.worlds_refused``)."""
-        name = self._string_arg(command).decode("latin-1")
+        name = self.string_arg(command).decode("latin-1")
         if self._world_load is not None:
             self._refuse_world(name, "another world is still being loaded")
             return
@@ -796,7 +808,7 @@ class PioneerServer:
             self.simulation.set_pose(self.robot, start.x, start.y, start.th)
         log.info("%s: world %s loaded for the client", self.label, world.name)
 
-    def _string_arg(self, command: CommandPacket) -> bytes:
+    def string_arg(self, command: CommandPacket) -> bytes:
         data = command.data
         if self.layout is SipLayout.ARCOS and len(data) >= 2 and data[0] == ArgType.STRING:
             length = data[1]

@@ -16,22 +16,19 @@ its codec (``protocol/``), its device (here), its simulated half (``sim/``) and 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from functools import cache
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from saphira.client.sensors.sonar import Region
 from saphira.core.arrays import FloatArray
+from saphira.core.plugins import registered_classes
 from saphira.params.robot_params import RobotParams
 
 if TYPE_CHECKING:
     from saphira.client.reflector import Reflector
 
 __all__ = ["DEVICE_GROUP", "Device", "DeviceBinding", "DeviceError", "LpsSource", "device_types"]
-
-log = logging.getLogger("saphira.client.sensors")
 
 DEVICE_GROUP = "saphira.devices"
 """The entry-point group devices are registered in (value: ``module:Class``)."""
@@ -107,16 +104,5 @@ class Device:
 
 @cache
 def device_types() -> tuple[type[Device], ...]:
-    """Every registered device class, by name; one that cannot be loaded is logged and left out."""
-    found: list[type[Device]] = []
-    for entry in sorted(entry_points(group=DEVICE_GROUP), key=lambda e: e.name):
-        try:
-            kind = entry.load()
-        except Exception as exc:  # a third-party package's import failure must not stop every robot
-            log.warning("device %s (%s) cannot be loaded: %s", entry.name, entry.value, exc)
-            continue
-        if not (isinstance(kind, type) and issubclass(kind, Device)):
-            log.warning("device %s (%s) is not a Device subclass; left out", entry.name, entry.value)
-            continue
-        found.append(kind)
-    return tuple(found)
+    """Every registered device class, by name (:mod:`saphira.core.plugins`)."""
+    return tuple(registered_classes(DEVICE_GROUP, Device))
