@@ -61,8 +61,10 @@ class DeviceError(Exception):
 
 
 class DeviceBinding(NamedTuple):
-    """One Colbert built-in a device offers: ``call(device, *args)`` under ``name`` with a C ``signature``
-    (``"float(int)"``) and a one-line ``help`` (which docs/colbert.md repeats)."""
+    """One Colbert built-in a device offers: ``call(robot, *args)`` (the :class:`~saphira.robot.Robot`
+    session, whose ``reflector.devices`` hold the device) under ``name``, with a C ``signature``
+    (``"float(int)"``) and a one-line ``help`` (which docs/colbert.md repeats). A :class:`DeviceError`
+    it raises is reported as a Colbert runtime error."""
 
     name: str
     signature: str
