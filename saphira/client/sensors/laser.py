@@ -35,12 +35,14 @@ Choices made here:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from saphira.client.sensors.device import Device
+from saphira.client.sensors.device import Device, DeviceBinding, DeviceError
 from saphira.client.sensors.sonar import NO_ECHO, Region, move_points, region_mask
 from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, change_vp, cos_sin
@@ -53,6 +55,7 @@ from saphira.protocol.sync import RobotIdentity
 
 if TYPE_CHECKING:
     from saphira.client.reflector import Reflector
+    from saphira.robot import Robot
 
 SIMULATOR_NAMES: Final = frozenset({"mobilesim", "amrisim", "saphira-sim"})
 
@@ -238,6 +241,22 @@ class ReflectedLaser(Device):
         if first is not None:
             self.reflector.apply_laser_scan(self.assembler.scan(first, self.config))
 
+    @classmethod
+    def bindings(cls) -> Sequence[DeviceBinding]:
+        """``sfLaserCount``... (docs/colbert.md; Saphira had no laser built-ins: they follow its sonar ones)."""
+        return [
+            DeviceBinding("sfLaserCount", "int()", _count, "readings in the latest laser scan (0: none yet)"),
+            DeviceBinding("sfLaserScans", "int()", lambda r: laser_of(r).scans, "complete laser scans received"),
+            DeviceBinding("sfLaserRange", "int(int)", lambda r, i: round(float(_reading(r, i)[0])),
+                          "range of laser reading i, mm"),
+            DeviceBinding("sfLaserAngle", "float(int)", lambda r, i: _reading(r, i)[1],
+                          "bearing of laser reading i, degrees"),
+            DeviceBinding("sfLaserXCoord", "float(int)", lambda r, i: _coord(r, i)[0],
+                          "x of laser reading i (robot frame)"),
+            DeviceBinding("sfLaserYCoord", "float(int)", lambda r, i: _coord(r, i)[1],
+                          "y of laser reading i (robot frame)"),
+        ]  # fmt: skip
+
     def keep(self, scan: LaserScan, robot_pose: Pose) -> LaserScan:
         """Make ``scan``, numbered as the next one, the latest and its points the LPS ring, moved from the
         scan's robot pose to ``robot_pose`` (the odometric pose now)."""
@@ -249,6 +268,35 @@ class ReflectedLaser(Device):
         if dx or dy or dth:
             self.ring.move(*cos_sin(dth), dx, dy)
         return scan
+
+
+def laser_of(robot: Robot) -> ReflectedLaser:
+    """The robot's laser device."""
+    return robot.reflector.device("laser", ReflectedLaser)
+
+
+def _count(robot: Robot) -> int:
+    scan = laser_of(robot).scan
+    return 0 if scan is None else scan.count
+
+
+def _reading(robot: Robot, index: int) -> tuple[float, float]:
+    """(range mm, bearing deg) of reading ``index`` of the latest scan; DeviceError naming what is missing."""
+    scan = laser_of(robot).scan
+    if scan is None:
+        raise DeviceError("no laser scan has arrived (does the robot have a laser?)")
+    if not 0 <= index < scan.count:
+        raise DeviceError(f"there is no laser reading {index} (the scan has {scan.count})")
+    return float(scan.ranges[index]), float(scan.angles[index])
+
+
+def _coord(robot: Robot, index: int) -> tuple[float, float]:
+    """Reading ``index``'s point in the robot frame when the scan was taken."""
+    r, angle = _reading(robot, index)
+    scan = laser_of(robot).scan
+    assert scan is not None  # _reading checked it
+    rad = math.radians(angle)
+    return scan.mount_x + r * math.cos(rad), scan.mount_y + r * math.sin(rad)
 
 
 def is_simulator(identity: RobotIdentity | None, config: ConfigPacket | None) -> bool:

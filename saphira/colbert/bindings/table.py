@@ -606,7 +606,7 @@ def install_bindings(ev: Evaluator) -> None:
     """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
 
     The concept modules of this package (``robot``, ``tasks``, ``session``, ``accessories``, ``display``,
-    ``laser``, ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
+    ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
     order; then every registered device its built-ins (:mod:`saphira.client.sensors.device`); ``link``
     installs its own.
     """
@@ -614,7 +614,6 @@ def install_bindings(ev: Evaluator) -> None:
         accessories,
         display,
         flat,
-        laser,
         maps,
         robot,
         session,
@@ -634,7 +633,6 @@ def install_bindings(ev: Evaluator) -> None:
                 session,
                 accessories,
                 display,
-                laser,
                 maps,
                 flat,
             )
