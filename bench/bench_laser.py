@@ -8,7 +8,8 @@
 * scan — the ray casting alone (µs per 181-ray scan), AMROffice and a wall-free world, and for scale
   the same scan cast the sonar's way (every ray against every wall).
 * decode — 0x60/0x61 packets per second through ``decode_laser``, and whole scans per second through
-  the link's device layer into the reflector (``DeviceDecoder.apply_laser``: decode, reassemble, LPS ring).
+  the link's device layer into the reflector (``DeviceDecoder.apply`` to the laser device: decode,
+  reassemble, LPS ring).
 
 Measured (2-core machine, after the compiled kernels): the simulator without a laser got about 3.5x
 faster (245 -> 68 us per served step), so the laser's own cost, unchanged at ~115 us, fell to 0.37x by

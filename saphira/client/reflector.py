@@ -170,7 +170,13 @@ class Reflector:
 
     def device(self, name: str, kind: type[D]) -> D:
         """The device registered as ``name``, which must be a ``kind`` (a TypeError names what it is)."""
-        device = self.devices[name]
+        device = self.devices.get(name)
+        if device is None:
+            raise KeyError(
+                f"no device {name!r} is registered (registered: {', '.join(sorted(self.devices)) or 'none'}); "
+                "an installed saphira lists its devices in the 'saphira.devices' entry points: reinstall it "
+                "(pip install -e .) after they change"
+            )
         if not isinstance(device, kind):
             raise TypeError(f"device {name!r} is a {type(device).__name__}, not a {kind.__name__}")
         return device

@@ -174,7 +174,13 @@ class PioneerServer:
 
     def device(self, name: str, kind: type[D]) -> D:
         """The simulated device registered as ``name``, which must be a ``kind`` (a TypeError says what it is)."""
-        device = self.devices[name]
+        device = self.devices.get(name)
+        if device is None:
+            raise KeyError(
+                f"no simulated device {name!r} is registered (registered: {', '.join(self.devices) or 'none'}); "
+                "an installed saphira lists them in the 'saphira.sim_devices' entry points: reinstall it "
+                "(pip install -e .) after they change"
+            )
         if not isinstance(device, kind):
             raise TypeError(f"simulated device {name!r} is a {type(device).__name__}, not a {kind.__name__}")
         return device
