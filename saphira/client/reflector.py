@@ -23,10 +23,11 @@ from saphira.client.artifacts import PointList
 from saphira.client.motion import MotionControl
 from saphira.client.odometry import Motion, OdometryIntegrator
 from saphira.client.sensors.accessories import AccessoryReflector
-from saphira.client.sensors.device import Device, device_types
+from saphira.client.sensors.device import DEVICE_GROUP, Device, device_types
 from saphira.client.sensors.laser import LaserScan, ReflectedLaser
 from saphira.client.sensors.sonar import NO_ECHO, Sonar, SonarPose
 from saphira.core.geometry import Pose, norm2_angle
+from saphira.core.plugins import registered_instance
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.sip import Sip
 
@@ -170,16 +171,7 @@ class Reflector:
 
     def device(self, name: str, kind: type[D]) -> D:
         """The device registered as ``name``, which must be a ``kind`` (a TypeError names what it is)."""
-        device = self.devices.get(name)
-        if device is None:
-            raise KeyError(
-                f"no device {name!r} is registered (registered: {', '.join(sorted(self.devices)) or 'none'}); "
-                "an installed saphira lists its devices in the 'saphira.devices' entry points: reinstall it "
-                "(pip install -e .) after they change"
-            )
-        if not isinstance(device, kind):
-            raise TypeError(f"device {name!r} is a {type(device).__name__}, not a {kind.__name__}")
-        return device
+        return registered_instance(self.devices, name, kind, DEVICE_GROUP)
 
     def apply_sip(self, sip: Sip) -> Motion:
         """Fold one SIP into the reflector and return the motion it reported."""

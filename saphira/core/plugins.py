@@ -8,10 +8,11 @@ cannot be imported or is of another kind, so one broken third-party package does
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import TypeVar
 
-__all__ = ["registered_classes"]
+__all__ = ["registered_classes", "registered_instance"]
 
 log = logging.getLogger("saphira.plugins")
 
@@ -32,3 +33,20 @@ def registered_classes(group: str, base: type[T]) -> list[type[T]]:
             continue
         found.append(kind)
     return found
+
+
+def registered_instance(instances: Mapping[str, object], name: str, kind: type[T], group: str) -> T:
+    """The instance built from ``group``'s entry point ``name``, which must be a ``kind``.
+
+    A KeyError names the registered ones and says to reinstall (an installed package's entry points are
+    read from its metadata, which an editable install writes only when installed); a TypeError what it is.
+    """
+    instance = instances.get(name)
+    if instance is None:
+        raise KeyError(
+            f"nothing named {name!r} is registered in {group!r} (registered: {', '.join(instances) or 'none'}); "
+            "reinstall saphira (pip install -e .) after its entry points change"
+        )
+    if not isinstance(instance, kind):
+        raise TypeError(f"{group} {name!r} is a {type(instance).__name__}, not a {kind.__name__}")
+    return instance

@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from saphira.client.transport import Transport, TransportClosed
+from saphira.core.plugins import registered_instance
 from saphira.protocol.command_packet import CommandPacket, decode_command
 from saphira.protocol.commands import ArgType, Command, command_name
 from saphira.protocol.config import encode_config
@@ -75,7 +76,7 @@ from saphira.protocol.simstat import encode_simstat
 from saphira.protocol.sip import SipLayout, layout_for
 from saphira.protocol.sync import encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
-from saphira.sim.devices import SimDevice, sim_device_types
+from saphira.sim.devices import SIM_DEVICE_GROUP, SimDevice, sim_device_types
 from saphira.sim.outgoing import PacketWriter
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
@@ -174,16 +175,7 @@ class PioneerServer:
 
     def device(self, name: str, kind: type[D]) -> D:
         """The simulated device registered as ``name``, which must be a ``kind`` (a TypeError says what it is)."""
-        device = self.devices.get(name)
-        if device is None:
-            raise KeyError(
-                f"no simulated device {name!r} is registered (registered: {', '.join(self.devices) or 'none'}); "
-                "an installed saphira lists them in the 'saphira.sim_devices' entry points: reinstall it "
-                "(pip install -e .) after they change"
-            )
-        if not isinstance(device, kind):
-            raise TypeError(f"simulated device {name!r} is a {type(device).__name__}, not a {kind.__name__}")
-        return device
+        return registered_instance(self.devices, name, kind, SIM_DEVICE_GROUP)
 
     def replace_robot(self, robot: SimRobot) -> None:
         """Serve ``robot`` (one of other parameters: the simulator window's Files→Load Params) from now
