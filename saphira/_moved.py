@@ -27,7 +27,7 @@ _CORE = (
     "clock tasks events errors rates attached jit paths modules interrupts geometry inputfile suggest argtypes parts"
 )
 _SYNTAX = "lexer parser fast_lalr ast ast_builder errors diagnose"
-_BINDINGS = "accessories display flat laser link maps robot session tasks"
+_BINDINGS = "accessories display flat link maps robot session tasks"
 
 MOVED: dict[str, str] = {
     **{name: f"core.{name}" for name in _CORE.split()},
@@ -61,6 +61,7 @@ MOVED: dict[str, str] = {
     "colbert.behavior_compiler": "colbert.beh.compiler",
     "colbert.bindings": "colbert.bindings.table",
     **{f"colbert.bindings_{name}": f"colbert.bindings.{name}" for name in _BINDINGS.split()},
+    "colbert.bindings_laser": "client.sensors.laser",
     "cli": "app.cli",
     "app": "app.run",
     "params_cli": "app.params",

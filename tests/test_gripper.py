@@ -29,6 +29,7 @@ from saphira.robot import Robot
 from saphira.sim.accessories import Accessories
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.gripper import LIFT_TRAVEL_S, PADDLE_TRAVEL_S
+from saphira.sim.server import PioneerServer
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
 from saphira.world.world import WorldError
@@ -241,8 +242,8 @@ def test_numbers_36_and_37_shared_with_the_old_laser_reach_its_handler() -> None
     sim_robot = simulation.add_robot(params_for_file("p3dx"), (0.0, 0.0, 0.0))
     laser: list[tuple[int, int]] = []
     previous = {n: (lambda c, n=n: laser.append((n, c.int_value))) for n in (36, 37)}
-    accessories = Accessories(simulation, sim_robot, lambda c: c.nul_string(), psos=False)
-    handlers = accessories.handlers(previous)  # type: ignore[arg-type]
+    accessories = PioneerServer(simulation, sim_robot).device("accessories", Accessories)
+    handlers = accessories.handlers(previous)
 
     def send(number: int, value: int) -> None:
         handlers[number](decode_command(command_payload(number, value)))

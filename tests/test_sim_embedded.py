@@ -18,7 +18,7 @@ from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol.commands import Command
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.server import ServerOptions, SessionState
+from saphira.sim.session import ServerOptions, SessionState
 from saphira.world.world import World
 
 

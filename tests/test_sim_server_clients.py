@@ -16,7 +16,8 @@ from saphira.app import sim as standalone
 from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol import Command, PacketId, decode_simstat, encode_command, encode_sync, str_arg
 from saphira.sim.lines import TcpLine
-from saphira.sim.server import PioneerServer, ServerOptions
+from saphira.sim.server import PioneerServer
+from saphira.sim.session import ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.world import MAX_WALLS

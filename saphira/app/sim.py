@@ -44,7 +44,8 @@ from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines
 from saphira.sim.serve import serve
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.ui.options import add_ui_options
 from saphira.world.world import World, load_world

@@ -29,7 +29,8 @@ from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig, laser_config
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.robot import Robot
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.world import World, load_world
 

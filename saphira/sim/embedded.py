@@ -22,7 +22,8 @@ from saphira.core.clock import LockStepClock
 from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams, params_for_file
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.world import World, load_world

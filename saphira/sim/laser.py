@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final
 
 import numpy as np
@@ -43,6 +43,7 @@ from saphira.params.laser import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_stream
+from saphira.sim.devices import Handler, SimDevice
 from saphira.world.raycast import FanWalls, SegmentIndex, cast_even_fan
 
 log = logging.getLogger("saphira.sim.laser")
@@ -261,3 +262,24 @@ def laser_handlers(
             laser.start, laser.end = laser.end, laser.start
 
     return dict.fromkeys(LASER_COMMANDS, handle)
+
+
+class LaserDevice(SimDevice):
+    """The robot's laser on the wire (:mod:`saphira.sim.devices`): the SIM_LRF commands, and a full scan
+    after every SIP while it is on (AMRISim); off at the start and end of every session."""
+
+    name = "laser"
+    order = 20
+
+    def handlers(self, installed: Mapping[int, Handler]) -> dict[int, Handler]:
+        server = self.server
+        return laser_handlers(server.robot.laser, server.stats.ignored, server.label)
+
+    def start_session(self) -> None:
+        self.server.robot.laser_off()
+
+    def end_session(self) -> None:
+        self.server.robot.laser_off()
+
+    def packets(self) -> bytes:
+        return self.server.robot.laser_packets()

@@ -40,7 +40,6 @@ from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket, decode_config
 from saphira.protocol.errors import PacketError
 from saphira.protocol.framing import MAX_COUNT_CLIENT
-from saphira.protocol.laser import LASER_IDS
 from saphira.protocol.packet_ids import PacketId, is_sip_id
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import SipLayout, decode_sip, layout_for
@@ -240,7 +239,6 @@ class PioneerLink(Link):
         params = self._choose_params(identity)
         self.reflector.configure(params)
         self.reflector.restart()
-        self.devices.restart()
         log.info(
             "connected to %s (%s %s), parameters from %s",
             identity.name,
@@ -282,16 +280,15 @@ class PioneerLink(Link):
             except PacketError as exc:
                 log.warning("CONFIG packet could not be decoded (%s); using parameter-file limits", exc)
             self._connected()
-        elif packet_id in LASER_IDS:
-            try:
-                self.devices.apply_laser(payload)
-            except PacketError as exc:
-                self.counters.undecodable += 1
-                log.debug("undecodable laser packet dropped: %s", exc)
         elif packet_id in (PacketId.RESET, PacketId.RESET_WITH_DATA):
             self._lost("the robot's controller reset")
-        elif not self.devices.apply_accessory(payload, now):
-            self.counters.other_packets += 1
+        else:
+            try:
+                if not self.devices.apply(payload, now):
+                    self.counters.other_packets += 1
+            except PacketError as exc:
+                self.counters.undecodable += 1
+                log.debug("undecodable device packet 0x%02X dropped: %s", packet_id, exc)
 
     def _check_timers(self, now: float) -> None:
         opts = self.options

@@ -44,6 +44,7 @@ from saphira.behavior.behavior import TurnDir
 from saphira.client.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import RobotStatus
+from saphira.client.sensors.device import DeviceBinding, DeviceError, device_types
 from saphira.client.sensors.sonar import NO_ECHO, Region
 from saphira.colbert.bindings.link import install_link_bindings
 from saphira.colbert.compile.compiler import ColbertRuntimeError, Ref, Slot, parse_type
@@ -604,14 +605,14 @@ def install_bindings(ev: Evaluator) -> None:
     """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
 
     The concept modules of this package (``robot``, ``tasks``, ``session``, ``accessories``, ``display``,
-    ``laser``, ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
-    order; ``link`` installs its own.
+    ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
+    order; then every registered device its built-ins (:mod:`saphira.client.sensors.device`); ``link``
+    installs its own.
     """
     from saphira.colbert.bindings import (
         accessories,
         display,
         flat,
-        laser,
         maps,
         robot,
         session,
@@ -631,7 +632,6 @@ def install_bindings(ev: Evaluator) -> None:
                 session,
                 accessories,
                 display,
-                laser,
                 maps,
                 flat,
             )
@@ -647,8 +647,25 @@ def install_bindings(ev: Evaluator) -> None:
         for name, signature, fn, text in table.functions:
             ret, args, varargs = _signature(signature)
             ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
+    _install_device_bindings(ev, s)
     install_link_bindings(ev, s)
     _install_behaviors(ev)
+
+
+def _install_device_bindings(ev: Evaluator, s: _Session) -> None:
+    """The built-ins every registered device offers (:meth:`Device.bindings
+    <saphira.client.sensors.device.Device.bindings>`), called on the session's robot."""
+    for kind in device_types():
+        for binding in kind.bindings():
+
+            def call(*args: Any, binding: DeviceBinding = binding) -> Any:
+                try:
+                    return binding.call(s.robot, *args)
+                except DeviceError as exc:
+                    raise ColbertRuntimeError(f"{binding.name}: {exc}") from exc
+
+            ret, args, varargs = _signature(binding.signature)
+            ev.add_function(binding.name, call, ret, args, varargs=varargs, help=binding.help)
 
 
 def _install_behaviors(ev: Evaluator) -> None:
