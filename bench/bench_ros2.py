@@ -106,8 +106,9 @@ def _spread(ms: list[float]) -> str:
 def _report(costs: Costs) -> None:
     print(f"  on the cycle, processor time: {_spread(costs.cpu)} (target <= 1 ms)")
     print(f"  on the cycle, wall clock:     {_spread(costs.wall)}")
+    sent = costs.dropped + costs.snapshots
     print(f"  DDS process: {costs.dds_cpu / max(1, costs.snapshots):.3f} ms of processor per snapshot; "
-          f"{costs.dropped} of {costs.dropped + costs.snapshots} snapshots dropped, {costs.published} messages")  # fmt: skip
+          f"{costs.dropped} of {sent} snapshots dropped, {costs.published} messages")  # fmt: skip
 
 
 def main() -> None:
