@@ -113,8 +113,8 @@ def _report(costs: Costs) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cycles", type=int, default=600)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cycles", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--realtime-cycles", type=int, default=100, help="cycles of the real-time run (10 Hz)")
     args = parser.parse_args()
     os.environ["ROS_DOMAIN_ID"] = str(random.randrange(1, 200))
