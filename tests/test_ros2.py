@@ -10,6 +10,7 @@ the ``/cmd_vel`` limits and watchdog on the robot's own cycle.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -326,3 +327,33 @@ def test_ros_discovery_info_takes_the_layout_of_the_distribution(distro: str, st
     assert (node.node_namespace, node.node_name) == ("/", "saphira")
     assert [bytes(g.data) for g in node.reader_gid_seq] == [reader + bytes(size - 16)]
     assert [bytes(g.data) for g in node.writer_gid_seq] == [w + bytes(size - 16) for w in writers]
+
+
+def test_a_dds_process_that_dies_stops_the_robot_and_the_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lock-step, in-process: the bridge's DDS process killed while /cmd_vel drives; the next cycles see it
+    gone, the robot is stopped at once (no command can come any more) and the failure is kept for the summary."""
+    from saphira.app.ros2 import start_ros2
+    from saphira.params.robot_params import find_params_file, load_params
+    from saphira.robot import Robot
+    from saphira.sim.embedded import attach_simulator
+
+    for name, value in isolated_env().items():
+        monkeypatch.setenv(name, value)
+    params = load_params(find_params_file("p3dx-laser"))
+    robot = Robot(params=params)
+    sim = attach_simulator(robot, "corridor", params, seed=1)
+    args = argparse.Namespace(ros2=True, ros2_domain=None)
+    bridge = start_ros2(robot, args, lambda: sim, lambda line: None)
+    try:
+        bridge.drive.offer(0.3, 0.0)  # as a /cmd_vel would
+        assert robot.run_until(lambda: robot.state.vel > 100, max_cycles=100)
+        os.kill(bridge.dds_pid, signal.SIGKILL)
+        # the pipe's end shows within a few cycles of the kill; generous for a loaded machine, fast when it comes
+        assert robot.run_until(lambda: bridge.failure is not None, max_cycles=1_000_000)
+        assert "ros2: the DDS process stopped" in bridge.failure
+        assert bridge.drive.task is None and bridge.drive.stops == 1 and "cmd_vel" not in robot.scheduler
+        assert robot.run_until(lambda: robot.state.vel == 0, max_cycles=60)
+        robot.run(cycles=5)  # the run goes on without the graph
+    finally:
+        bridge.close()
+        robot.disconnect()

@@ -125,11 +125,17 @@ class Ros2Bridge(Task):
 
     # ------------------------------------------------------------------ the cycle
     def step(self, state: int) -> int:
-        if self.robot.link.connected and not self._closed:
-            self._send(self.source.take())
-            self._receive()
-            self._apply_received()
+        if self.robot.link.connected:
+            if not self._closed:
+                self._send(self.source.take())
+                self._receive()
+            self._apply_received()  # the watchdog's too, when the DDS process is gone
         return TaskState.RESUME if state == TaskState.INIT else state
+
+    @property
+    def dds_pid(self) -> int:
+        """The DDS process's id (``ps``, or a test ending it to see the run carry on)."""
+        return self._process.pid
 
     def _send(self, snap: Any) -> None:
         if self._pending:
@@ -177,10 +183,12 @@ class Ros2Bridge(Task):
             log.warning("%s", reply[1])
 
     def _lost(self, why: str) -> None:
+        """The DDS process is gone: no command can come any more, so the robot stops now; the run goes on."""
         if self.failure is None:
             self.failure = f"ros2: the DDS process stopped: {why}"
             log.error(self.failure)
         self._closed = True
+        self.drive.release()
 
     def _apply_received(self) -> None:
         latest, self._latest = self._latest, {}
