@@ -216,19 +216,19 @@ class Ros2Bridge(Task):
     def close(self) -> None:
         """Send what is queued, let the DDS process leave the graph and end (idempotent; killed if it hangs)."""
         if self._process.returncode is None:
-            os.set_blocking(self._to, True)
-            os.set_blocking(self._from, True)
-            try:
-                if not self._closed:
-                    self._process.stdin.write(bytes(self._pending) + frame(None))  # type: ignore[union-attr]
-                self._process.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
+            deadline = time.monotonic() + STOP_TIMEOUT
+            if not self._closed:
+                self._pending += frame(None)
+                while self._pending and not self._closed and (left := deadline - time.monotonic()) > 0:
+                    select.select([], [self._to], [], left)
+                    self._flush()
             self._pending.clear()
             self._closed = True
-            deadline = time.monotonic() + STOP_TIMEOUT
             while (left := deadline - time.monotonic()) > 0 and select.select([self._from], [], [], left)[0]:
-                data = os.read(self._from, _READ)
+                try:
+                    data = os.read(self._from, _READ)
+                except BlockingIOError:
+                    continue
                 if not data:
                     break
                 for reply in self._replies.feed(data):
