@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from saphira.client.sensors.laser import LaserScan
-from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.arrays import FloatArray
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # not imported at run time: ROS 2's DDS process reads snapshots without the sensor modules
+    from saphira.client.sensors.laser import LaserScan
     from saphira.robot import Robot
 
 __all__ = ["BEHAVIOR_CYCLES", "MAP_CHECK_CYCLES", "STATUS_CYCLES", "FrameSource", "Grid", "Snapshot"]
@@ -88,6 +87,9 @@ class FrameSource:
         behaviors: Callable[[], Any] | None = None,
         clock: bool = False,
     ) -> None:
+        from saphira.client.sensors.sonar import NO_ECHO
+
+        self.no_echo = NO_ECHO
         self.robot = robot
         self.anchored = anchored
         self.walls = walls
@@ -122,7 +124,7 @@ class FrameSource:
         buckets = robot.sonar.buckets
         if any(b.count != self._sonar_seen.get(b.index, 0) for b in buckets):
             self._sonar_seen = {b.index: b.count for b in buckets}
-            snap.sonar = [(b.x, b.y) for b in buckets if b.range < NO_ECHO and b.count > 0]
+            snap.sonar = [(b.x, b.y) for b in buckets if b.range < self.no_echo and b.count > 0]
         static = self._static_frames(snap.scan)
         if static != self._static:
             self._static = snap.static = static
