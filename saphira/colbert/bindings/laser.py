@@ -18,24 +18,24 @@ from typing import TYPE_CHECKING
 
 from saphira.client.sensors.laser import LaserScan
 from saphira.colbert.bindings.table import BindingTable
-from saphira.colbert.compile.compiler import ColbertRuntimeError
+from saphira.colbert.compile.symbols import ColbertRuntimeError
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["table"]
 
 
-def _scan(s: _Session) -> LaserScan | None:
+def _scan(s: Bindings) -> LaserScan | None:
     return s.robot.reflector.laser.scan
 
 
-def _count(s: _Session) -> int:
+def _count(s: Bindings) -> int:
     scan = _scan(s)
     return 0 if scan is None else scan.count
 
 
-def _reading(s: _Session, index: int) -> tuple[LaserScan, int]:
+def _reading(s: Bindings, index: int) -> tuple[LaserScan, int]:
     scan = _scan(s)
     if scan is None:
         raise ColbertRuntimeError("no laser scan has arrived (does the robot have a laser?)")
@@ -44,17 +44,17 @@ def _reading(s: _Session, index: int) -> tuple[LaserScan, int]:
     return scan, index
 
 
-def _range(s: _Session, index: int) -> int:
+def _range(s: Bindings, index: int) -> int:
     scan, i = _reading(s, index)
     return round(float(scan.ranges[i]))
 
 
-def _angle(s: _Session, index: int) -> float:
+def _angle(s: Bindings, index: int) -> float:
     scan, i = _reading(s, index)
     return float(scan.angles[i])
 
 
-def _coord(s: _Session, index: int, axis: int) -> float:
+def _coord(s: Bindings, index: int, axis: int) -> float:
     scan, i = _reading(s, index)
     rad = math.radians(float(scan.angles[i]))
     r = float(scan.ranges[i])
@@ -63,7 +63,7 @@ def _coord(s: _Session, index: int, axis: int) -> float:
     return scan.mount_y + r * math.sin(rad)
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         functions=[
