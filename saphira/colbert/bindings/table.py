@@ -224,8 +224,11 @@ class Bindings:
         kind = {_LOCALPORT: "local", _TTYPORT: "serial", _TCPPORT: "server"}.get(port)
         if kind is None:
             raise ColbertRuntimeError(f"sfConnectToRobot: unknown port type {port}")
+        connection = self.ctx.connection
         try:
-            self.connection("sfConnectToRobot").connect(kind, name or None, self.ctx.say)
+            if connection is None:
+                raise ColbertRuntimeError("there is no robot connection in this session")
+            connection.connect(kind, name or None, self.ctx.say)
         except Exception as exc:  # the manual's function reports failure as 0
             self.ctx.say(f"sfConnectToRobot: {exc}")
             return 0
