@@ -28,7 +28,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from saphira.brain import is_brain_file
 from saphira.colbert.beh.compiler import check_behavior_text
 from saphira.colbert.compile.compiler import Compiler
 from saphira.colbert.compile.statements import PendingStart
@@ -120,6 +119,8 @@ class Checker:
             return [SourceError(f"load: files nested more than {MAX_DEPTH} deep (does {p.name} load itself?)", where)]
         if p.suffix == ".py":
             self.files.append(str(p))  # a plugin's errors name its resolved path (its traceback's)
+            from saphira.brain import is_brain_file  # only for a .py: an evaluator need not load Pyro's API
+
             if is_brain_file(p):  # a run imports the brains it starts (its command line's) here, once
                 if self.for_run:
                     return self.import_brain(p) if at is None else []
