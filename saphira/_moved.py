@@ -10,6 +10,9 @@ the line that imported it. Two mechanisms serve the table, both installed by ``s
 * :func:`moved_attribute`, the module ``__getattr__`` of the three packages that now stand where an
   old module was (``saphira.app``, ``saphira.params``, ``saphira.colbert.bindings``): their old names
   (``from saphira.params import load_params``) come from the module that holds them now.
+
+:data:`MOVED_NAMES` lists names that left a module which still exists (the compiler's former re-exports);
+that module's ``__getattr__`` serves them through :func:`moved_name`, with the same warning.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ MOVED: dict[str, str] = {
     **{f"colbert.{name}": f"colbert.syntax.{name}" for name in _SYNTAX.split()},
     **{f"colbert.{name}": f"colbert.compile.{name}" for name in ("symbols", "codegen", "expressions", "statements")},
     "colbert.compiler": "colbert.compile.compiler",
+    "colbert.manual_names": "colbert.compile.manual_names",
     "colbert.behavior_parser": "colbert.beh.parser",
     "colbert.behavior_compiler": "colbert.beh.compiler",
     "colbert.bindings": "colbert.bindings.table",
@@ -78,6 +82,22 @@ MOVED: dict[str, str] = {
 
 STANDING = ("app", "params", "colbert.bindings")
 """Old modules whose name is now a package's: served by :func:`moved_attribute`, not the finder."""
+
+_SYMBOLS = (
+    "ACTIVITY BEHAVIOR FLOAT INT PTR STRING VOID ActSchema CType ColbertCompileError ColbertRuntimeError Constant "
+    "Function GlobalVariable LinkedVariable Ref Slot StructType SymbolTable c_float_text convert_value format_value "
+    "parse_type runtime_message struct_type zero_value"
+)
+_CODEGEN = "TOP_LEVEL_LOOP_LIMIT ActProgram RuntimeHooks StartSpec generated_line generated_position"
+
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "colbert.compile.compiler": {
+        **{name: "colbert.compile.symbols" for name in _SYMBOLS.split()},
+        **{name: "colbert.compile.codegen" for name in _CODEGEN.split()},
+    },
+}
+"""Names a module that still exists no longer holds: module → name → the module that defines it now
+(``saphira.colbert.compile.compiler`` re-exported these until issue 36), served by :func:`moved_name`."""
 
 
 def new_name(fullname: str) -> str | None:
@@ -158,6 +178,16 @@ def moved_attribute(package: str, name: str) -> object:
         raise missing
     _warn(f"{package}.{name}", f"saphira.{target}.{name}")
     return getattr(module, name)
+
+
+def moved_name(module: str, name: str) -> object:
+    """``module.name`` for a name :data:`MOVED_NAMES` says moved out of ``module``: the object from the module
+    that defines it (with a warning); AttributeError for anything else."""
+    target = MOVED_NAMES.get(module.removeprefix("saphira."), {}).get(name)
+    if target is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    _warn(f"{module}.{name}", f"saphira.{target}.{name}")
+    return getattr(importlib.import_module(f"saphira.{target}"), name)
 
 
 def install() -> None:

@@ -36,7 +36,7 @@ def compile_files(
     from saphira.robot import Robot
 
     evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=load_directory)
-    checker = Checker(evaluator, listing=listing)
+    checker = Checker(evaluator.loader, listing=listing)
     errors: list[SourceError] = []
     for path in files:
         errors.extend(checker.check_path(path))
@@ -55,7 +55,7 @@ def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[S
     ``evaluator.brains`` (``INIT`` is the run's, once connected), the Colbert files compiled against a
     copy of the symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
     """
-    checker = Checker.scratch(evaluator, for_run=True)
+    checker = Checker.scratch(evaluator.loader, for_run=True)
     errors: list[SourceError] = []
     for path in files:
         errors.extend(checker.check_path(path))
@@ -69,7 +69,7 @@ def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[S
 
 def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
     """Every error in one file, against (a copy of) ``evaluator``'s environment; ``start`` is not resolved."""
-    return Checker.scratch(evaluator).check_path(path)
+    return Checker.scratch(evaluator.loader).check_path(path)
 
 
 def error_count(errors: Sequence[SourceError], files: Sequence[str | Path]) -> str:

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING
 from saphira.app.console import Console
 from saphira.app.exposure import exit_allowed
 from saphira.app.progress import RunProgress
-from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
+from saphira.app.session import (
+    ColbertConnection,
+    connect_robot,
+    lay_params_file,
+    serve_live_view,
+    session_clock,
+    session_robot,
+)
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.client.link.watch import LinkWatch
@@ -103,9 +110,10 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder: Recorder | McapRecorder | BagRecorder | None = None  # opened by connect(): a run that never
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # starts writes nothing
-        self.evaluator.connector = self._connect_url
+        # opened by connect(): a run that never starts writes nothing
+        self.recorder: Recorder | McapRecorder | BagRecorder | None = None
+        connection = ColbertConnection(self.robot, self._connect_url)  # a file's connect keeps the run's robot
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False, connection=connection)
         self.outcome = Outcome()
         self.parts = PartFailures()
         self.robot.scheduler.on_task_failed.connect(self.parts.task_failed)

@@ -21,7 +21,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
+from saphira.app.session import (
+    ColbertConnection,
+    connect_robot,
+    lay_params_file,
+    serve_live_view,
+    session_clock,
+    session_robot,
+)
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.interrupts import Interrupted, StopSignals
 from saphira.robot import Robot
@@ -145,7 +152,8 @@ def run_shell(args: argparse.Namespace) -> int:
     clock = session_clock(args.robot, args.speed, ui, real_time=True)
     robot = session_robot(clock, getattr(args, "link_timeout", None))
     lay_params_file(robot, args.params)  # a bad file fails at once
-    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    connection = ColbertConnection(robot)
+    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True), connection=connection)
     quiet = getattr(args, "quiet", False)  # -q, "only errors": no connection notes, as in ``saphira run``
     sim = None
     if args.robot:
@@ -153,14 +161,14 @@ def run_shell(args: argparse.Namespace) -> int:
             evaluator.output(f"connecting to {args.robot} ...")
         connect_robot(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), wait=False,
                       still_up=SHELL_UP,
-                      connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
+                      connector=lambda: robot.connect(connection.connected_url or args.robot, wait=False))  # fmt: skip
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
         sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
-        evaluator.settings["local"] = EMBEDDED_URL
-        evaluator.connected_url = EMBEDDED_URL
-        evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
+        connection.settings["local"] = EMBEDDED_URL
+        connection.connected_url = EMBEDDED_URL
+        connection.connector = lambda url: _connect_embedded(robot, sim, url)
     live = serve_live_view(robot, evaluator, ui, sim, evaluator.output)
     ros2 = None
     if getattr(args, "ros2", False):

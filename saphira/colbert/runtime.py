@@ -49,25 +49,23 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.client.motion import Channel
-from saphira.colbert.compile.compiler import (
+from saphira.colbert.compile.codegen import ActProgram, StartSpec, generated_position
+from saphira.colbert.compile.symbols import (
     BEHAVIOR,
     FLOAT,
     INT,
     PTR,
     STRING,
-    ActProgram,
     ActSchema,
     ColbertRuntimeError,
     Constant,
     CType,
     GlobalVariable,
     LinkedVariable,
-    StartSpec,
     SymbolTable,
     c_float_text,
     convert_value,
     format_value,
-    generated_position,
     runtime_message,
 )
 from saphira.colbert.syntax import ast

@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING
 from saphira.colbert.bindings.table import BindingTable
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["table"]
 
 
-def _map(s: _Session) -> str:
+def _map(s: Bindings) -> str:
     return s.robot.link.map_name or ""
 
 
-def _changes(s: _Session) -> int:
+def _changes(s: Bindings) -> int:
     return s.robot.link.map_changes
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         functions=[
