@@ -11,8 +11,8 @@ import pytest
 from saphira.client.link.pioneer import ConnectError, Link
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
-from saphira.gamebots.link import GamebotsLink
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.client.link import GamebotsLink
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.simulation import Simulation

@@ -18,8 +18,8 @@ import pytest
 
 from saphira.app import sim as standalone
 from saphira.client.link.pioneer import ConnectError
-from saphira.gamebots.server import GamebotsServer
-from saphira.gamebots.session import MAX_ROBOTS
+from saphira.gamebots.server.listener import GamebotsServer
+from saphira.gamebots.server.session import MAX_ROBOTS
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld

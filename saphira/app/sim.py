@@ -39,7 +39,7 @@ from saphira.core.argtypes import seed
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
-from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
+from saphira.gamebots.server.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines

@@ -19,8 +19,8 @@ from typing import TextIO
 from saphira.app.exposure import exit_allowed, world_access
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
-from saphira.flat.server import POLL_PERIOD, FlatServer
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.listener import POLL_PERIOD, FlatServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.sim.serve import serve
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world

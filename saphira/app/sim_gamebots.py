@@ -1,7 +1,7 @@
 """``saphira sim --gamebots PORT``: the command-line side of the Gamebots server (options checked, assembly).
 
 The options are part of ``saphira sim`` (:mod:`saphira.app.sim`); :func:`run` loads ``--world``,
-listens on ``--host``:PORT with :class:`~saphira.gamebots.server.GamebotsServer` and serves it in the
+listens on ``--host``:PORT with :class:`~saphira.gamebots.server.listener.GamebotsServer` and serves it in the
 one real-time serve loop (:func:`saphira.sim.serve.serve`) until Ctrl-C or SIGTERM (130, 143).
 """
 
@@ -12,10 +12,10 @@ import contextlib
 import sys
 
 from saphira.core.errors import SaphiraError
-from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.models import known_classes
-from saphira.gamebots.server import INIT_TIMEOUT, GamebotsServer
-from saphira.gamebots.session import MAX_ROBOTS
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import INIT_TIMEOUT, GamebotsServer
+from saphira.gamebots.server.session import MAX_ROBOTS
 from saphira.sim.serve import serve
 from saphira.sim.simulation import Simulation
 from saphira.world.world import load_world
