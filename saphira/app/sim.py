@@ -32,6 +32,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from saphira.app.commands import Command, add_verbosity
 from saphira.app.exposure import exit_allowed, world_access
 from saphira.app.simulators import chosen, front_ends
 from saphira.core.argtypes import folder, non_negative_seconds, port, positive_int, positive_seconds, seed
@@ -54,20 +55,30 @@ DEFAULT_HANDSHAKE_TIMEOUT = 5.0
 """Seconds a client has to complete its handshake (Flat: to send its first line) before it is hung up."""
 
 
+DESCRIPTION = (
+    "Run the Pioneer simulator as a real-time server. Each robot listens on its own TCP port (or pseudo-terminal) "
+    "and serves one client at a time, session after session; ARIA-based clients and Saphira clients connect as to "
+    "a real robot."
+)
+EPILOG = (
+    "Stop with Ctrl-C or SIGTERM (exit status 130 or 143; with --flat and --gamebots too), or from a "
+    "client with SIM_EXIT (its code; Flat: 'e'), which only a server on loopback, a unix socket or a "
+    "pseudo-terminal obeys by default: on another --host give --allow-exit. Exit status 2 for a bad option "
+    "or a port in use. What each server accepts from a client: docs/servers-security.md."
+)
+
+
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
-    """The ``saphira sim`` options. ``add_help=False`` makes it usable as a parent parser
-    (``sub.add_parser("sim", parents=[build_parser(add_help=False)])``, then :func:`run`)."""
-    parser = argparse.ArgumentParser(
-        prog="saphira sim",
-        add_help=add_help,
-        description="Run the Pioneer simulator as a real-time server. Each robot listens on its own "
-        "TCP port (or pseudo-terminal) and serves one client at a time, session after session; "
-        "ARIA-based clients and Saphira clients connect as to a real robot.",
-        epilog="Stop with Ctrl-C or SIGTERM (exit status 130 or 143; with --flat and --gamebots too), or from a "
-        "client with SIM_EXIT (its code; Flat: 'e'), which only a server on loopback, a unix socket or a "
-        "pseudo-terminal obeys by default: on another --host give --allow-exit. Exit status 2 for a bad option "
-        "or a port in use. What each server accepts from a client: docs/servers-security.md.",
-    )
+    """The ``saphira sim`` options as a program of their own (``python -m saphira.app.sim``). ``add_help=False``
+    makes it usable as a parent parser (``sub.add_parser("sim", parents=[build_parser(add_help=False)])``,
+    then :func:`run`)."""
+    parser = argparse.ArgumentParser(prog="saphira sim", add_help=add_help, description=DESCRIPTION, epilog=EPILOG)
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``saphira sim`` options, the other front ends' (:mod:`saphira.app.simulators`) among them."""
     parser.add_argument(
         "--world",
         metavar="W",
@@ -156,10 +167,7 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     for front in front_ends():
         front.module.add_options(parser)
     add_ui_options(parser, speed=False)
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
-    return parser
+    add_verbosity(parser)
 
 
 def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
@@ -291,6 +299,18 @@ def _troubles(host: ServedSimulation) -> str:
     parts += [f"{refused} world request(s) refused"] if refused else []
     return f" ({'; '.join(parts)})" if parts else ""
 
+
+COMMAND = Command(
+    "sim",
+    help="run the simulator server",
+    summary="run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal), or\n"
+    "serve it to Flat4 controllers (--flat PORT) or Gamebots clients (--gamebots PORT)",
+    description=DESCRIPTION,
+    epilog=EPILOG,
+    add_arguments=add_arguments,
+    run=run,
+    raw_text=True,
+)
 
 if __name__ == "__main__":
     sys.exit(main())

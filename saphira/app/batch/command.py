@@ -14,8 +14,9 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from saphira.app.commands import Command
 from saphira.core.argtypes import positive_int, positive_seconds
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals, signalled
@@ -29,29 +30,15 @@ if TYPE_CHECKING:  # the command's modules are imported when it runs, not when t
 MAX_ERRORS_SHOWN = 5
 
 
-def add_batch_parser(sub: Any) -> None:
-    """The ``batch`` subcommand, added to the ``saphira`` command's subparsers."""
-    parser = sub.add_parser(
-        "batch", help="run an experiment: many lock-step trials",
-        description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
-        "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
-        "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
-        "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
-        "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
-        "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
-        "writes DIR/summary.csv and plots (with matplotlib).",
-        epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
-        "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
-        "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
-        "143 by SIGTERM (the trials running then "
-        "write no row; run the same command again to resume).",
-    )  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``batch`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
     parser.add_argument(
-        "--out", metavar="DIR",
+        "--out",
+        metavar="DIR",
         help="results folder (default: EXP-results beside the file); trials.csv is added to (the resume), "
         f"summary.csv, the plots and kept recordings replaced: {EXISTING_OUTPUT}",
-    )  # fmt: skip
+    )
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument(
         "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"
@@ -63,10 +50,12 @@ def add_batch_parser(sub: Any) -> None:
         "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)",
     )
     parser.add_argument(
-        "--scheduler-timeout", type=positive_seconds, default=20.0, metavar="SECONDS",
-        help="how long --scheduler may take to answer any request before the batch gives up with status 2 "
-        "(default 20)",
-    )  # fmt: skip
+        "--scheduler-timeout",
+        type=positive_seconds,
+        default=20.0,
+        metavar="SECONDS",
+        help="how long --scheduler may take to answer any request before the batch gives up with status 2 (default 20)",
+    )
     parser.add_argument(
         "--workers",
         type=positive_int,
@@ -87,21 +76,27 @@ def run_batch(args: argparse.Namespace) -> int:
     from saphira.app.batch.trial import STATUS_OK
 
     if args.workers and (args.serial or args.scheduler):
-        print("saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
+            file=sys.stderr,
+        )
         return 2
     exp = load_experiment(args.experiment)
     check_parameters(exp)  # a misspelled key stops the batch here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
-                            scheduler_timeout=args.scheduler_timeout)  # fmt: skip
+    options = EngineOptions(
+        serial=args.serial, workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout
+    )
     trials = exp.trials()
-    results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
-                                       *exp.parameter_names, "seed"])  # fmt: skip
+    results = ResultsDir(
+        out, leading=["trial", "status", "error", "world", "params", "start", *exp.parameter_names, "seed"]
+    )
     todo = len(trials) - len(results.current(trials))
     resumed = f"; {len(trials) - todo} already in {out / TRIALS_FILE}" if todo < len(trials) else ""
-    print(f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} "
-          f"{options.describe()}", flush=True)  # fmt: skip
+    print(
+        f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} {options.describe()}",
+        flush=True,
+    )
     progress = Progress(todo) if not args.quiet else None
 
     def arrived(result: TrialResult) -> None:
@@ -118,15 +113,20 @@ def run_batch(args: argparse.Namespace) -> int:
             progress.close()
         signum = getattr(exc, "signum", signal.SIGINT)
         done = len(results.current(trials))
-        print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
-              f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
+        print(
+            f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
+            f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume"
+        )
         return signalled(signum)
     except SchedulerLost as exc:
         if progress is not None:
             progress.close()
         done = len(results.current(trials))
-        print(f"saphira batch: {exc}; {done} of {len(trials)} trials are in {out / TRIALS_FILE}; run the same "
-              "command again to resume", file=sys.stderr)  # fmt: skip
+        print(
+            f"saphira batch: {exc}; {done} of {len(trials)} trials are in {out / TRIALS_FILE}; run the same "
+            "command again to resume",
+            file=sys.stderr,
+        )
         return 2
     finally:
         results.close()
@@ -162,3 +162,25 @@ def _report(
             print(f"no plots: {exc}")
     print("wrote " + ", ".join(str(p) for p in written))
     return 1 if failed else 0
+
+
+COMMAND = Command(
+    "batch",
+    help="run an experiment: many lock-step trials",
+    description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
+    "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
+    "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
+    "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
+    "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
+    "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
+    "writes DIR/summary.csv and plots (with matplotlib).",
+    epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
+    "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
+    "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
+    "143 by SIGTERM (the trials running then "
+    "write no row; run the same command again to resume).",
+    arguments="EXP.toml",
+    summary="run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them",
+    add_arguments=add_arguments,
+    run=run_batch,
+)

@@ -38,6 +38,7 @@ from saphira.app.batch.experiment import (
 from saphira.app.batch.results import ResultsDir
 from saphira.app.batch.runner import EngineOptions, run_trials
 from saphira.app.batch.summary import ConfigSummary, Estimate, feasible, mean_estimate, summarize
+from saphira.app.commands import Command
 from saphira.core.outfile import OutputFile
 
 TUNE_FILE = "tune.csv"
@@ -143,8 +144,11 @@ def run_tune(args: argparse.Namespace) -> int:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction=direction, sampler=optuna.samplers.TPESampler(seed=spec.seed))
     way = "up" if exp.maximize else "down"
-    print(f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
-          f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}", flush=True)  # fmt: skip
+    print(
+        f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
+        f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}",
+        flush=True,
+    )
     history: list[tuple[int, dict[str, GridValue], Estimate | None, bool]] = []
     try:
         for number in range(spec.trials):
@@ -159,8 +163,11 @@ def run_tune(args: argparse.Namespace) -> int:
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
             history.append((number, values, estimate, ok))
             shown = ", ".join(f"{k}={v}" for k, v in values.items())
-            print(f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
-                  f"{'' if ok else ' (breaks a limit or failed)'}", flush=True)  # fmt: skip
+            print(
+                f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
+                f"{'' if ok else ' (breaks a limit or failed)'}",
+                flush=True,
+            )
         complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
         if not complete:
             print("no setting kept within [metrics] at_most on every trial: nothing to compare")
@@ -261,18 +268,25 @@ def _plot(path: Path, exp: Experiment, history: list[tuple[int, dict[str, GridVa
     output.commit()
 
 
-def add_tune_parser(sub: Any) -> None:
-    """The ``tune`` subcommand."""
-    parser = sub.add_parser(
-        "tune", help="search an activity's parameters with Optuna, trials run as saphira batch's",
-        description="Search the globals [tune.space] names with Optuna's TPE sampler: every proposed setting runs "
-        "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
-        "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
-        epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
-        "2 for a bad file.",
-    )  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``tune`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the tuning file (a batch experiment with [tune])")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
     parser.add_argument("--serial", action="store_true", help="run trials one by one, each in a child process")
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the local Dask cluster")
     parser.add_argument("--no-plots", action="store_true", help="write no plot")
+
+
+COMMAND = Command(
+    "tune",
+    help="search an activity's parameters with Optuna, trials run as saphira batch's",
+    description="Search the globals [tune.space] names with Optuna's TPE sampler: every proposed setting runs "
+    "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
+    "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
+    epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
+    "2 for a bad file.",
+    arguments="EXP.toml",
+    summary="search an activity's parameters with Optuna, trials run as batch's (docs/learning.md)",
+    add_arguments=add_arguments,
+    run=run_tune,
+)
