@@ -137,7 +137,7 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
 
 def test_saphira_sim_gamebots_refuses_a_bad_port() -> None:
     result = saphira("sim", "--gamebots", "70000")
-    assert result.returncode == 2 and "--gamebots 70000 is not a port number" in result.stderr
+    assert result.returncode == 2 and "argument --gamebots: 70000 is not a port number (0-65535" in result.stderr
 
 
 def test_params_lays_a_file_over_the_usarsim_model(tmp_path: Path) -> None:

@@ -3,15 +3,19 @@
 A package that declares a simulator in that group gets its options on ``saphira sim``, its misuse checked and
 its server run when ``--NAME PORT`` chooses it, with no edit of ``saphira/app/sim.py``; a declared module that
 cannot be imported is reported and left out. The package here is a real distribution (a ``.dist-info``
-folder on the path, as pip installs one), read by a fresh interpreter through ``importlib.metadata``.
+folder on the path, as pip installs one), found through ``importlib.metadata``.
 """
 
 from __future__ import annotations
 
-import textwrap
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.test_layers import run_fresh
+import pytest
+
+from saphira.app import sim as standalone
+from saphira.app.simulators import front_ends
 
 TOY = '''\
 """A third-party simulator front end: ``saphira sim --toy PORT``."""
@@ -47,33 +51,32 @@ def _install(site: Path) -> None:
     )
 
 
-def test_a_declared_simulator_is_offered_checked_and_served_by_saphira_sim(tmp_path: Path) -> None:
+@pytest.fixture
+def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The toy distribution on ``sys.path``, found afresh by the entry-point lookup, and forgotten after."""
     _install(tmp_path)
-    answer = run_fresh(
-        textwrap.dedent("""\
-        import contextlib, io, json
-        from saphira.app import sim
+    monkeypatch.syspath_prepend(str(tmp_path))
+    front_ends.cache_clear()
+    yield
+    front_ends.cache_clear()
+    sys.modules.pop("toy_sim", None)
 
-        def call(*argv):
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                status = sim.main(list(argv))
-            return [status, out.getvalue(), err.getvalue()]
 
-        print(json.dumps({  # served first: the broken entry point is said when the options are first built
-            "served": call("--toy", "0", "--toy-colour", "red", "-q"),
-            "help": " ".join(sim.build_parser().format_help().split()),
-            "misused": call("--toy-colour", "red"),
-            "both": call("--flat", "0", "--toy", "0"),
-        }))
-        """),
-        extra_path=tmp_path,
-    )
-    assert "Toy protocol: --toy PORT serve the toy protocol on PORT" in answer["help"]
-    assert "--flat PORT" in answer["help"] and "--gamebots PORT" in answer["help"]  # the project's own stay
-    status, out, err = answer["served"]
+def _call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = standalone.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.usefixtures("toy_installed")
+def test_a_declared_simulator_is_offered_checked_and_served_by_saphira_sim(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _call(capsys, "--toy", "0", "--toy-colour", "red", "-q")
     assert (status, out) == (7, "toy served on 127.0.0.1:0 in red\n")
     assert "the simulator 'broken' (no_such_module_here) cannot be loaded: No module named" in err
-    assert answer["misused"][0] == 2 and "saphira sim: --toy-colour needs --toy PORT" in answer["misused"][2]
-    assert answer["both"][0] == 2
-    assert "saphira sim: --flat and --toy exclude each other: one simulator speaks one protocol" in answer["both"][2]
+    help_text = " ".join(standalone.build_parser().format_help().split())
+    assert "Toy protocol: --toy PORT serve the toy protocol on PORT" in help_text
+    assert "--flat PORT" in help_text and "--gamebots PORT" in help_text  # the project's own stay
+    status, _, err = _call(capsys, "--toy-colour", "red")
+    assert status == 2 and "saphira sim: --toy-colour needs --toy PORT" in err
+    status, _, err = _call(capsys, "--flat", "0", "--toy", "0")
+    assert status == 2 and "saphira sim: --flat and --toy exclude each other: one simulator speaks one protocol" in err
