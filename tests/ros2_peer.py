@@ -2,9 +2,10 @@
 
 Run as ``python ros2_peer.py``, in the domain and discovery range the environment gives
 (``ROS_DOMAIN_ID``; loopback only here), as ``teleop_twist_keyboard`` and RViz would meet the robot:
-it waits for ``/odom`` and ``/scan``, drives forward with ``/cmd_vel`` (asking for more than any
-Pioneer can do) until odometry shows 0.2 m, goes silent and waits for the robot to stop, sends a NaN
-command, then a ``/initialpose``. It prints one JSON line of what it saw; the test judges it.
+it waits for ``/odom`` and ``/scan``, finds the node on ``ros_discovery_info`` (what ``ros2 node list``
+reads) with the gids of the DDS writers and readers it discovers, drives forward with ``/cmd_vel``
+(asking for more than any Pioneer can do) until odometry shows 0.2 m, goes silent and waits for the
+robot to stop, sends a NaN command, then a ``/initialpose``. It prints one JSON line of what it saw; the test judges it.
 
 The message types are written here from ROS 2's ``.msg`` definitions, on purpose not imported from
 saphira: the point is that an outsider's types match. Deadlines are generous (a loaded machine) and
@@ -19,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import cyclonedds.idl.types as t
+from cyclonedds.builtin import BuiltinDataReader, BuiltinTopicDcpsPublication, BuiltinTopicDcpsSubscription
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import Domain, DomainParticipant
 from cyclonedds.idl import IdlStruct
@@ -142,6 +144,26 @@ class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
     transforms: t.sequence[TransformStamped] = field(default_factory=list)
 
 
+# rmw_dds_common's node discovery, from its .msg files (Iron and later: a gid is char[16], a DDS GUID)
+@dataclass
+class Gid(IdlStruct, typename="rmw_dds_common::msg::dds_::Gid_"):
+    data: t.array[t.uint8, 16] = field(default_factory=lambda: bytes(16))
+
+
+@dataclass
+class NodeEntitiesInfo(IdlStruct, typename="rmw_dds_common::msg::dds_::NodeEntitiesInfo_"):
+    node_namespace: str = ""
+    node_name: str = ""
+    reader_gid_seq: t.sequence[Gid] = field(default_factory=list)
+    writer_gid_seq: t.sequence[Gid] = field(default_factory=list)
+
+
+@dataclass
+class ParticipantEntitiesInfo(IdlStruct, typename="rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"):
+    gid: Gid = field(default_factory=Gid)
+    node_entities_info_seq: t.sequence[NodeEntitiesInfo] = field(default_factory=list)
+
+
 def yaw(q: Quaternion) -> float:
     return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
 
@@ -174,6 +196,10 @@ def main() -> None:
     )  # RosAria's latched motors_state
     motors_state = DataReader(dp, Topic(dp, "rt/motors_state", Bool), qos=latched)
     enable = DataWriter(dp, Topic(dp, "rt/enable_motors", Bool), qos=reliable)
+    # what `ros2 node list` reads (ros_discovery_info, as rmw_cyclonedds offers it), and DDS's own discovery
+    nodes = DataReader(dp, Topic(dp, "ros_discovery_info", ParticipantEntitiesInfo), qos=latched)
+    publications = BuiltinDataReader(dp, BuiltinTopicDcpsPublication)
+    subscriptions = BuiltinDataReader(dp, BuiltinTopicDcpsSubscription)
     seen: dict = {"odom": None, "scan": None, "motors": None}
     frames: dict[tuple[str, str], TransformStamped] = {}
 
@@ -204,6 +230,38 @@ def main() -> None:
         return time.monotonic() - start
 
     wait_for(lambda: seen["odom"] is not None and seen["scan"] is not None, "/odom and /scan")
+    # The node on the ROS 2 graph: its name, and gids that are the DDS GUIDs of the endpoints discovered
+    infos: dict[bytes, ParticipantEntitiesInfo] = {}
+    endpoints: dict[str, dict[bytes, tuple[bytes, str]]] = {"writers": {}, "readers": {}}
+
+    def node_seen() -> bool:
+        for info in nodes.take(N=16):
+            infos[bytes(info.gid.data)] = info
+        for kind, reader in (("writers", publications), ("readers", subscriptions)):
+            for e in reader.take(N=256):
+                endpoints[kind][e.key.bytes] = (e.participant_key.bytes, e.topic_name)
+        for participant, info in infos.items():
+            for node in info.node_entities_info_seq:
+                listed = {"writers": node.writer_gid_seq, "readers": node.reader_gid_seq}
+                topics = {
+                    kind: sorted(
+                        endpoints[kind][bytes(g.data)][1]
+                        for g in gids
+                        if bytes(g.data) in endpoints[kind] and endpoints[kind][bytes(g.data)][0] == participant
+                    )
+                    for kind, gids in listed.items()
+                }
+                if node.node_name == "saphira" and "rt/odom" in topics["writers"] and "rt/cmd_vel" in topics["readers"]:
+                    result["node"] = {
+                        "namespace": node.node_namespace,
+                        "name": node.node_name,
+                        "gids": {k: len(v) for k, v in listed.items()},
+                        **topics,
+                    }
+                    return True
+        return False
+
+    wait_for(node_seen, "the saphira node on ros_discovery_info, its gids those of its DDS endpoints")
     o, s = seen["odom"], seen["scan"]
     result["odom_frames"] = [o.header.frame_id, o.child_frame_id]
     result["scan"] = {

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import itertools
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from saphira.app.batch.results import ResultsDir
 from saphira.app.batch.summary import t_975
 from saphira.app.batch.trial import TrialResult
 from saphira.app.cli import main
-from tests.realtime import WAIT
+from tests.dask_cluster import cluster, free_port
 
 DATA = Path(__file__).parent / "data" / "batch"
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,47 +197,30 @@ def test_the_local_cluster_s_workers_run_trials_without_dask_s_sampling_profiler
         assert list(client.run(profiler_enabled).values()) == [False]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_scheduler_option_runs_the_batch_on_an_existing_dask_cluster(tmp_path: Path, capsys) -> None:
-    from dask.distributed import Client
-
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
     log = tmp_path / "calls.log"
     log.with_suffix(".killed").write_text("the hook's kill is for the resume test\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BATCH_TEST_LOG": str(log)}
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", address.rsplit(":", 1)[1], "--no-dashboard"], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
-                               "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    hook = DATA / "spin.py"
+    exp = _experiment(tmp_path, f'duration = 2\nseeds = [0, 1]\n[grid]\nspeed = [150.0, 300.0]\n'
+                      f'[metrics]\nhook = "{hook}:count_and_maybe_die"\n')  # fmt: skip
     try:
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(1, timeout=120)
-        hook = DATA / "spin.py"
-        exp = _experiment(tmp_path, f'duration = 2\nseeds = [0, 1]\n[grid]\nspeed = [150.0, 300.0]\n'
-                          f'[metrics]\nhook = "{hook}:count_and_maybe_die"\n')  # fmt: skip
-        os.environ["BATCH_TEST_LOG"] = str(log)  # for the serial run's hook, in this process
-        out = tmp_path / "out"
-        assert main(["batch", str(exp), "--out", str(out), "--scheduler", address, "--no-plots", "-q"]) == 0
-        assert f"on the Dask cluster at {address}" in capsys.readouterr().out
-        rows = _rows(out)
-        assert len(rows) == 4
-        assert {r["pid"] for r in rows} == {str(worker.pid)}  # every trial ran in the worker process
+        with cluster(port, env) as (_, worker):
+            os.environ["BATCH_TEST_LOG"] = str(log)  # for the serial run's hook, in this process
+            out = tmp_path / "out"
+            assert main(["batch", str(exp), "--out", str(out), "--scheduler", address, "--no-plots", "-q"]) == 0
+            assert f"on the Dask cluster at {address}" in capsys.readouterr().out
+            rows = _rows(out)
+            assert len(rows) == 4
+            assert {r["pid"] for r in rows} == {str(worker.pid)}  # every trial ran in the worker process
         serial = tmp_path / "serial"
         assert main(["batch", str(exp), "--out", str(serial), "--serial", "--no-plots", "-q"]) == 0
         strip = lambda rs: [{k: v for k, v in r.items() if k != "pid"} for r in _without_timing(rs)]  # noqa: E731
         assert strip(rows) == strip(_rows(serial))
     finally:
         os.environ.pop("BATCH_TEST_LOG", None)
-        for proc in (worker, scheduler):
-            proc.terminate()
-            proc.wait(timeout=WAIT)
 
 
 @pytest.mark.parametrize(
@@ -280,7 +262,7 @@ def test_a_python_module_is_an_activity_and_its_attributes_are_parameters(tmp_pa
 
 def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path, capsys) -> None:
     exp = _experiment(tmp_path, "duration = 1\n")
-    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     # A refused connection is retried until the timeout.
     argv = ["batch", str(exp), "--out", str(tmp_path / "out"), "--scheduler", address, "--scheduler-timeout", "2"]
     assert main(argv) == 2

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.dask_cluster import cluster, free_port
 from tests.realtime import WAIT
 
 DATA = Path(__file__).parent / "data" / "batch"
@@ -72,44 +73,15 @@ def test_a_peer_that_accepts_and_never_answers_ends_the_batch_with_status_2(tmp_
                                    "no answer within 1 s (--scheduler-timeout)")  # fmt: skip
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def _cluster(port: int, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    """A ``dask scheduler`` on ``port`` and one single-threaded worker, both ready; yields the scheduler."""
-    from dask.distributed import Client
-
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", str(port), "--no-dashboard"], env=env, **quiet)  # fmt: skip
-    worker_env = {**env, "BATCH_SCHEDULER_PID": str(scheduler.pid)}  # for the hook that kills it
-    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny",
-                               "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60"],
-                              env=worker_env, **quiet)  # fmt: skip
-    try:
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(1, timeout=120)
-        yield scheduler
-    finally:
-        for proc in (worker, scheduler):
-            proc.kill()
-            proc.wait(timeout=WAIT)
-
-
 def test_a_scheduler_killed_mid_batch_is_one_line_and_the_batch_resumes(tmp_path: Path) -> None:
     log = tmp_path / "calls.log"  # the hook kills the scheduler at the 3rd trial, once
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BATCH_TEST_LOG": str(log)}
     exp = _experiment(tmp_path, f'duration = 1\nseeds = [0, 1, 2, 3, 4]\n'
                       f'[metrics]\nhook = "{DATA / "spin.py"}:count_and_kill_scheduler"\n')  # fmt: skip
-    port, out = _free_port(), tmp_path / "out"
+    port, out = free_port(), tmp_path / "out"
     address = f"tcp://127.0.0.1:{port}"
     command = [*SAPHIRA, "batch", str(exp), "--out", str(out), "--scheduler", address, "--no-plots", "-q"]
-    with _cluster(port, env) as scheduler:
+    with cluster(port, env) as (scheduler, _):
         lost = subprocess.run(command, capture_output=True, text=True, timeout=BOUND, env=env)
         assert scheduler.wait(timeout=WAIT) == -9  # the hook killed it, in the middle of the batch
     assert lost.returncode == 2, lost.stderr

@@ -10,6 +10,7 @@ the ``/cmd_vel`` limits and watchdog on the robot's own cycle.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -55,6 +56,12 @@ def drive_with_a_plain_peer(args: list[str], cwd: Path) -> None:
     assert peer.returncode == 0, (peer.stdout, peer.stderr, out, err)
     seen = json.loads(peer.stdout.splitlines()[-1])
     assert seen["odom_frames"] == ["odom", "base_link"]
+    node = seen["node"]  # what `ros2 node list` shows: /saphira, its endpoints' gids those DDS discovery found
+    assert (node["namespace"], node["name"]) == ("/", "saphira")
+    assert node["gids"] == {"writers": 11, "readers": 3}  # every topic it publishes and subscribes, no other
+    assert node["writers"] == sorted("rt" + t for t in ("/odom", "/tf", "/tf_static", "/scan", "/sonar", "/map",
+        "/battery_state", "/bumper_state", "/motors_state", "/behaviors", "/clock"))  # fmt: skip
+    assert node["readers"] == ["rt/cmd_vel", "rt/enable_motors", "rt/initialpose"]
     scan = seen["scan"]
     assert scan["frame"] == "laser" and scan["count"] == 181 and scan["finite"] > 0
     assert scan["angle_min"] == pytest.approx(-math.pi / 2, abs=1e-4)
@@ -296,3 +303,57 @@ def test_a_graph_it_cannot_join_ends_the_run_before_the_robot_is_reached(
     result = saphira_in_process("run", str(act), "--ros2", "--robot", "tcp://127.0.0.1:9", "--link-timeout", "1")
     assert result.returncode == 2
     assert "cannot join the ROS 2 graph" in result.stderr and "connecting to" not in result.stdout
+
+
+@pytest.mark.parametrize(("distro", "store", "size"), [("", "ROS2_JAZZY", 16), ("jazzy", "ROS2_JAZZY", 16),
+                                                       ("humble", "ROS2_HUMBLE", 24)])  # fmt: skip
+def test_ros_discovery_info_takes_the_layout_of_the_distribution(distro: str, store: str, size: int) -> None:
+    """What the node writes on ros_discovery_info, decoded by rosbags' store of that distribution's
+    rmw_dds_common (Jazzy's gids are 16 bytes, Humble's 24: the DDS GUID, then zeros)."""
+    from rosbags.typesys import Stores, get_typestore
+
+    from saphira.ros2.discovery import discovery_from
+    from saphira.ros2.graph import entities_info
+
+    found = discovery_from({"ROS_DISTRO": distro} if distro else {})
+    assert found.gid_size == size
+    participant, reader, writers = bytes(range(16)), bytes(range(16, 32)), [bytes(range(32, 48)), bytes(16)]
+    info = entities_info(participant, [reader], writers, found.gid_size)
+    decoded = get_typestore(getattr(Stores, store)).deserialize_cdr(
+        info.serialize(), "rmw_dds_common/msg/ParticipantEntitiesInfo"
+    )
+    assert bytes(decoded.gid.data) == participant + bytes(size - 16)
+    (node,) = decoded.node_entities_info_seq
+    assert (node.node_namespace, node.node_name) == ("/", "saphira")
+    assert [bytes(g.data) for g in node.reader_gid_seq] == [reader + bytes(size - 16)]
+    assert [bytes(g.data) for g in node.writer_gid_seq] == [w + bytes(size - 16) for w in writers]
+
+
+def test_a_dds_process_that_dies_stops_the_robot_and_the_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lock-step, in-process: the bridge's DDS process killed while /cmd_vel drives; the next cycles see it
+    gone, the robot is stopped at once (no command can come any more) and the failure is kept for the summary."""
+    from saphira.app.ros2 import start_ros2
+    from saphira.params.robot_params import find_params_file, load_params
+    from saphira.robot import Robot
+    from saphira.sim.embedded import attach_simulator
+
+    for name, value in isolated_env().items():
+        monkeypatch.setenv(name, value)
+    params = load_params(find_params_file("p3dx-laser"))
+    robot = Robot(params=params)
+    sim = attach_simulator(robot, "corridor", params, seed=1)
+    args = argparse.Namespace(ros2=True, ros2_domain=None)
+    bridge = start_ros2(robot, args, lambda: sim, lambda line: None)
+    try:
+        bridge.drive.offer(0.3, 0.0)  # as a /cmd_vel would
+        assert robot.run_until(lambda: robot.state.vel > 100, max_cycles=100)
+        os.kill(bridge.dds_pid, signal.SIGKILL)
+        # the pipe's end shows within a few cycles of the kill; generous for a loaded machine, fast when it comes
+        assert robot.run_until(lambda: bridge.failure is not None, max_cycles=1_000_000)
+        assert "ros2: the DDS process stopped" in bridge.failure
+        assert bridge.drive.task is None and bridge.drive.stops == 1 and "cmd_vel" not in robot.scheduler
+        assert robot.run_until(lambda: robot.state.vel == 0, max_cycles=60)
+        robot.run(cycles=5)  # the run goes on without the graph
+    finally:
+        bridge.close()
+        robot.disconnect()

@@ -6,11 +6,13 @@ issue's end-to-end tuning run (7 trials of 4 simulated seconds, then the same ag
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.dask_cluster import cluster, free_port
 from tests.sim_process import PROJECT
 from tests.test_cli import saphira_in_process
 
@@ -94,3 +96,36 @@ def test_the_example_experiment_names_the_activitys_globals() -> None:
     check_space(exp, spec)
     assert set(spec.space) == {"speed", "standoff", "front", "gain", "caution"}
     assert not set(spec.held_out) & set(exp.seeds)
+
+
+def test_a_search_on_a_dask_scheduler_proposes_and_scores_as_the_serial_one(tmp_path: Path) -> None:
+    """``--scheduler``: every trial of the search runs on the cluster's worker, and the search is the serial
+    one's (the same settings proposed, the same scores, the same verdict): where a trial runs changes nothing."""
+    exp = write_experiment(tmp_path).read_text().replace("trials = 3", "trials = 2")
+    exp = exp.replace("held_out = [5, 6]", "held_out = [5]")
+    hook = PROJECT / "tests" / "data" / "batch" / "spin.py"
+    (tmp_path / "tune.toml").write_text(exp.replace("[metrics]\n", f'[metrics]\nhook = "{hook}:pid"\n'))
+    port = free_port()
+    with cluster(port, {**os.environ, "PYTHONPATH": str(PROJECT)}) as (_, worker):
+        remote = tune(str(tmp_path / "tune.toml"), "--scheduler", f"tcp://127.0.0.1:{port}", "--out",
+                      str(tmp_path / "remote"), "--no-plots")  # fmt: skip
+    assert remote.returncode == 0, remote.stderr
+    assert f"on the Dask cluster at tcp://127.0.0.1:{port}" in remote.stdout.splitlines()[0]
+    with (tmp_path / "remote" / "trials.csv").open() as handle:
+        assert {row["pid"] for row in csv.DictReader(handle)} == {str(worker.pid)}
+    serial = tune(str(tmp_path / "tune.toml"), "--serial", "--out", str(tmp_path / "serial"), "--no-plots")
+    assert serial.returncode == 0, serial.stderr
+    assert remote.stdout.splitlines()[1:-1] == serial.stdout.splitlines()[1:-1]  # all but the folders named
+
+
+def test_an_unreachable_scheduler_ends_the_search_with_status_2_naming_it(tmp_path: Path) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    result = tune(str(write_experiment(tmp_path)), "--scheduler", address, "--scheduler-timeout", "1")
+    assert result.returncode == 2
+    assert f"cannot reach the Dask scheduler at {address}" in result.stderr
+
+
+def test_workers_do_not_go_with_a_scheduler(tmp_path: Path) -> None:
+    result = tune(str(write_experiment(tmp_path)), "--scheduler", "tcp://127.0.0.1:1", "--workers", "2")
+    assert result.returncode == 2
+    assert "--workers sizes the local cluster; it does not go with --serial or --scheduler" in result.stderr

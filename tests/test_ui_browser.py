@@ -302,6 +302,9 @@ def test_simulator_windows_menus_load_a_world_and_params_show_the_lines_draw_the
         page.wait_text("#sim-error", "neither a bundled world nor a file in a folder given with --world-dir")
         page.page.click("#sim-disconnect")
         page.wait_text("#sim-log", "robot 1 has no client to disconnect")
+        page.page.fill("#sim-port", "0")  # Connect→port: the robot listens on a free port instead
+        page.page.click("#sim-listen")
+        page.wait_text("#sim-log", "robot 1 listens on 127.0.0.1:")
         page.page.check("#wake")  # then a click moves the robot: its wake goes from where it was
         page.page.mouse.click(*_canvas_point(page, 200, 200))
         page.page.wait_for_function("() => (window.saphira.frame.wakes || [[]])[0].length >= 2")

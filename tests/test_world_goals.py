@@ -82,3 +82,55 @@ def test_the_plot_draws_the_goals_labelled_with_their_names() -> None:
         assert "goals" in [t.get_text() for t in ax.get_legend().get_texts()]
     finally:
         plt.close(fig)
+
+
+MAP_WITH_GOALS = """\
+;; a room's map whose goals the client loads itself (no simulator tells it)
+WALL  2000 0 0 4000
+GOAL  3000 1000 0 "printer"
+GOAL  500 2500 90 "door of room 2" ; a name with spaces
+"""
+
+
+def test_a_map_files_goals_reach_the_pointlist_and_colbert_drives_to_one(tmp_path: Path) -> None:
+    """sfLoadMapFile's GOAL lines become goal points as a world's are: found by sfFindGoal and by id,
+    kept when the simulator loads another world (only the world's own goals are replaced)."""
+    (tmp_path / "room2.smap").write_text(MAP_WITH_GOALS)
+    robot = Robot()
+    sim = attach_simulator(robot, "room", "p3dx", seed=0, odometry_error=False)
+    lines: list[str] = []
+    ev = Evaluator(robot, output=lines.append, read_init=False)
+    script = (
+        f'sfMapDir = "{tmp_path}";'
+        'sfSMessage("%d", sfLoadMapFile("room2"));'
+        'sfSMessage("%d %s %.0f %.0f %.0f", sfFindGoal("door of room 2")->id, sfFindGoal("door of room 2")->name,'
+        ' sfFindGoal("door of room 2")->ax, sfFindGoal("door of room 2")->ay, sfFindGoal("door of room 2")->ath);'
+        "start sfStop priority 2;"
+        'start sfGoToPos(300.0, sfFindGoal("printer"), 100.0) priority 1 timeout 300;'
+    )
+    assert ev.eval_text(script), lines
+    assert lines[:2] == ["0", "2 door of room 2 500 2500 90"], lines  # the WALL has no id, the printer is 1
+    for _ in range(robot.clock.cycles_for(30.0)):
+        robot.step()
+        if math.hypot(sim.true_pose.x - 3000, sim.true_pose.y - 1000) < 100:
+            break
+    assert math.hypot(sim.true_pose.x - 3000, sim.true_pose.y - 1000) < 150, sim.true_pose
+    assert ev.eval_text('sfLoadWorldFile("simple");'), lines
+    for _ in range(3):
+        robot.step()
+    assert ev.eval_text('sfSMessage("%d", sfFindGoal("printer")->id);'), lines
+    assert lines[-1] == "1", lines
+
+
+def test_saphira_map_writes_a_worlds_goals_and_a_saved_map_keeps_them(tmp_path: Path) -> None:
+    from saphira.perception.mapfile import load_map_file, named_goals, save_map_file
+    from saphira.perception.worldmap import world_map_text
+
+    world = load_world(LAB2003)
+    (tmp_path / "lab.smap").write_text(world_map_text(world))
+    robot = Robot()  # a client with no simulator: the map is all it knows of the world
+    loaded = load_map_file(robot.reflector.pointlist, tmp_path / "lab.smap")
+    assert named_goals(loaded) == list(world.goals)
+    assert robot.reflector.pointlist.find_goal("coffee machine") is loaded[-2]
+    saved = save_map_file(robot.reflector.pointlist, tmp_path / "again.smap")
+    assert named_goals(load_map_file(Robot().reflector.pointlist, saved)) == list(world.goals)

@@ -44,8 +44,9 @@ COMMAND = Command(
     arguments="WORLD",
     summary="convert a simulator world into a Saphira map file of WALL artifacts",
     description="Convert a simulator world (.wld, ARIA 2D-Map .map, or a bundled world name, see 'saphira "
-    "worlds') into a Saphira map file of WALL artifacts, for sfLoadMapFile. Collinear wall segments "
-    "that overlap or touch become one wall. Written to OUT, or to standard output.",
+    "worlds') into a Saphira map file of WALL artifacts and the world's named goals as GOAL lines, for "
+    "sfLoadMapFile. Collinear wall segments that overlap or touch become one wall. Written to OUT, or to "
+    "standard output.",
     epilog="exit status: 0 when written, 2 for a world that cannot be read or a bad option.",
     add_arguments=add_arguments,
     run=run,

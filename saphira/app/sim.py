@@ -146,6 +146,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=folder,
         help="let clients load world files under DIR (LOADWORLD, Flat's 'm'); without it only bundled worlds",
     )
+    parser.add_argument(
+        "--params-dir",
+        metavar="DIR",
+        type=folder,
+        help="with --ui: let the window's Files→Load Params read parameter files under DIR (no links "
+        "followed); without it only bundled ones",
+    )
     exits = parser.add_mutually_exclusive_group()
     exits.add_argument(
         "--allow-exit",
@@ -241,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     except CannotListen as exc:
         print(f"saphira sim: {exc}", file=sys.stderr)
         return 2
-    front = PioneerLines(host, lines)
+    front = PioneerLines(host, lines, "127.0.0.1" if args.pty or args.unix is not None else args.host)
     view = None
     view_lines: list[str] = []  # the live view's URL, printed with the "listening on" lines
     signals = StopSignals(deferring=True)
@@ -254,6 +261,7 @@ def run(args: argparse.Namespace) -> int:
         view.worlds = options.worlds
         view.lines = front
         view.take_params = functools.partial(_take_params, host, args)
+        view.params_folder = args.params_dir
         failed = start_view(view, args.ui, front.close, view_lines.append)
         if failed is not None:
             return failed

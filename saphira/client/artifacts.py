@@ -127,7 +127,8 @@ def _set_local(a: Artifact, robot: Pose, c: float, s: float) -> None:
 class Point(Artifact):
     """A goal or reference point; its direction matters for behaviors that align with it.
 
-    ``name`` is a world goal's name (:meth:`PointList.place_goals`); other points have none.
+    ``name`` is a named goal's name (a world's or a map file's, :meth:`PointList.add_goals`); other
+    points have none.
     """
 
     name: str = ""
@@ -344,6 +345,7 @@ class PointList:
         self._items: list[Artifact] = []
         self._members: set[int] = set()  # id() of each item: membership in O(1), so loading n is O(n)
         self.robot = robot or Pose()
+        self._world_goals: list[Point] = []  # the goals place_goals put here, which the next call replaces
         self.global_origin = Point(cat=Category.SYSTEM)
         self.robot_origin = Point(cat=Category.SYSTEM)
         self.update_local(self.robot)
@@ -391,12 +393,18 @@ class PointList:
         return next((a for a in self._items if isinstance(a, Point) and a.name and a.name == name), None)
 
     def place_goals(self, goals: Iterable[tuple[str, Pose]]) -> list[Point]:
-        """Put a world's named goals on the list as ``ARTIFACT`` ``POS`` points, replacing earlier ones.
+        """Put a world's named goals on the list (:meth:`add_goals`), replacing the goals the previous
+        call put there (the simulator's former world); goals a map file added stay."""
+        self.remove_many(self._world_goals)
+        self._world_goals = self.add_goals(goals)
+        return self._world_goals
 
-        Each gets the next id above every id on the list, in the world's order, so ``sfFindArtifact``
+    def add_goals(self, goals: Iterable[tuple[str, Pose]]) -> list[Point]:
+        """Add named goals as ``ARTIFACT`` ``POS`` points (a world's, a map file's ``GOAL`` lines).
+
+        Each gets the next id above every id on the list, in the given order, so ``sfFindArtifact``
         finds it as the manual finds any goal; :meth:`find_goal` finds it by name.
         """
-        self.remove_many([a for a in self._items if isinstance(a, Point) and a.name])
         next_id = max((a.id for a in self._items), default=0) + 1
         points = []
         for i, (name, pose) in enumerate(goals):

@@ -497,7 +497,10 @@ def parse_params(text: str, source: str) -> RobotParams:
 
 
 def _read_text(path: str | Path) -> str:
-    data = read_input(path, what="parameter file", limit=MAX_PARAMS_BYTES, error=ParamsError)
+    return _decoded(read_input(path, what="parameter file", limit=MAX_PARAMS_BYTES, error=ParamsError))
+
+
+def _decoded(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -621,6 +624,23 @@ def params_for_file(name: str | Path, search_dirs: Sequence[Path] | None = None)
     if not layer.model:
         return _halve_lengths(apply_layer(RobotParams(), layer, _named_file(path)))
     return resolve_params(layer.model, user_file=path, search_dirs=search_dirs)
+
+
+def params_for_data(data: bytes, source: str, search_dirs: Sequence[Path] | None = None) -> RobotParams:
+    """:func:`params_for_file` for a file's bytes read already (the simulator window's Files→Load Params
+    reads a file under ``--params-dir`` once, without following links): read over its model's
+    parameters (``Subclass``), or over Saphira's Pioneer 1 when it names none."""
+    layer = read_layer(_decoded(data), source)
+    origin = f"user file {source}"
+    if not layer.model:
+        return _halve_lengths(apply_layer(RobotParams(), layer, origin))
+    from saphira.params.robot_models import builtin_params
+
+    params = builtin_params(layer.model)
+    model_path = _find_bare(layer.model, _search_path(search_dirs))
+    if model_path is not None:
+        params = apply_layer(params, load_layer(model_path), f"model file {model_path}")
+    return _halve_lengths(apply_layer(params, layer, origin))
 
 
 def params_for_robot(

@@ -6,6 +6,7 @@ One artifact per line, ``;`` starts a comment, keywords in any case::
     DOOR     [(id)] x y th width          ; th the normal of the opening
     JUNCTION [(id)] x y th width          ; like a door, where corridors meet
     WALL     [(id)] x y th length         ; (x, y) the centre, th along the wall
+    GOAL     x y th "name"                ; a named goal point (this project's, not the manual's)
 
 Loading (:func:`load_map_file`, ``sfLoadMapFile``) is additive: it adds ``ARTIFACT``-category
 artifacts to the pointlist and leaves what is there. A broken file loads nothing: the whole file is
@@ -15,6 +16,13 @@ numbers in their shortest exact decimal form, so a reload gives the same artifac
 pose and dimensions alike.
 
 Choices the manual leaves open, documented here:
+
+* **Goals**: a ``GOAL`` line (not in the manual, whose map files hold no goals) is a named goal point,
+  as a world's goals are (a Pyro-era ``Start Goal``, an ARIA map's ``Goal``): loading adds it to the
+  pointlist as an ``ARTIFACT`` ``POS`` point with the next id above every id there (``sfFindGoal``
+  finds it by name), ``saphira map`` writes a world's goals so, and saving writes every named goal
+  point. The name is quoted, one to :data:`MAX_GOAL_NAME` characters without ``"`` or ``;``. A goal
+  is not a map artifact: ``sfDeleteMapArtifacts`` leaves it.
 
 * **Map artifacts** are the pointlist's ``ARTIFACT``-category corridors, doors, junctions and walls
   (goal points are ``POS`` and are left alone; sensed hypotheses are ``PERCEPT``).
@@ -36,7 +44,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +55,7 @@ from saphira.client.artifacts import (
     Corridor,
     Door,
     Junction,
+    Point,
     PointList,
     Wall,
     create_corridor,
@@ -55,6 +64,7 @@ from saphira.client.artifacts import (
     create_wall,
 )
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.core.geometry import Pose
 from saphira.core.inputfile import MIB, bounded_int, read_input
 from saphira.core.outfile import OutputFile
 from saphira.core.paths import data_dir
@@ -72,6 +82,7 @@ __all__ = [
     "is_map_artifact",
     "load_map_file",
     "map_artifacts",
+    "named_goals",
     "parse_map_text",
     "read_map_file",
     "save_map_file",
@@ -97,6 +108,11 @@ _FIELDS = {
     "JUNCTION": ("x", "y", "th", "width"),
     "WALL": ("x", "y", "th", "length"),
 }
+MAX_GOAL_NAME = 200
+"""The longest goal name a ``GOAL`` line may give."""
+
+_GOAL_FIELDS = ("x", "y", "th")
+_GOAL_NAME = re.compile(r'"([^";]*)"')
 _TOKEN = re.compile(r"\([^)]*\)?|[^\s(]+")
 _ID = re.compile(r"\(\s*([^)]*?)\s*\)")
 
@@ -111,7 +127,8 @@ class MapNotFoundError(SaphiraError, FileNotFoundError):
 
 @dataclass(frozen=True, slots=True)
 class MapEntry:
-    """One artifact line of a map file: ``kind`` (``CORRIDOR`` …), ``id`` (0: none), global pose, sizes."""
+    """One line of a map file: ``kind`` (``CORRIDOR`` … ``GOAL``), ``id`` (0: none), global pose, sizes,
+    and a goal's ``name``."""
 
     kind: str
     id: int
@@ -121,6 +138,7 @@ class MapEntry:
     length: float = 0.0
     width: float = 0.0
     line: int = 0
+    name: str = ""
 
     @property
     def type(self) -> ArtifactType:
@@ -138,8 +156,12 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
 
     head = tokens[0]
     kind = head.group().upper()
+    if kind == "GOAL":
+        return _parse_goal(raw, text, head.end(), number, error)
     if kind not in _FIELDS:
-        raise error(f"unknown artifact {head.group()!r} (expected CORRIDOR, DOOR, JUNCTION or WALL)", head.start() + 1)
+        raise error(
+            f"unknown artifact {head.group()!r} (expected CORRIDOR, DOOR, JUNCTION, WALL or GOAL)", head.start() + 1
+        )
     fields = _FIELDS[kind]
     rest = tokens[1:]
     ident = 0
@@ -159,8 +181,15 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
     if len(rest) > len(fields):
         extra = rest[len(fields)]
         raise error(f"unexpected {extra.group()!r} after {kind}'s {len(fields)} numbers ({usage})", extra.start() + 1)
+    v = _numbers(kind, fields, rest, error)
+    return MapEntry(kind, ident, v["x"], v["y"], v["th"], v.get("length", 0.0), v.get("width", 0.0), line=number)
+
+
+def _numbers(
+    kind: str, fields: tuple[str, ...], tokens: list[re.Match[str]], error: Callable[[str, int], MapFileError]
+) -> dict[str, float]:
     values: dict[str, float] = {}
-    for name, tok in zip(fields, rest, strict=True):
+    for name, tok in zip(fields, tokens, strict=True):
         try:
             value = float(tok.group())
         except ValueError:
@@ -170,7 +199,32 @@ def _parse_line(raw: str, number: int, filename: str) -> MapEntry | None:
         if name in ("length", "width") and value <= 0.0:
             raise error(f"{kind}'s {name} must be positive, not {tok.group()}", tok.start() + 1)
         values[name] = value
-    return MapEntry(kind, ident, line=number, **values)
+    return values
+
+
+def _parse_goal(raw: str, text: str, start: int, number: int, error: Callable[[str, int], MapFileError]) -> MapEntry:
+    """A ``GOAL x y th "name"`` line (``text``: the line before its comment; the numbers from ``start``)."""
+    usage = 'GOAL x y th "name"'
+    quote = raw.find('"', start)
+    head = text if quote < 0 else raw[:quote]
+    tokens = list(_TOKEN.finditer(head, start))
+    if len(tokens) != len(_GOAL_FIELDS):
+        if len(tokens) > len(_GOAL_FIELDS):
+            raise error(f"unexpected {tokens[3].group()!r} after GOAL's 3 numbers ({usage})", tokens[3].start() + 1)
+        column = tokens[-1].end() + 1 if tokens else start + 1
+        raise error(f"GOAL needs 3 numbers and a quoted name ({usage}), found {len(tokens)} numbers", column)
+    values = _numbers("GOAL", _GOAL_FIELDS, tokens, error)
+    name = _GOAL_NAME.match(raw, quote) if quote >= 0 else None
+    if name is None or not name.group(1).strip() or len(name.group(1)) > MAX_GOAL_NAME:
+        column = quote + 1 if quote >= 0 else tokens[-1].end() + 1
+        raise error(
+            f"GOAL needs a quoted name of 1 to {MAX_GOAL_NAME} characters without '\"' or ';' ({usage})", column
+        )
+    after = raw[name.end() :].split(";", 1)[0]
+    if after.strip():
+        column = name.end() + len(after) - len(after.lstrip()) + 1
+        raise error(f"unexpected {after.strip()!r} after GOAL's name ({usage})", column)
+    return MapEntry("GOAL", 0, values["x"], values["y"], values["th"], line=number, name=name.group(1))
 
 
 def parse_map_text(text: str, filename: str = "<map>") -> list[MapEntry]:
@@ -238,19 +292,27 @@ def _artifact(entry: MapEntry, pointlist: PointList) -> Artifact:
 
 
 def add_map_entries(pointlist: PointList, entries: Iterable[MapEntry]) -> list[Artifact]:
-    """Create the entries' artifacts (category ``ARTIFACT``) on ``pointlist``; returns them."""
-    made = [_artifact(entry, pointlist) for entry in entries]
+    """Create the entries' artifacts (category ``ARTIFACT``) on ``pointlist``, then its goals' named
+    points (:meth:`~saphira.client.artifacts.PointList.add_goals`); returns them all."""
+    entries = list(entries)
+    made = [_artifact(entry, pointlist) for entry in entries if entry.kind != "GOAL"]
     for artifact in made:
         pointlist.add(artifact)
-    return made
+    goals = [(e.name, Pose(e.x, e.y, e.th)) for e in entries if e.kind == "GOAL"]
+    return [*made, *pointlist.add_goals(goals)]
 
 
 def load_map_file(pointlist: PointList, name: str | Path, map_dir: str | Path | None = None) -> list[Artifact]:
-    """``sfLoadMapFile``: add a map file's artifacts to ``pointlist`` (additive); returns them.
+    """``sfLoadMapFile``: add a map file's artifacts and goals to ``pointlist`` (additive); returns them.
 
     Raises :class:`MapNotFoundError` or :class:`MapFileError`; either way nothing is added.
     """
     return add_map_entries(pointlist, read_map_file(name, map_dir))
+
+
+def named_goals(pointlist: Iterable[Artifact]) -> list[tuple[str, Pose]]:
+    """The named goal points of a pointlist (a world's, a map's), name and global pose, in its order."""
+    return [(a.name, a.global_pose) for a in pointlist if isinstance(a, Point) and a.name]
 
 
 def is_map_artifact(artifact: Artifact) -> bool:
@@ -294,16 +356,22 @@ def _line(artifact: Artifact) -> str:
     return " ".join([f"{kind:<9}", f"{ident:>5}", *(f"{v:>7}" for v in pose + sizes)]).rstrip()
 
 
-def format_map(artifacts: Iterable[Artifact], header: str = "") -> str:
-    """Map-file text for ``artifacts`` (map artifacts only), with ``header`` as ``;`` comment lines."""
+def format_map(artifacts: Iterable[Artifact], header: str = "", goals: Iterable[tuple[str, Pose]] = ()) -> str:
+    """Map-file text for ``artifacts`` (map artifacts only) and named ``goals`` (``GOAL`` lines, those
+    a map can hold), with ``header`` as ``;`` comment lines."""
     lines = [f";; {h}".rstrip() for h in header.splitlines()]
     lines.append(";;  type        id       x       y      th  length/width (CORRIDOR: length width)")
     lines += [_line(a) for a in artifacts if is_map_artifact(a)]
+    for name, pose in goals:
+        written = name.replace('"', "'").replace(";", ",")[:MAX_GOAL_NAME]  # what a GOAL line can hold
+        if written.strip():
+            lines.append(" ".join(["GOAL     ", " " * 5, *(f"{_num(v):>7}" for v in pose), f'"{written}"']))
     return "\n".join(lines) + "\n"
 
 
 def save_map_file(pointlist: Iterable[Artifact], name: str | Path, map_dir: str | Path | None = None) -> Path:
-    """``sfSaveMapFile``: write the map artifacts of ``pointlist`` to ``name`` (relative: in ``map_dir``).
+    """``sfSaveMapFile``: write the map artifacts and named goals of ``pointlist`` to ``name`` (relative:
+    in ``map_dir``).
 
     Returns the path written; an unwritable place raises :class:`SaphiraError`. An existing file is
     replaced only once the new one is whole (:mod:`saphira.core.outfile`).
@@ -311,5 +379,6 @@ def save_map_file(pointlist: Iterable[Artifact], name: str | Path, map_dir: str 
     path = Path(name)
     if not path.is_absolute():
         path = (Path(map_dir) if map_dir is not None else default_map_dir()) / path
-    text = format_map(map_artifacts(pointlist), header="Saphira map file (saphira sfSaveMapFile)")
+    artifacts = list(pointlist)
+    text = format_map(map_artifacts(artifacts), "Saphira map file (saphira sfSaveMapFile)", named_goals(artifacts))
     return OutputFile(path).write_text(text)

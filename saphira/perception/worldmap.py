@@ -196,7 +196,8 @@ def _round(value: float) -> float:
 
 
 def world_map_text(world: World, *, merge: bool = True) -> str:
-    """The Saphira map file for ``world``: a header naming the source, then one ``WALL`` per wall."""
+    """The Saphira map file for ``world``: a header naming the source, one ``WALL`` per wall, then the
+    world's named goals as ``GOAL`` lines (for ``sfFindGoal`` once the map is loaded)."""
     walls = world_walls(world, merge=merge)
     header = (
         f"Saphira map converted from the simulator world {Path(world.source).name}\n"
@@ -204,4 +205,4 @@ def world_map_text(world: World, *, merge: bool = True) -> str:
         f"({'collinear touching segments merged' if merge else 'one per segment'}).\n"
         "Global frame = the world's frame; mm and degrees."
     )
-    return format_map(walls, header=header)
+    return format_map(walls, header=header, goals=world.goals)

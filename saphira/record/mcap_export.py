@@ -19,19 +19,19 @@ optional extra: ``pip install 'saphira[foxglove]'``), in metres and radians, the
 
 Time is robot time (the cycle times the period) from the start of the run. Served live, ``/world`` and
 ``/artifacts`` are sent again every :data:`REPEAT_CYCLES`, so a viewer that connects later gets them.
+
+What a cycle sends is decided in one place, the cycle's snapshot (:mod:`saphira.record.snapshot`, what
+ROS 2's messages are made from too), and rendered by one function per channel
+(:mod:`saphira.record.foxglove_messages`): a file and the live server carry the same messages.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from saphira.client.sensors.laser import LaserScan
 from saphira.core.errors import SaphiraError
 from saphira.core.hosts import beyond_loopback, reachable_hosts, url_host
 from saphira.core.outfile import OutputFile
@@ -71,8 +71,6 @@ BEHAVIOR_SCHEMA: dict[str, Any] = {
 }  # fmt: skip
 REPEAT_CYCLES = 50
 """Cycles between two copies of ``/world`` and ``/artifacts`` on a live server (5 s at 100 ms)."""
-_LEVELS = {"DEBUG": "Debug", "INFO": "Info", "WARNING": "Warning", "ERROR": "Error", "CRITICAL": "Fatal"}
-"""Python's logging levels by Foxglove's names."""
 
 
 class FoxgloveMissing(SaphiraError):
@@ -98,21 +96,15 @@ def _open_mcap(fg: Any, output: OutputFile, context: Any) -> Any:
         raise SaphiraError(f"cannot write {output.path}: {exc.strerror or exc}") from None
 
 
-def _quaternion(fm: Any, degrees: float) -> Any:
-    half = math.radians(degrees) / 2
-    return fm.Quaternion(x=0.0, y=0.0, z=math.sin(half), w=math.cos(half))
-
-
-def _pose(fm: Any, x: float, y: float, th: float) -> Any:
-    return fm.Pose(position=fm.Vector3(x=x / 1000, y=y / 1000, z=0.0), orientation=_quaternion(fm, th))
-
-
 class FoxgloveLog(Task):
     """An observe-phase task logging the robot to Foxglove channels every cycle (see the module docstring).
 
-    ``behaviors``, ``artifacts`` and ``messages`` give what the robot does not hold itself: for a live
-    robot the behaviors' state and the pointlist are read from it (:mod:`saphira.record.extras`) and
-    :meth:`message` is called with each line; a replay gives what the recording holds.
+    Each cycle its :attr:`source` takes the snapshot (:mod:`saphira.record.snapshot`: what the cycle
+    produced, and the world, the artifacts and the lines logged) and :func:`saphira.record.foxglove_messages.messages`
+    renders it. ``behaviors``, ``artifacts`` and ``messages`` give what the robot does not hold itself: for a
+    live robot the behaviors' state and the pointlist are read from it (:mod:`saphira.record.extras`) and
+    :meth:`message` is called with each line; a replay gives what the recording holds. ``repeat`` sends the
+    world and the artifacts again every so many cycles; without ``log`` there is no ``/log``.
     """
 
     def __init__(
@@ -129,134 +121,63 @@ class FoxgloveLog(Task):
     ) -> None:
         super().__init__("foxglove", phase=Phase.OBSERVE)
         fg = foxglove_sdk()
-        fc, self._fm = fg.channels, fg.messages
+        fc = fg.channels
+        from saphira.record import foxglove_messages
+
+        self._render = foxglove_messages
         self.robot = robot
         self.world = world
-        self.behaviors = behaviors if behaviors is not None else (lambda: behavior_state(robot))
-        self.artifact_rows = artifacts if artifacts is not None else (lambda: artifact_rows(robot))
-        self.messages = messages
-        self.repeat = repeat
-        """Cycles between two copies of the world and the artifacts (0: once, and on a change)."""
-        self.pose = fc.PoseInFrameChannel("/pose", context=context)
-        self.odom = fc.OdometryChannel("/odom", context=context)
-        self.tf = fc.FrameTransformChannel("/tf", context=context)
-        self.sonar = fc.PointCloudChannel("/sonar", context=context)
-        self.laser = fc.LaserScanChannel("/laser", context=context)
-        self.scene = fc.SceneUpdateChannel("/world", context=context)
-        self.artifacts = fc.SceneUpdateChannel("/artifacts", context=context)
+        """The world drawn on ``/world`` once known (a live run's is set when its simulator is attached)."""
         schema = fg.Schema(name="saphira.Behaviors", encoding="jsonschema", data=json.dumps(BEHAVIOR_SCHEMA).encode())
-        self.behavior_channel = fg.Channel("/behaviors", schema=schema, message_encoding="json", context=context)
-        self.log = fc.LogChannel("/log", context=context) if log else None
-        """``/log``, or None when the messages are kept off (the live server's default: see :class:`FoxgloveServer`)."""
-        self._world_sent = False
-        self.source = FrameSource(robot)
+        self.channels: dict[str, Any] = {
+            "/pose": fc.PoseInFrameChannel("/pose", context=context),
+            "/odom": fc.OdometryChannel("/odom", context=context),
+            "/tf": fc.FrameTransformChannel("/tf", context=context),
+            "/sonar": fc.PointCloudChannel("/sonar", context=context),
+            "/laser": fc.LaserScanChannel("/laser", context=context),
+            "/world": fc.SceneUpdateChannel("/world", context=context),
+            "/artifacts": fc.SceneUpdateChannel("/artifacts", context=context),
+            "/behaviors": fg.Channel("/behaviors", schema=schema, message_encoding="json", context=context),
+        }
+        """Each topic's channel; ``/log`` only with ``log`` (the live server's default is without: see
+        :class:`FoxgloveServer`)."""
+        if log:
+            self.channels["/log"] = fc.LogChannel("/log", context=context)
+        self.log = log
+        self.source = FrameSource(
+            robot,
+            behaviors=behaviors if behaviors is not None else (lambda: behavior_state(robot)),
+            behavior_cycles=1,
+            world=lambda: self.world,
+            artifacts=artifacts if artifacts is not None else (lambda: artifact_rows(robot)),
+            lines=messages if log else None,
+            repeat=repeat,
+        )
         """What each cycle produced (:mod:`saphira.record.snapshot`, what ROS 2's messages are made from too)."""
-        self._artifact_rows: list[list[float]] = []
-        self._behavior_json = ""
         self.cycles = 0
         """Cycles logged (those with the robot connected)."""
 
-    def _time(self) -> tuple[Any, int]:
-        ns = round(self.robot.clock.now() * 1e9)
-        return self._fm.Timestamp(ns // 1_000_000_000, ns % 1_000_000_000), ns
-
     def step(self, state: int) -> int:
         if self.robot.link.connected:
-            self._log_cycle()
+            self._log(self._render.messages(self.source.take()))
             self.cycles += 1
+        else:
+            self.flush()
         return TaskState.RESUME if state == TaskState.INIT else state
 
-    def _log_cycle(self) -> None:
-        fm, snap = self._fm, self.source.take()
-        stamp, ns = self._time()
-        (ax, ay, ath), (ox, oy, oth) = snap.pose, snap.odom
-        where = fm.Vector3(x=ax / 1000, y=ay / 1000, z=0.0)
-        self.pose.log(fm.PoseInFrame(timestamp=stamp, frame_id="world", pose=_pose(fm, ax, ay, ath)), log_time=ns)
-        self.odom.log(fm.Odometry(timestamp=stamp, frame_id="odom", body_frame_id="base_link",
-                                  pose=_pose(fm, ox, oy, oth), linear_velocity=fm.Vector3(x=snap.vel / 1000),
-                                  angular_velocity=fm.Vector3(z=math.radians(snap.rvel))), log_time=ns)  # fmt: skip
-        self.tf.log(fm.FrameTransform(timestamp=stamp, parent_frame_id="world", child_frame_id="base_link",
-                                      translation=where, rotation=_quaternion(fm, ath)), log_time=ns)  # fmt: skip
-        if snap.sonar is not None:
-            self._log_sonar(snap.sonar, stamp, ns)
-        if snap.scan is not None:
-            self._log_laser(snap.scan, stamp, ns)
-        again = self.repeat > 0 and self.robot.scheduler.cycle % self.repeat == 0
-        if again:
-            self._world_sent = False
-            self._artifact_rows = [[-1.0]]  # differs from any list of rows: sent again
-        if not self._world_sent and self.world is not None:
-            self._world_sent = True
-            self.scene.log(fm.SceneUpdate(entities=self._world_entities(stamp)), log_time=ns)
-        self._log_artifacts(stamp, ns)
-        for level, name, text in self.messages():
-            self.message(level, name, text)
-        behaviors = self.behaviors()
-        text = json.dumps(behaviors, separators=(",", ":"))
-        if behaviors and text != self._behavior_json:
-            self._behavior_json = text
-            self.behavior_channel.log(behaviors, log_time=ns)
-
-    def _log_sonar(self, readings: list[tuple[float, float]], stamp: Any, ns: int) -> None:
-        points = [(x / 1000, y / 1000, 0.0) for x, y in readings]
-        fm = self._fm
-        f32 = fm.PackedElementFieldNumericType.Float32
-        fields = [fm.PackedElementField(name=n, offset=4 * k, type=f32) for k, n in enumerate("xyz")]
-        data = np.asarray(points, dtype="<f4").tobytes()
-        self.sonar.log(fm.PointCloud(timestamp=stamp, frame_id="base_link", pose=_pose(fm, 0, 0, 0), point_stride=12,
-                                     fields=fields, data=data), log_time=ns)  # fmt: skip
-
-    def _log_laser(self, scan: LaserScan, stamp: Any, ns: int) -> None:
-        fm = self._fm
-        ranges = [r / 1000 if r < scan.max_range else math.inf for r in scan.ranges.tolist()]
-        mount = _pose(fm, scan.mount_x, scan.mount_y, 0)
-        first, last = math.radians(float(scan.angles[0])), math.radians(float(scan.angles[-1]))
-        message = fm.LaserScan(timestamp=stamp, frame_id="base_link", pose=mount, start_angle=first, end_angle=last,
-                               ranges=ranges)  # fmt: skip
-        self.laser.log(message, log_time=ns)
-
-    def _world_entities(self, stamp: Any) -> list[Any]:
-        fm, world = self._fm, self.world
-        assert world is not None
-        points = [fm.Point3(x=x / 1000, y=y / 1000) for seg in world.segments.tolist() for x, y in (seg[:2], seg[2:])]
-        walls = fm.LinePrimitive(type=fm.LinePrimitiveLineType.LineList, thickness=0.03, points=points,
-                                 pose=_pose(fm, 0, 0, 0), color=fm.Color(r=0.15, g=0.15, b=0.15, a=1.0))  # fmt: skip
-        from saphira.world.objects import SimObject
-
-        cubes = []
-        for spec in world.objects:
-            box = SimObject(spec)
-            (x0, y0), (x1, y1) = box.corners().min(axis=0), box.corners().max(axis=0)
-            cubes.append(fm.CubePrimitive(pose=_pose(fm, (x0 + x1) / 2, (y0 + y1) / 2, 0),
-                                          size=fm.Vector3(x=(x1 - x0) / 1000, y=(y1 - y0) / 1000, z=0.3),
-                                          color=fm.Color(r=0.8, g=0.3, b=0.2, a=1.0)))  # fmt: skip
-        return [fm.SceneEntity(timestamp=stamp, frame_id="world", id="walls", lines=[walls], cubes=cubes)]
-
-    def _log_artifacts(self, stamp: Any, ns: int) -> None:
-        rows = self.artifact_rows()
-        if rows == self._artifact_rows:
-            return
-        self._artifact_rows = rows
-        fm = self._fm
-        entities = []
-        for k, (kind, ident, x, y, th, width, length) in enumerate(rows):
-            size = fm.Vector3(x=(length or 200.0) / 1000, y=(width or 50.0) / 1000, z=0.05)
-            cube = fm.CubePrimitive(pose=_pose(fm, x, y, th), size=size, color=fm.Color(r=0.2, g=0.5, b=0.9, a=0.6))
-            entities.append(fm.SceneEntity(timestamp=stamp, frame_id="world", id=f"artifact-{k}",
-                                           metadata=[fm.KeyValuePair(key="type", value=str(int(kind))),
-                                                     fm.KeyValuePair(key="id", value=str(int(ident)))],
-                                           cubes=[cube]))  # fmt: skip
-        deletion = fm.SceneEntityDeletion(timestamp=stamp, type=fm.SceneEntityDeletionType.All)
-        self.artifacts.log(fm.SceneUpdate(deletions=[deletion], entities=entities), log_time=ns)
+    def _log(self, messages: list[tuple[str, Any, int]]) -> None:
+        for topic, message, ns in messages:
+            self.channels[topic].log(message, log_time=ns)
 
     def message(self, level: str, name: str, text: str) -> None:
-        """A line on ``/log``: a log record (its logger's name) or an activity's message (``sfMessage``)."""
-        if self.log is None:
-            return
-        fm = self._fm
-        stamp, ns = self._time()
-        level_value = getattr(fm.LogLevel, _LEVELS.get(level, "Unknown"))
-        self.log.log(fm.Log(timestamp=stamp, level=level_value, message=text, name=name), log_time=ns)
+        """A line for ``/log`` (from any thread): a log record (its logger's name) or an activity's message
+        (``sfMessage``), logged with the next cycle at the time it came; nothing without ``/log``."""
+        if self.log:
+            self.source.message(level, name, text)
+
+    def flush(self) -> None:
+        """Log the lines that came since the last cycle logged (none is while the robot is not connected)."""
+        self._log([("/log", *self._render.log_line(line)) for line in self.source.pending()])
 
 
 class McapRecorder:
@@ -297,6 +218,7 @@ class McapRecorder:
         """Finish the file (in place since its first cycle), or drop it if no cycle was logged (idempotent)."""
         if self._writer is not None:
             self.tap.detach()
+            self.channels.flush()
             self._writer.close()
             self._writer = None
             self.output.finish(keep=self.has_data)
@@ -363,6 +285,7 @@ class FoxgloveServer:
         """Stop serving (idempotent)."""
         if self._server is not None:
             self.tap.detach()
+            self.channels.flush()
             self._server.stop()
             self._server = None
             if self.channels.scheduler is not None:

@@ -23,9 +23,9 @@ from saphira.core.tasks import Phase, Task, TaskState
 from saphira.record.extras import MessageTap, behavior_state
 from saphira.record.snapshot import FrameSource
 from saphira.ros2 import messages as m
-from saphira.ros2.bridge import SUBSCRIBED, TOPICS, Kind
 from saphira.ros2.cdr import encode
 from saphira.ros2.frames import messages
+from saphira.ros2.topics import SUBSCRIBED, TOPICS, Kind
 
 if TYPE_CHECKING:
     from saphira.core.arrays import FloatArray

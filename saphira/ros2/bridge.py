@@ -1,108 +1,52 @@
 """``saphira run --ros2``: the run as a ROS 2 node, over Eclipse Cyclone DDS, with no ROS installation.
 
-ROS 2 names a topic ``/odom`` ``rt/odom`` on DDS and a type as its IDL mapping does
-(:mod:`saphira.ros2.messages`); the QoS of each topic is what ROS 2's publishers of that kind use
-(:data:`TOPICS`): sensor data best effort, ``/map`` and ``/tf_static`` reliable and transient local
-(a late subscriber gets the last one), the rest ROS 2's default (reliable, volatile, depth 10).
-
-The cycle only takes a snapshot (:class:`~saphira.ros2.frames.FrameSource`) and hands it to the
-publishing thread through a bounded queue; a full queue drops the snapshot (and what it alone carried
-is sent again with the next). A second thread waits on the subscriptions and keeps the latest of
-each; the cycle task applies them: ``/cmd_vel`` (:mod:`saphira.ros2.drive`), ``/initialpose`` (the
-localizer's pose, or the global pose), ``/enable_motors`` (``std_msgs/Bool``: RosAria's
-``enable_motors``/``disable_motors`` services as one topic).
+The topics, their types and QoS are :mod:`saphira.ros2.topics`'; the DDS participant lives in a process
+of its own (:mod:`saphira.ros2.node`), so that making messages, serializing and writing them never holds
+this process's interpreter. Each cycle the bridge task takes a snapshot
+(:class:`~saphira.record.snapshot.FrameSource`), pickles it and writes it to the DDS process's input
+without waiting: what the pipe cannot take at once waits for the next cycle, and while it waits the
+new snapshots are dropped (what they alone carried is sent again with the next one). The pipe is the
+bound: a DDS process that falls behind costs the cycle nothing. What the subscriptions deliver comes
+back the same way, read without waiting, and the task applies the latest of each: ``/cmd_vel``
+(:mod:`saphira.ros2.drive`), ``/initialpose`` (the localizer's pose, or the global pose),
+``/enable_motors`` (``std_msgs/Bool``: RosAria's ``enable_motors``/``disable_motors`` services as one topic).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
-import math
-import queue
-import threading
+import os
+import select
+import subprocess
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from cyclonedds.idl import IdlStruct
 
 from saphira.core.errors import SaphiraError
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.protocol.commands import Command
-from saphira.ros2 import messages as m
-from saphira.ros2.cdr import encode
 from saphira.ros2.discovery import Discovery
 from saphira.ros2.drive import Drive
-from saphira.ros2.frames import FrameSource, Snapshot, messages
+from saphira.ros2.frames import FrameSource, ScanRanges
+from saphira.ros2.node import NodeConfig
+from saphira.ros2.topics import SUBSCRIBED, TOPICS, Kind, Topic
+from saphira.ros2.wire import FrameReader, frame
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
 
-__all__ = ["QUEUE", "SUBSCRIBED", "TOPICS", "Kind", "Ros2Bridge", "Topic"]
+__all__ = ["START_TIMEOUT", "SUBSCRIBED", "TOPICS", "Kind", "Ros2Bridge", "Ros2Missing", "Topic", "cyclonedds_module"]
 
 log = logging.getLogger("saphira.ros2")
 
-QUEUE = 8
-"""Snapshots waiting for the publishing thread at most (0.8 s at 100 ms)."""
-WAIT = 0.2
-"""Seconds the subscription thread waits for data before looking whether it should stop."""
-
-
-class Kind:
-    """QoS kinds (rclcpp's profiles): what a topic's writer and reader are given."""
-
-    DEFAULT = "default"
-    """Reliable, volatile, keep last 10 (``rclcpp::QoS(10)``)."""
-    SENSOR = "sensor"
-    """Best effort, volatile, keep last 5 (``rclcpp::SensorDataQoS``)."""
-    LATCHED = "latched"
-    """Reliable, transient local, keep last 1 (a map server's ``/map``, ``/tf_static``)."""
-    TF = "tf"
-    """Reliable, volatile, keep last 100 (tf2's broadcaster)."""
-    CLOCK = "clock"
-    """Best effort, volatile, keep last 1 (``rclcpp::ClockQoS``)."""
-
-
-@dataclass(frozen=True)
-class Topic:
-    name: str
-    type: type[IdlStruct]
-    kind: str
-    doc: str
-
-
-TOPICS: tuple[Topic, ...] = (
-    Topic("/odom", m.Odometry, Kind.DEFAULT, "odometric pose and velocities, frame odom, child base_link"),
-    Topic("/tf", m.TFMessage, Kind.TF, "odom → base_link every cycle; map → odom when anchored on a map"),
-    Topic("/tf_static", m.TFMessage, Kind.LATCHED, "base_link → laser, sonar and each sonar_N"),
-    Topic("/scan", m.LaserScan, Kind.SENSOR, "each laser scan, frame laser"),
-    Topic("/sonar", m.PointCloud2, Kind.SENSOR, "the current sonar readings, frame sonar"),
-    Topic("/map", m.OccupancyGrid, Kind.LATCHED, "the map's (or the simulated world's) walls"),
-    Topic("/battery_state", m.BatteryState, Kind.DEFAULT, "the battery's voltage, every second"),
-    Topic("/bumper_state", m.BumperState, Kind.DEFAULT, "front and rear bumpers (RosAria's), every second"),
-    Topic("/motors_state", m.Bool, Kind.LATCHED, "whether the motors are enabled, every second"),
-    Topic("/behaviors", m.String, Kind.DEFAULT, "the running activities and behaviors (JSON), when they change"),
-    Topic("/clock", m.Clock, Kind.CLOCK, "the run's time, in a lock-step run only (use_sim_time)"),
-)
-SUBSCRIBED: tuple[Topic, ...] = (
-    Topic("/cmd_vel", m.Twist, Kind.SENSOR, "drives the robot (best effort: matches any publisher)"),
-    Topic("/initialpose", m.PoseWithCovarianceStamped, Kind.DEFAULT, "sets the global pose (RViz's 2D Pose Estimate)"),
-    Topic("/enable_motors", m.Bool, Kind.DEFAULT, "true enables the motors, false disables them"),
-)
-
-
-def _qos(kind: str) -> Any:
-    from cyclonedds.core import Policy, Qos
-    from cyclonedds.util import duration
-
-    reliable = Policy.Reliability.Reliable(duration(milliseconds=100))
-    return {
-        Kind.DEFAULT: Qos(reliable, Policy.Durability.Volatile, Policy.History.KeepLast(10)),
-        Kind.SENSOR: Qos(Policy.Reliability.BestEffort, Policy.Durability.Volatile, Policy.History.KeepLast(5)),
-        Kind.LATCHED: Qos(reliable, Policy.Durability.TransientLocal, Policy.History.KeepLast(1)),
-        Kind.TF: Qos(reliable, Policy.Durability.Volatile, Policy.History.KeepLast(100)),
-        Kind.CLOCK: Qos(Policy.Reliability.BestEffort, Policy.Durability.Volatile, Policy.History.KeepLast(1)),
-    }[kind]
+START_TIMEOUT = 120.0
+"""Seconds the DDS process may take to join the graph (it answers as soon as it has: a loaded machine waits)."""
+STOP_TIMEOUT = 30.0
+"""Seconds the DDS process may take to send what was queued and leave the graph before it is killed."""
+_READ = 1 << 16
 
 
 class Ros2Missing(SaphiraError):
@@ -119,7 +63,7 @@ def cyclonedds_module() -> Any:
 
 
 class Ros2Bridge(Task):
-    """The run on the ROS 2 graph (see the module docstring): an observe-phase task and two threads."""
+    """The run on the ROS 2 graph (see the module docstring): an observe-phase task and the DDS process."""
 
     def __init__(
         self,
@@ -131,12 +75,6 @@ class Ros2Bridge(Task):
     ) -> None:
         super().__init__("ros2", phase=Phase.OBSERVE)
         cyclonedds_module()
-        from cyclonedds.core import DDSException, ReadCondition, SampleState, WaitSet
-        from cyclonedds.domain import Domain, DomainParticipant
-        from cyclonedds.pub import DataWriter
-        from cyclonedds.sub import DataReader
-        from cyclonedds.topic import Topic as DdsTopic
-
         self.robot = robot
         self.source = source
         self.discovery = discovery
@@ -144,46 +82,116 @@ class Ros2Bridge(Task):
         self.drive = Drive(robot)
         self.epoch = time.time() - robot.clock.now()
         """Added to the run's time for the stamps: wall-clock time in a real-time run."""
-        try:
-            self._domain: Domain | None = Domain(discovery.domain, discovery.config() or None)
-            self.participant: DomainParticipant | None = DomainParticipant(discovery.domain)
-        except DDSException as exc:
-            raise SaphiraError(f"cannot join the ROS 2 graph ({discovery.describe()}): {exc}") from exc
-        self._writers = {t.name: DataWriter(self.participant, DdsTopic(self.participant, "rt" + t.name, t.type),
-                                            qos=_qos(t.kind)) for t in TOPICS}  # fmt: skip
-        self._readers = {t.name: DataReader(self.participant, DdsTopic(self.participant, "rt" + t.name, t.type),
-                                            qos=_qos(t.kind)) for t in SUBSCRIBED}  # fmt: skip
-        self._waitset: WaitSet | None = WaitSet(self.participant)
-        for reader in self._readers.values():
-            self._waitset.attach(ReadCondition(reader, SampleState.NotRead))
-        self._queue: queue.Queue[Snapshot | None] = queue.Queue(QUEUE)
-        self._latest: dict[str, Any] = {}
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
         self.published = self.dropped = self.snapshots = 0
-        self.publish_seconds = 0.0
-        """Time the publishing thread spent on the :attr:`snapshots` it sent (messages, CDR, writes)."""
+        self.publish_seconds = self.publish_cpu_seconds = 0.0
+        """Time (wall clock, and processor) the DDS process spent on the :attr:`snapshots` it sent (messages,
+        CDR, writes)."""
         self.failure: str | None = None
-        self._threads = [threading.Thread(target=self._publish_loop, name="ros2-publish", daemon=True),
-                         threading.Thread(target=self._subscribe_loop, name="ros2-subscribe", daemon=True)]  # fmt: skip
-        for thread in self._threads:
-            thread.start()
+        self._latest: dict[str, Any] = {}
+        self._pending = bytearray()
+        self._replies = FrameReader()
+        self._closed = False
+        self._process = subprocess.Popen([sys.executable, "-m", "saphira.ros2.node"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, close_fds=True)  # fmt: skip
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._to, self._from = self._process.stdin.fileno(), self._process.stdout.fileno()
+        config = NodeConfig(discovery.domain, discovery.config(), self.epoch, discovery.gid_size)
+        try:
+            self._process.stdin.write(frame(config))
+            self._process.stdin.flush()
+            self.gids: dict[str, Any] = self._started()
+        except BaseException:
+            self._kill()
+            raise
+        os.set_blocking(self._to, False)  # from here on, the cycle never waits on the DDS process
+        os.set_blocking(self._from, False)
+
+    def _started(self) -> dict[str, Any]:
+        """Wait for the DDS process's answer: the gids of its participant and endpoints, or why it could not."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while (left := deadline - time.monotonic()) > 0:
+            select.select([self._from], [], [], left)
+            data = os.read(self._from, _READ)
+            if not data:
+                break
+            for reply in self._replies.feed(data):
+                if reply[0] == "ready":
+                    return dict(reply[1])
+                if reply[0] == "error":
+                    raise SaphiraError(f"cannot join the ROS 2 graph ({self.discovery.describe()}): {reply[1]}")
+        status = self._process.poll()
+        why = f"its process ended (status {status})" if status is not None else f"no answer in {START_TIMEOUT:.0f} s"
+        raise SaphiraError(f"cannot join the ROS 2 graph ({self.discovery.describe()}): {why}")
 
     # ------------------------------------------------------------------ the cycle
     def step(self, state: int) -> int:
         if self.robot.link.connected:
-            snap = self.source.take()
-            try:
-                self._queue.put_nowait(snap)
-            except queue.Full:
-                self.dropped += 1
-                self.source.forget()
-            self._apply_received()
+            if not self._closed:
+                self._send(self.source.take())
+                self._receive()
+            self._apply_received()  # the watchdog's too, when the DDS process is gone
         return TaskState.RESUME if state == TaskState.INIT else state
 
+    @property
+    def dds_pid(self) -> int:
+        """The DDS process's id (``ps``, or a test ending it to see the run carry on)."""
+        return self._process.pid
+
+    def _send(self, snap: Any) -> None:
+        if self._pending:
+            self._flush()
+            if self._pending:  # the DDS process is behind: this one is dropped, its one-off parts sent again
+                self.dropped += 1
+                self.source.forget()
+                return
+        scan = None if snap.scan is None else ScanRanges.of(snap.scan)
+        self._pending += frame((dataclasses.replace(snap, scan=None), scan))
+        self._flush()
+
+    def _flush(self) -> None:
+        try:
+            written = os.write(self._to, self._pending)
+        except BlockingIOError:
+            return
+        except OSError as exc:  # the DDS process went away
+            self._lost(f"its input closed ({exc.strerror})")
+            return
+        del self._pending[:written]
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                data = os.read(self._from, _READ)
+            except BlockingIOError:
+                return
+            if not data:
+                self._lost(f"it ended (status {self._process.poll()})")
+                return
+            for reply in self._replies.feed(data):
+                self._reply(reply)
+
+    def _reply(self, reply: tuple[Any, ...]) -> None:
+        kind = reply[0]
+        if kind == "sub":
+            self._latest[reply[1]] = reply[2]
+        elif kind == "stats":
+            self.published, self.snapshots, self.publish_seconds, self.publish_cpu_seconds = reply[1:5]
+        elif kind == "failure":
+            self.failure = reply[1]
+            log.error(self.failure)
+        elif kind == "note":
+            log.warning("%s", reply[1])
+
+    def _lost(self, why: str) -> None:
+        """The DDS process is gone: no command can come any more, so the robot stops now; the run goes on."""
+        if self.failure is None:
+            self.failure = f"ros2: the DDS process stopped: {why}"
+            log.error(self.failure)
+        self._closed = True
+        self.drive.release()
+
     def _apply_received(self) -> None:
-        with self._lock:
-            latest, self._latest = self._latest, {}
+        latest, self._latest = self._latest, {}
         twist = latest.get("/cmd_vel")
         if twist is not None:
             self.drive.offer(*twist)
@@ -197,63 +205,6 @@ class Ros2Bridge(Task):
         if motors is not None:
             self.robot.link.send(Command.ENABLE, int(motors))
 
-    # ------------------------------------------------------------------ the threads
-    def _publish_loop(self) -> None:
-        try:
-            while (snap := self._queue.get()) is not None:
-                started = time.perf_counter()
-                for topic, message in messages(snap, self.epoch):
-                    self._write(self._writers[topic], encode(message))
-                    self.published += 1
-                self.publish_seconds += time.perf_counter() - started
-                self.snapshots += 1
-        except Exception as exc:  # the run goes on without the graph; the summary says so
-            self.failure = f"ros2: publishing stopped: {type(exc).__name__}: {exc}"
-            log.error(self.failure)
-
-    @staticmethod
-    def _write(writer: Any, data: bytes) -> None:
-        """What ``DataWriter.write`` does once it has the CDR, given ours (:mod:`saphira.ros2.cdr`: the same
-        bytes, made ten times faster than Cyclone's Python serializer makes them)."""
-        from cyclonedds._clayer import ddspy_write  # type: ignore[import-not-found]
-        from cyclonedds.core import DDSException
-
-        code = ddspy_write(writer._ref, data)
-        if code < 0:
-            raise DDSException(code, f"while writing on {writer.topic.name}")
-
-    def _subscribe_loop(self) -> None:
-        from cyclonedds.internal import InvalidSample
-        from cyclonedds.util import duration
-
-        try:
-            while not self._stop.is_set() and self._waitset is not None:
-                self._waitset.wait(duration(seconds=WAIT))
-                for name, reader in self._readers.items():
-                    samples = [s for s in reader.take(N=16) if not isinstance(s, InvalidSample)]
-                    if samples:  # the latest wins (an invalid sample: a writer went away)
-                        self._receive(name, samples[-1])
-        except Exception as exc:
-            self.failure = f"ros2: subscriptions stopped: {type(exc).__name__}: {exc}"
-            log.error(self.failure)
-
-    def _receive(self, name: str, sample: Any) -> None:
-        value: Any
-        if name == "/cmd_vel":
-            value = (float(sample.linear.x), float(sample.angular.z), time.monotonic())
-        elif name == "/initialpose":
-            p = sample.pose.pose
-            q = p.orientation
-            th = math.degrees(math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z)))
-            value = (p.position.x * 1000, p.position.y * 1000, th)
-            if not all(math.isfinite(v) for v in value):
-                log.warning("initialpose refused: not a finite pose")
-                return
-        else:
-            value = bool(sample.data)
-        with self._lock:
-            self._latest[name] = value
-
     def summary(self) -> str:
         """The run summary's line: what went out, what came in."""
         d = self.drive
@@ -263,18 +214,37 @@ class Ros2Bridge(Task):
         )
 
     def close(self) -> None:
-        """Stop both threads and leave the graph (idempotent); what was queued is still sent."""
-        if self._stop.is_set():
-            return
-        self._stop.set()
-        self._queue.put(None)
-        for thread in self._threads:
-            thread.join(timeout=5.0)
-        # Leave the graph now (children first), not when the collector gets to it: the domain can be made again.
-        self._waitset = None
-        self._writers.clear()
-        self._readers.clear()
-        self.participant = None
-        self._domain = None
+        """Send what is queued, let the DDS process leave the graph and end (idempotent; killed if it hangs)."""
+        if self._process.returncode is None:
+            deadline = time.monotonic() + STOP_TIMEOUT
+            if not self._closed:
+                self._pending += frame(None)
+                while self._pending and not self._closed and (left := deadline - time.monotonic()) > 0:
+                    select.select([], [self._to], [], left)
+                    self._flush()
+            self._pending.clear()
+            self._closed = True
+            while (left := deadline - time.monotonic()) > 0 and select.select([self._from], [], [], left)[0]:
+                try:
+                    data = os.read(self._from, _READ)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    break
+                for reply in self._replies.feed(data):
+                    self._reply(reply)
+            self._kill()
         if self.scheduler is not None:
             self.robot.scheduler.remove(self)
+
+    def _kill(self) -> None:
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            with contextlib.suppress(OSError):
+                self._process.stdin.close()  # its input ends: it leaves the graph and ends
+        try:
+            self._process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()

@@ -4,7 +4,8 @@ ROS 2 (Iron and later) takes the domain from ``ROS_DOMAIN_ID`` (default 0) and h
 reaches from ``ROS_AUTOMATIC_DISCOVERY_RANGE``: ``SUBNET`` (the default: multicast on the network),
 ``LOCALHOST`` (this host only), ``OFF`` (no automatic discovery), ``SYSTEM_DEFAULT`` (the DDS
 implementation's own settings); ``ROS_STATIC_PEERS`` (``;``-separated hosts) are reached whatever the
-range. Humble's ``ROS_LOCALHOST_ONLY=1`` means ``LOCALHOST``. Like rmw_cyclonedds, the range becomes
+range. Humble's ``ROS_LOCALHOST_ONLY=1`` means ``LOCALHOST``; ``ROS_DISTRO`` says which layout
+``ros_discovery_info`` takes (:func:`gid_size`, :mod:`saphira.ros2.graph`). Like rmw_cyclonedds, the range becomes
 a Cyclone DDS configuration fragment appended to the user's own (``CYCLONEDDS_URI``): the loopback
 interface without multicast and the static peers, or no peers at all.
 """
@@ -19,8 +20,10 @@ from xml.sax.saxutils import quoteattr
 
 from saphira.core.errors import SaphiraError
 
-__all__ = ["MAX_DOMAIN_ID", "Discovery", "Range", "discovery_from"]
+__all__ = ["MAX_DOMAIN_ID", "Discovery", "Range", "discovery_from", "gid_size"]
 
+_GID_24 = ("ardent", "bouncy", "crystal", "dashing", "eloquent", "foxy", "galactic", "humble")
+"""The distributions whose ``rmw_dds_common/msg/Gid`` is ``char[24]`` (Iron on, rmw_dds_common 2.0: ``char[16]``)."""
 MAX_DOMAIN_ID = 232
 """The largest domain id whose ports fit (DDS's port mapping, as ROS 2 documents it)."""
 
@@ -42,6 +45,8 @@ class Discovery:
     range: Range = Range.SUBNET
     peers: tuple[str, ...] = ()
     user_config: str = ""
+    gid_size: int = 16
+    """The bytes of a gid in ``ros_discovery_info``: 16 from Iron on, 24 in Humble (:mod:`saphira.ros2.graph`)."""
 
     def config(self) -> str:
         """The Cyclone DDS configuration: the user's (``CYCLONEDDS_URI``), then the range's fragment."""
@@ -92,6 +97,11 @@ def _domain(text: str, where: str) -> int:
     return domain
 
 
+def gid_size(env: Mapping[str, str]) -> int:
+    """The gid size of the distribution ``ROS_DISTRO`` names: 24 for Humble and older, else 16 (Jazzy's)."""
+    return 24 if env.get("ROS_DISTRO", "").strip().lower() in _GID_24 else 16
+
+
 def discovery_from(env: Mapping[str, str] | None = None, domain: int | None = None) -> Discovery:
     """The discovery ROS 2 would use with these environment variables; ``domain`` overrides ``ROS_DOMAIN_ID``."""
     env = os.environ if env is None else env
@@ -108,4 +118,4 @@ def discovery_from(env: Mapping[str, str] | None = None, domain: int | None = No
     else:
         reach = Range.LOCALHOST if env.get("ROS_LOCALHOST_ONLY", "").strip() == "1" else Range.SUBNET
     peers = tuple(p.strip() for p in env.get("ROS_STATIC_PEERS", "").split(";") if p.strip())
-    return Discovery(chosen, reach, peers, env.get("CYCLONEDDS_URI", "").strip())
+    return Discovery(chosen, reach, peers, env.get("CYCLONEDDS_URI", "").strip(), gid_size(env))

@@ -95,10 +95,15 @@ class Drive:
         if offered is not None:
             note = self._apply(*offered)
         if self.task is not None and now - self._last > WATCHDOG:
+            self.release()
+        return note
+
+    def release(self) -> None:
+        """Stop driving: the ``cmd_vel`` behavior is removed and the executive stops the robot (a watchdog stop)."""
+        if self.task is not None:
             self.robot.scheduler.remove(self.task)  # nothing left behind to keep a run going
             self.task = None
             self.stops += 1
-        return note
 
     def _apply(self, linear_x: float, angular_z: float, at: float) -> str | None:
         if not (math.isfinite(linear_x) and math.isfinite(angular_z)):

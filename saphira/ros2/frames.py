@@ -10,16 +10,22 @@ transducer. Units are ROS's: metres, radians, seconds; stamps are the run's time
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from cyclonedds.idl import IdlStruct
 
-from saphira.client.sensors.laser import LaserScan as SaphiraScan
+from saphira.core.arrays import FloatArray
 from saphira.record.snapshot import FrameSource, Snapshot
 from saphira.ros2 import messages as m
 from saphira.ros2.mapgrid import occupancy_from_grid, occupancy_from_walls
 
-__all__ = ["BUMPERS", "FrameSource", "Snapshot", "laser_scan", "map_to_odom", "messages", "sonar_cloud"]
+if TYPE_CHECKING:
+    from saphira.client.sensors.laser import LaserScan as SaphiraScan
+
+__all__ = ["BUMPERS", "FrameSource", "ScanRanges", "Snapshot", "laser_scan", "map_to_odom", "messages",
+           "sonar_cloud"]  # fmt: skip
 
 BUMPERS = 5
 """Bumper segments per ring (front, rear), as a Pioneer 3's: ``/bumper_state`` has this many flags each."""
@@ -51,8 +57,10 @@ def map_to_odom(pose: tuple[float, float, float], odom: tuple[float, float, floa
     return pose[0] - (c * odom[0] - s * odom[1]), pose[1] - (s * odom[0] + c * odom[1]), dth
 
 
-def messages(snap: Snapshot, epoch: float = 0.0) -> list[tuple[str, IdlStruct]]:
-    """The messages a snapshot makes, as (topic, message), stamped ``epoch`` + the run's time."""
+def messages(snap: Snapshot, epoch: float = 0.0, scan: ScanRanges | None = None) -> list[tuple[str, IdlStruct]]:
+    """The messages a snapshot makes, as (topic, message), stamped ``epoch`` + the run's time; ``scan``, when
+    given, is the snapshot's scan (sent apart: see :class:`ScanRanges`)."""
+    scan = scan or (None if snap.scan is None else ScanRanges.of(snap.scan))
     stamp = _stamp(epoch + snap.time)
     ox, oy, oth = snap.odom
     out: list[tuple[str, IdlStruct]] = []
@@ -69,8 +77,8 @@ def messages(snap: Snapshot, epoch: float = 0.0) -> list[tuple[str, IdlStruct]]:
     if snap.static is not None:
         out.append(("/tf_static", m.TFMessage([_transform(stamp, "base_link", name, x, y, th)
                                                for name, x, y, th in snap.static])))  # fmt: skip
-    if snap.scan is not None:
-        out.append(("/scan", laser_scan(snap.scan, stamp)))
+    if scan is not None:
+        out.append(("/scan", laser_scan(scan, stamp)))
     if snap.sonar is not None:
         out.append(("/sonar", sonar_cloud(snap.sonar, stamp)))
     if snap.walls is not None:
@@ -93,11 +101,28 @@ def messages(snap: Snapshot, epoch: float = 0.0) -> list[tuple[str, IdlStruct]]:
     return out
 
 
-def laser_scan(scan: SaphiraScan, stamp: m.Time) -> m.LaserScan:
+@dataclass(frozen=True)
+class ScanRanges:
+    """What ``/scan`` is made of: a scan's first and last angles (degrees), its ranges (mm) and their limit.
+
+    What the bridge sends its DDS process instead of the laser's own scan (that process need not load the
+    sensor modules to read it)."""
+
+    first: float
+    last: float
+    ranges: FloatArray
+    max_range: float
+
+    @classmethod
+    def of(cls, scan: SaphiraScan) -> ScanRanges:
+        return cls(float(scan.angles[0]), float(scan.angles[-1]), scan.ranges, float(scan.max_range))
+
+
+def laser_scan(scan: ScanRanges, stamp: m.Time) -> m.LaserScan:
     """A scan in the ``laser`` frame: no echo is +inf (REP 117)."""
-    first, last = math.radians(float(scan.angles[0])), math.radians(float(scan.angles[-1]))
+    first, last = math.radians(scan.first), math.radians(scan.last)
     ranges = np.where(scan.ranges < scan.max_range, scan.ranges / 1000.0, np.inf).astype(np.float32).tolist()
-    return m.LaserScan(m.Header(stamp, "laser"), first, last, (last - first) / (scan.count - 1), 0.0, 0.0,
+    return m.LaserScan(m.Header(stamp, "laser"), first, last, (last - first) / (len(scan.ranges) - 1), 0.0, 0.0,
                        0.02, scan.max_range / 1000, ranges)  # fmt: skip
 
 

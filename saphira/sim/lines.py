@@ -281,11 +281,16 @@ class PtyLine(Line):
 
 
 class PioneerLines:
-    """The Pioneer front end of :class:`~saphira.sim.serve.ServeLoop`: a served simulation and its robots' lines."""
+    """The Pioneer front end of :class:`~saphira.sim.serve.ServeLoop`: a served simulation and its robots' lines.
 
-    def __init__(self, host: ServedSimulation, lines: Sequence[Line]) -> None:
+    ``tcp_host`` is where :meth:`listen` opens a robot's new TCP line: the operator's ``--host`` when the
+    robots listen on TCP, else loopback (a unix socket or a pseudo-terminal is reached from this host only).
+    """
+
+    def __init__(self, host: ServedSimulation, lines: Sequence[Line], tcp_host: str = "127.0.0.1") -> None:
         self.host = host
         self.lines = list(lines)
+        self.tcp_host = tcp_host
         self._last: float | None = None
 
     def wait_handles(self) -> list[Handle]:
@@ -316,6 +321,19 @@ class PioneerLines:
             return False
         server.hang_up("disconnected from the simulator's window")
         return True
+
+    def listen(self, index: int, port: int) -> str:
+        """The manual's Connect→port: robot ``index`` listens on TCP ``port`` of :attr:`tcp_host` (0: a free
+        one) instead of its line; its client is hung up and the old line closed. The new address, or
+        OSError (a port in use or refused; the old line is kept) before anything changes."""
+        old = self.lines[index]
+        line = TcpLine(old.server, self.tcp_host, port)
+        if old.server.connected:
+            old.server.hang_up(f"the robot listens on {line.address} now")
+        old.close()
+        self.lines[index] = line
+        log.info("robot %d listens on %s (the simulator's window)", index + 1, line.address)
+        return line.address
 
     def close(self) -> None:
         for server in self.host.servers:

@@ -9,8 +9,7 @@ in-process simulator (``saphira run``) trusts its own user (:attr:`WorldAccess.a
 the size limit.
 
 A file under ``--world-dir`` is opened once, by a walk from the opened folder that follows no
-symbolic link (``O_NOFOLLOW`` with ``dir_fd``, one component at a time), and what was opened is
-checked (``fstat``: a regular file within the size limit) and read from that descriptor: a link
+symbolic link, and read from that descriptor (:func:`saphira.core.folderfile.read_in_folder`): a link
 swapped in after a check by name can no longer redirect the read. Links in the folder are refused.
 
 :class:`WorldLoad` runs one load in a worker thread, so a server's cycle goes on sending SIPs while a
@@ -20,17 +19,17 @@ world is read; every failure, a ``MemoryError`` or a bad coordinate included, be
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import stat
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from saphira.core.errors import SaphiraError
+from saphira.core.folderfile import FolderRefused, read_in_folder
 from saphira.core.paths import data_dir
 from saphira.world.world import WORLD_SUFFIXES, World, load_world, parse_world_data
 
@@ -90,36 +89,13 @@ class WorldAccess:
 
     def _in_folder(self, name: str) -> tuple[Path, bytes] | None:
         """The path and bytes of the file ``name`` stands for under :attr:`folder`, opened once without
-        following links (see the module docstring); None when there is no such file there."""
-        if self.folder is None or not name or "\x00" in name:
+        following links (:func:`~saphira.core.folderfile.read_in_folder`); None when there is none there."""
+        if self.folder is None:
             return None
-        parts = _parts_under(self.folder, Path(name))
-        if parts is None:
-            return None
-        shown = str(self.folder / os.path.join(*parts))
         try:
-            fd = _open_no_follow(self.folder, parts)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise WorldRefused(
-                    f"{shown[:200]!r} is a symbolic link (links in --world-dir are not followed)"
-                ) from exc
-            raise WorldRefused(f"cannot read {shown[:200]!r}: {exc.strerror or exc}") from exc
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise WorldRefused(f"{shown!r} is not a regular file")
-            if info.st_size > self.max_bytes:
-                raise WorldRefused(f"{shown!r} has {info.st_size} bytes; a client may load at most {self.max_bytes}")
-            try:
-                raw = handle.read(self.max_bytes + 1)
-            except OSError as exc:
-                raise WorldRefused(f"cannot read {shown!r}: {exc.strerror or exc}") from exc
-        if len(raw) > self.max_bytes:  # it grew after the check
-            raise WorldRefused(f"{shown!r} has more than {self.max_bytes} bytes; a client may load at most that")
-        return Path(shown), raw
+            return read_in_folder(self.folder, name, max_bytes=self.max_bytes, option="--world-dir")
+        except FolderRefused as exc:
+            raise WorldRefused(str(exc)) from exc
 
     def load(self, name: str, reader: Callable[[Path], World] = load_world) -> World:
         """Locate, check and read the world a client asked for; :class:`WorldRefused` on any failure."""
@@ -134,35 +110,6 @@ class WorldAccess:
             raise WorldRefused(str(exc)) from exc
         except (OSError, ValueError, MemoryError, RecursionError, UnicodeError) as exc:
             raise WorldRefused(f"cannot load {str(path)!r}: {type(exc).__name__}: {exc}") from exc
-
-
-def _parts_under(folder: Path, path: Path) -> Sequence[str] | None:
-    """The components of ``path`` below ``folder`` (a relative name, or an absolute one inside it), or
-    None when it names nothing there (``..``, an absolute path elsewhere, the folder itself)."""
-    if path.is_absolute():
-        inside = [base for base in (Path(os.path.abspath(folder)), folder.resolve()) if path.is_relative_to(base)]
-        if not inside:
-            return None
-        path = path.relative_to(inside[0])
-    parts = [part for part in path.parts if part != "."]
-    if not parts or ".." in parts:
-        return None
-    return parts
-
-
-def _open_no_follow(folder: Path, parts: Sequence[str]) -> int:
-    """A read descriptor of ``folder/parts...``, reached from the opened folder one component at a time
-    without following a symbolic link (OSError ELOOP or ENOTDIR where one is); non-blocking, so that a
-    FIFO is refused by the caller's ``fstat`` rather than waited on."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the operator's folder, as named
-    try:
-        for part in parts[:-1]:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
-    finally:
-        os.close(fd)
 
 
 def _bundled(name: str) -> Path | None:

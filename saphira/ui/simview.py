@@ -11,11 +11,13 @@ type, finite, in range, the robot exists; an error goes back to the page), then 
 simulator's thread and nothing a page sends can stop it.
 When the world changes (a LOADWORLD, a Flat map transition) the next frame carries its walls.
 
-The manual's simulator menus: Files→Load Params (``load_params``: a bundled parameter file for one
+The manual's simulator menus: Files→Load Params (``load_params``: a bundled parameter file, or one under
+the folder the operator allows, :attr:`SimView.params_folder`, read without following links, for one
 robot, which :attr:`SimView.take_params` rebuilds where it stands), Files→Load World (``load_world``:
 what a client's LOADWORLD may load, :attr:`SimView.worlds`, read in the request's thread and applied
 by the loop), Connect (each robot's listening address and client; ``disconnect`` hangs a client up
-and the line listens again, :attr:`SimView.lines`), Exit (``exit``:
+and the line listens again; ``listen`` moves a robot's line to another TCP port on the simulator's
+own address, a port that cannot be had shown and the old line kept, :attr:`SimView.lines`), Exit (``exit``:
 :class:`~saphira.ui.requests.PageExit`, as Ctrl-C, where exits are allowed) and Display→Wake (each
 robot's breadcrumbs of the last seconds, drawn while Wake is on).
 A simulator front end with a panel of its own (Flat's: :class:`saphira.app.sim_ui.FlatView`) extends
@@ -29,12 +31,14 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from saphira.core.folderfile import FolderRefused, read_in_folder
 from saphira.core.paths import data_dir
 from saphira.display.drawing import drawing_for
 from saphira.display.state import DisplayState
-from saphira.params.robot_params import ParamsError, RobotParams, params_for_file
+from saphira.params.robot_params import MAX_PARAMS_BYTES, ParamsError, RobotParams, params_for_data, params_for_file
 from saphira.sim.simulation import Simulation
 from saphira.sim.world_requests import WorldAccess, WorldRefused
 from saphira.ui.requests import PageExit, RequestError, display_setting, integer, number, text
@@ -42,10 +46,14 @@ from saphira.ui.server import ServedView, UiServer
 from saphira.ui.snapshot import Wake, world_outline
 from saphira.world.world import World
 
-__all__ = ["MAX_PARAMS_NAME", "MAX_WORLD_NAME", "PLACE_MARGIN", "ClientLines", "SimView"]
+__all__ = ["LOWEST_PORT", "MAX_PARAMS_NAME", "MAX_WORLD_NAME", "PLACE_MARGIN", "ClientLines", "SimView"]
 
-MAX_PARAMS_NAME = 64
-"""The longest parameter file name a page may send (a bundled name: ``p3dx-laser``)."""
+MAX_PARAMS_NAME = 1024
+"""The longest parameter file name a page may send (a bundled name, ``p3dx-laser``, or a path under
+``--params-dir``)."""
+
+LOWEST_PORT = 1024
+"""The lowest port a page may have a robot listen on (0: a free one): the ones below are privileged."""
 
 MAX_WORLD_NAME = 1024
 """The longest world name a page may send (a path under ``--world-dir``)."""
@@ -61,6 +69,8 @@ class ClientLines(Protocol):
 
     def hang_up(self, index: int) -> bool: ...
 
+    def listen(self, index: int, port: int) -> str: ...
+
 
 @dataclass(frozen=True, slots=True)
 class _Params:
@@ -75,6 +85,14 @@ class _Disconnect:
     """A checked ``disconnect`` request: hang up robot ``index``'s client."""
 
     index: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Listen:
+    """A checked ``listen`` request: robot ``index`` listens on TCP ``port`` (0: a free one)."""
+
+    index: int
+    port: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +122,9 @@ class _SimFrame:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
 
+_Request = _Place | _Params | _Disconnect | _Listen | World
+
+
 class SimView(ServedView):
     """The live view of a standalone :class:`~saphira.sim.simulation.Simulation`."""
 
@@ -113,7 +134,7 @@ class SimView(ServedView):
         self.display.global_view = True
         self.server: UiServer | None = None
         self._cycles = 0
-        self._requests: deque[_Place | _Params | _Disconnect | World] = deque(maxlen=64)
+        self._requests: deque[_Request] = deque(maxlen=64)
         self._lock = threading.Lock()
         self._world = simulation.world
         self._loading = threading.Lock()
@@ -121,6 +142,8 @@ class SimView(ServedView):
         """What Files→Load World may load (None: not offered, as for Flat, whose World file owns its maps)."""
         self.take_params: Callable[[int, RobotParams], None] | None = None
         """Files→Load Params: robot ``index`` takes the parameters (simulator thread; None: not offered)."""
+        self.params_folder: Path | None = None
+        """Files→Load Params also reads files under this folder (``--params-dir``; None: bundled ones only)."""
         self.lines: ClientLines | None = None
         """The robots' lines for the Connect menu (None: not offered)."""
         self.exit = PageExit()
@@ -143,6 +166,8 @@ class SimView(ServedView):
             elif isinstance(request, _Disconnect):
                 if self.lines is not None and not self.lines.hang_up(request.index):
                     self._say(f"robot {request.index + 1} has no client to disconnect")
+            elif isinstance(request, _Listen):
+                self._listen(request)
             else:
                 self._use_world(request)
         self._track_wakes(now)
@@ -192,6 +217,20 @@ class SimView(ServedView):
         self.wakes.clear()
         self._say(f"world {world.name} loaded")
 
+    def _listen(self, request: _Listen) -> None:
+        """Connect→port: the robot's line moves to the port, or the page is told why not (the old one stays)."""
+        if self.lines is None:
+            return
+        robot = f"robot {request.index + 1}"
+        wanted = f"port {request.port}" if request.port else "a free port"
+        try:
+            address = self.lines.listen(request.index, request.port)
+        except OSError as exc:
+            where = self.lines.listening()[request.index][0]
+            self._say(f"{robot} cannot listen on {wanted}: {exc.strerror or exc}; it still listens on {where}")
+            return
+        self._say(f"{robot} listens on {address}")
+
     def _say(self, line: str) -> None:
         if self.server is not None:
             self.server.message(line)
@@ -203,15 +242,32 @@ class SimView(ServedView):
         count = len(self.simulation.robots)
         index = integer(message, "robot", 0, count - 1) if count else 0
         name = text(message, "name", MAX_PARAMS_NAME)
-        stem = name.strip().lower().removesuffix(".p")
-        folder = data_dir("params")
-        found = [p for p in folder.iterdir() if p.suffix.lower() == ".p" and p.stem.lower() == stem and p.is_file()]
-        if not found or count == 0:
-            raise RequestError(f"load_params: {name!r} is not a bundled parameter file ('saphira params' lists them)")
+        if count == 0:
+            raise RequestError("load_params: the simulator has no robot")
         try:
+            opened = self._params_in_folder(name)
+            if opened is not None:
+                return _Params(index, params_for_data(opened[1], str(opened[0])))
+            stem = name.strip().lower().removesuffix(".p")
+            folder = data_dir("params")
+            found = [p for p in folder.iterdir() if p.suffix.lower() == ".p" and p.stem.lower() == stem and p.is_file()]
+            if not found:
+                where = (
+                    f"nor a file under {self.params_folder}" if self.params_folder else "('saphira params' lists them)"
+                )
+                raise RequestError(f"load_params: {name[:80]!r} is not a bundled parameter file {where}")
             return _Params(index, params_for_file(found[0]))
-        except ParamsError as exc:
+        except (ParamsError, FolderRefused) as exc:
             raise RequestError(f"load_params: {exc}") from None
+
+    def _params_in_folder(self, name: str) -> tuple[Path, bytes] | None:
+        """The file ``name`` stands for under :attr:`params_folder`, read without following links."""
+        if self.params_folder is None:
+            return None
+        try:
+            return read_in_folder(self.params_folder, name, max_bytes=MAX_PARAMS_BYTES, option="--params-dir")
+        except OSError as exc:  # the folder itself went away or became unreadable
+            raise FolderRefused(f"cannot read {str(self.params_folder)!r}: {exc.strerror or exc}") from exc
 
     def _load_world(self, message: dict[str, Any]) -> World:
         """Read the world a ``load_world`` request names, if the simulator's clients may load it (this thread)."""
@@ -246,7 +302,19 @@ class SimView(ServedView):
         th = None if message.get("th") is None else number(message, "th", -360.0, 360.0)
         return _Place(index, x, y, th)
 
-    def _queue(self, request: _Place | _Params | _Disconnect | World) -> None:
+    def _checked_listen(self, message: dict[str, Any]) -> _Listen:
+        """A ``listen`` request's robot and port (0, or :data:`LOWEST_PORT` to 65535)."""
+        if self.lines is None:
+            raise RequestError("listen: this simulator's robots do not change ports from its window")
+        index = integer(message, "robot", 0, len(self.lines.listening()) - 1)
+        port = integer(message, "port", 0, 65535)
+        if 0 < port < LOWEST_PORT:
+            raise RequestError(
+                f"listen: port {port} is privileged (choose {LOWEST_PORT} to 65535, or 0 for a free one)"
+            )
+        return _Listen(index, port)
+
+    def _queue(self, request: _Request) -> None:
         with self._lock:
             self._requests.append(request)
 
@@ -274,6 +342,8 @@ class SimView(ServedView):
             if self.lines is None:
                 raise RequestError("disconnect: this simulator's clients are not disconnected from its window")
             self._queue(_Disconnect(integer(message, "robot", 0, len(self.lines.listening()) - 1)))
+        elif kind == "listen":
+            self._queue(self._checked_listen(message))
         elif kind == "exit":
             self.exit(message)
             self._say("Exit: the simulator stops")

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from saphira.app.batch.command import add_engine_options, engine_options
 from saphira.app.batch.experiment import (
     Experiment,
     ExperimentError,
@@ -35,8 +37,8 @@ from saphira.app.batch.experiment import (
     _read_text,
     _Reader,
 )
-from saphira.app.batch.results import ResultsDir
-from saphira.app.batch.runner import EngineOptions, run_trials
+from saphira.app.batch.results import TRIALS_FILE, ResultsDir
+from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
 from saphira.app.batch.summary import ConfigSummary, Estimate, feasible, mean_estimate, summarize
 from saphira.app.commands import Command
 from saphira.core.outfile import OutputFile
@@ -133,10 +135,10 @@ def run_tune(args: argparse.Namespace) -> int:
     """The ``saphira tune`` command."""
     import optuna
 
+    options = engine_options(args)
     exp, spec = load_tune(args.experiment)
     check_space(exp, spec)  # a misspelled global stops the search here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(serial=args.serial, workers=args.workers)
     names = list(spec.space)
     results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start", *names, "seed"])
     search_seeds = list(exp.seeds)
@@ -144,11 +146,8 @@ def run_tune(args: argparse.Namespace) -> int:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction=direction, sampler=optuna.samplers.TPESampler(seed=spec.seed))
     way = "up" if exp.maximize else "down"
-    print(
-        f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
-        f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}",
-        flush=True,
-    )
+    print(f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
+          f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}", flush=True)  # fmt: skip
     history: list[tuple[int, dict[str, GridValue], Estimate | None, bool]] = []
     try:
         for number in range(spec.trials):
@@ -163,11 +162,8 @@ def run_tune(args: argparse.Namespace) -> int:
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
             history.append((number, values, estimate, ok))
             shown = ", ".join(f"{k}={v}" for k, v in values.items())
-            print(
-                f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
-                f"{'' if ok else ' (breaks a limit or failed)'}",
-                flush=True,
-            )
+            print(f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
+                  f"{'' if ok else ' (breaks a limit or failed)'}", flush=True)  # fmt: skip
         complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
         if not complete:
             print("no setting kept within [metrics] at_most on every trial: nothing to compare")
@@ -175,6 +171,10 @@ def run_tune(args: argparse.Namespace) -> int:
         best = {key: history[study.best_trial.number][1][key] for key in names}
         held_best = _evaluate(exp, best, spec.held_out, results, options)
         held_default = _evaluate(exp, {}, spec.held_out, results, options)
+    except SchedulerLost as exc:
+        print(f"saphira tune: {exc}; the trials that ended are in {out / TRIALS_FILE}; run the same command "
+              "again to resume", file=sys.stderr)  # fmt: skip
+        return 2
     finally:
         results.close()
     _write_history(out / TUNE_FILE, names, exp.objective, history)
@@ -272,8 +272,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``tune`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the tuning file (a batch experiment with [tune])")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
-    parser.add_argument("--serial", action="store_true", help="run trials one by one, each in a child process")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes of the local Dask cluster")
+    add_engine_options(parser, "search")
     parser.add_argument("--no-plots", action="store_true", help="write no plot")
 
 
@@ -284,9 +283,10 @@ COMMAND = Command(
     "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
     "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
     epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
-    "2 for a bad file.",
+    "2 for a bad file or option or a --scheduler that cannot be reached, stops answering or goes away (the "
+    "rows written stay; run the same command again to resume).",
     arguments="EXP.toml",
     summary="search an activity's parameters with Optuna, trials run as batch's (docs/learning.md)",
     add_arguments=add_arguments,
     run=run_tune,
-)
+)  # fmt: skip

@@ -440,6 +440,7 @@ function drawSim(f, pal) {
 $("sim-load-params").addEventListener("click", () => send({ type: "load_params", robot: simRobot, name: $("sim-name").value }));
 $("sim-load-world").addEventListener("click", () => send({ type: "load_world", name: $("sim-name").value }));
 $("sim-disconnect").addEventListener("click", () => send({ type: "disconnect", robot: simRobot }));
+$("sim-listen").addEventListener("click", () => send({ type: "listen", robot: simRobot, port: Number($("sim-port").value) }));
 for (const button of document.querySelectorAll("button.exit")) button.addEventListener("click", () => send({ type: "exit" }));
 
 function renderLines(lines) {

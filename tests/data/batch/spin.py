@@ -49,3 +49,8 @@ def count_and_kill_scheduler(trial: Any) -> dict[str, float]:
         marker.write_text("killed once\n")
         os.kill(int(os.environ["BATCH_SCHEDULER_PID"]), signal.SIGKILL)
     return {"pid": os.getpid()}
+
+
+def pid(trial: Any) -> dict[str, float]:
+    """Metrics hook: the process the trial ran in (on a Dask worker, the worker's)."""
+    return {"pid": os.getpid()}
