@@ -34,11 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``batch`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
     parser.add_argument(
-        "--out",
-        metavar="DIR",
+        "--out", metavar="DIR",
         help="results folder (default: EXP-results beside the file); trials.csv is added to (the resume), "
         f"summary.csv, the plots and kept recordings replaced: {EXISTING_OUTPUT}",
-    )
+    )  # fmt: skip
     engine = parser.add_mutually_exclusive_group()
     engine.add_argument(
         "--serial", action="store_true", help="run the trials one by one without a cluster, each in a child process"
@@ -50,12 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "e.g. tcp://HOST:8786 (its workers need saphira and the experiment's files)",
     )
     parser.add_argument(
-        "--scheduler-timeout",
-        type=positive_seconds,
-        default=20.0,
-        metavar="SECONDS",
-        help="how long --scheduler may take to answer any request before the batch gives up with status 2 (default 20)",
-    )
+        "--scheduler-timeout", type=positive_seconds, default=20.0, metavar="SECONDS",
+        help="how long --scheduler may take to answer any request before the batch gives up with status 2 "
+        "(default 20)",
+    )  # fmt: skip
     parser.add_argument(
         "--workers",
         type=positive_int,
@@ -76,27 +73,21 @@ def run_batch(args: argparse.Namespace) -> int:
     from saphira.app.batch.trial import STATUS_OK
 
     if args.workers and (args.serial or args.scheduler):
-        print(
-            "saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
-            file=sys.stderr,
-        )
+        print("saphira batch: --workers sizes the local cluster; it does not go with --serial or --scheduler",
+              file=sys.stderr)  # fmt: skip
         return 2
     exp = load_experiment(args.experiment)
     check_parameters(exp)  # a misspelled key stops the batch here, not in every trial
     out = Path(args.out) if args.out else exp.path.with_name(exp.path.stem + "-results")
-    options = EngineOptions(
-        serial=args.serial, workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout
-    )
+    options = EngineOptions(serial=args.serial, workers=args.workers, scheduler=args.scheduler,
+                            scheduler_timeout=args.scheduler_timeout)  # fmt: skip
     trials = exp.trials()
-    results = ResultsDir(
-        out, leading=["trial", "status", "error", "world", "params", "start", *exp.parameter_names, "seed"]
-    )
+    results = ResultsDir(out, leading=["trial", "status", "error", "world", "params", "start",
+                                       *exp.parameter_names, "seed"])  # fmt: skip
     todo = len(trials) - len(results.current(trials))
     resumed = f"; {len(trials) - todo} already in {out / TRIALS_FILE}" if todo < len(trials) else ""
-    print(
-        f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} {options.describe()}",
-        flush=True,
-    )
+    print(f"{exp.path.name}: {len(trials)} trials of {exp.duration:g} s{resumed}; running {todo} "
+          f"{options.describe()}", flush=True)  # fmt: skip
     progress = Progress(todo) if not args.quiet else None
 
     def arrived(result: TrialResult) -> None:
@@ -113,20 +104,15 @@ def run_batch(args: argparse.Namespace) -> int:
             progress.close()
         signum = getattr(exc, "signum", signal.SIGINT)
         done = len(results.current(trials))
-        print(
-            f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
-            f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume"
-        )
+        print(f"interrupted by {signal.Signals(signum).name}: {done} of {len(trials)} trials are in "
+              f"{out / TRIALS_FILE} (those running then wrote nothing); run the same command to resume")  # fmt: skip
         return signalled(signum)
     except SchedulerLost as exc:
         if progress is not None:
             progress.close()
         done = len(results.current(trials))
-        print(
-            f"saphira batch: {exc}; {done} of {len(trials)} trials are in {out / TRIALS_FILE}; run the same "
-            "command again to resume",
-            file=sys.stderr,
-        )
+        print(f"saphira batch: {exc}; {done} of {len(trials)} trials are in {out / TRIALS_FILE}; run the same "
+              "command again to resume", file=sys.stderr)  # fmt: skip
         return 2
     finally:
         results.close()
@@ -183,4 +169,4 @@ COMMAND = Command(
     summary="run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them",
     add_arguments=add_arguments,
     run=run_batch,
-)
+)  # fmt: skip

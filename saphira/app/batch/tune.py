@@ -144,11 +144,8 @@ def run_tune(args: argparse.Namespace) -> int:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction=direction, sampler=optuna.samplers.TPESampler(seed=spec.seed))
     way = "up" if exp.maximize else "down"
-    print(
-        f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
-        f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}",
-        flush=True,
-    )
+    print(f"{exp.path.name}: {spec.trials} settings x {len(search_seeds) * len(exp.starts)} trials of "
+          f"{exp.duration:g} s, {exp.objective} {way}; {options.describe()}", flush=True)  # fmt: skip
     history: list[tuple[int, dict[str, GridValue], Estimate | None, bool]] = []
     try:
         for number in range(spec.trials):
@@ -163,11 +160,8 @@ def run_tune(args: argparse.Namespace) -> int:
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
             history.append((number, values, estimate, ok))
             shown = ", ".join(f"{k}={v}" for k, v in values.items())
-            print(
-                f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
-                f"{'' if ok else ' (breaks a limit or failed)'}",
-                flush=True,
-            )
+            print(f"  {number + 1:3d}/{spec.trials} {shown}: {exp.objective} {estimate or '-'}"
+                  f"{'' if ok else ' (breaks a limit or failed)'}", flush=True)  # fmt: skip
         complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
         if not complete:
             print("no setting kept within [metrics] at_most on every trial: nothing to compare")
@@ -289,4 +283,4 @@ COMMAND = Command(
     summary="search an activity's parameters with Optuna, trials run as batch's (docs/learning.md)",
     add_arguments=add_arguments,
     run=run_tune,
-)
+)  # fmt: skip
