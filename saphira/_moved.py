@@ -7,7 +7,7 @@ the line that imported it. Two mechanisms serve the table, both installed by ``s
 
 * a finder at the front of ``sys.meta_path`` for old modules that no longer exist
   (``saphira.tasks`` → ``saphira.core.tasks``), and their submodules (``saphira.batch.trial``);
-* :func:`moved_attribute`, the module ``__getattr__`` of the three packages that now stand where an
+* :func:`moved_attribute`, the module ``__getattr__`` of the packages that now stand where an
   old module was (``saphira.app``, ``saphira.params``, ``saphira.colbert.bindings``): their old names
   (``from saphira.params import load_params``) come from the module that holds them now.
 
@@ -77,10 +77,17 @@ MOVED: dict[str, str] = {
     "flat.command": "app.sim_flat",
     "sim.exposure": "app.exposure",
     "batch": "app.batch",
+    # saphira 0.2's protocol packages split into a client and a server half (issue 36)
+    "flat.link": "flat.client.link",
+    "flat.server": "flat.server.listener",
+    **{f"flat.{name}": f"flat.server.{name}" for name in ("simulation", "laser", "queries")},
+    "gamebots.link": "gamebots.client.link",
+    "gamebots.server": "gamebots.server.listener",
+    **{f"gamebots.{name}": f"gamebots.server.{name}" for name in ("session", "laser")},
 }
 """Old module → new module, both relative to ``saphira``."""
 
-STANDING = ("app", "params", "colbert.bindings")
+STANDING = ("app", "params", "colbert.bindings", "flat.server", "gamebots.server")
 """Old modules whose name is now a package's: served by :func:`moved_attribute`, not the finder."""
 
 _SYMBOLS = (

@@ -23,9 +23,9 @@ from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
-from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.server import GamebotsServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.protocol.gripper import GripperIo, GripperPacket, encode_gripper_packet
 from saphira.protocol.laser import laser_packets
@@ -61,7 +61,7 @@ def test_the_package_has_one_laser_scan_class() -> None:
 def test_the_package_has_one_laser_config_class() -> None:
     """A robot's laser settings are one type; the Gamebots server's simulated sensor is its RangeScanner."""
     assert _classes_named("LaserConfig") == ["params/laser.py"]
-    assert _classes_named("RangeScanner") == ["gamebots/laser.py"]
+    assert _classes_named("RangeScanner") == ["gamebots/server/laser.py"]
 
 
 def _decoder_calls(tree: ast.AST) -> list[ast.Call]:

@@ -25,10 +25,10 @@ from saphira.client.link.base import ConnectError, LinkState
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.geometry import norm2_angle
+from saphira.flat.client.link import FlatLink, heading_velocity
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
-from saphira.flat.link import FlatLink, heading_velocity
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator

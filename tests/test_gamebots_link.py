@@ -12,8 +12,8 @@ from saphira.client.link.base import ConnectError
 from saphira.client.link.pioneer import PioneerLink
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
-from saphira.gamebots.link import GamebotsLink
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.client.link import GamebotsLink
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.simulation import Simulation
@@ -138,7 +138,7 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
 
 def test_saphira_sim_gamebots_refuses_a_bad_port() -> None:
     result = saphira("sim", "--gamebots", "70000")
-    assert result.returncode == 2 and "--gamebots 70000 is not a port number" in result.stderr
+    assert result.returncode == 2 and "argument --gamebots: 70000 is not a port number (0-65535" in result.stderr
 
 
 def test_params_lays_a_file_over_the_usarsim_model(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ import pytest
 from saphira.client.transport import Transport
 from saphira.core.clock import LockStepClock
 from saphira.flat.codec import Control, parse_input
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatSimulation
 from saphira.gamebots.codec import parse
 from saphira.protocol.command_packet import decode_command
 from saphira.protocol.framing import MAX_COUNT_SERVER

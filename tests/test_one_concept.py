@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.flat.laser import LaserRig
-from saphira.gamebots.laser import RangeScanner
+from saphira.flat.server.laser import LaserRig
+from saphira.gamebots.server.laser import RangeScanner
 from saphira.params.laser import LaserConfig
 
 PACKAGE = Path(__file__).resolve().parents[1] / "saphira"

@@ -21,6 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from saphira.app.commands import Command, add_verbosity
+from saphira.app.robot_options import add_robot_options
+from saphira.app.ros2 import add_ros2_options
 from saphira.app.session import (
     ColbertConnection,
     connect_robot,
@@ -32,6 +35,7 @@ from saphira.app.session import (
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.interrupts import Interrupted, StopSignals
 from saphira.robot import Robot
+from saphira.ui.options import add_ui_options, ui_port_problem
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -229,3 +233,28 @@ def _plain_reader(prompt: str) -> str:
     if not line:
         raise EOFError
     return line.rstrip("\n")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``shell`` options."""
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to load first")
+    add_robot_options(parser)
+    parser.add_argument("--no-sim", action="store_true", help="start without a robot or simulator")
+    add_ui_options(parser)
+    add_ros2_options(parser)
+    add_verbosity(parser)
+
+
+COMMAND = Command(
+    "shell",
+    help="interactive Colbert evaluator",
+    summary="the interactive Colbert evaluator, with or without a robot",
+    description="Type Colbert statements, definitions, start/signal commands, load and help. An "
+    "expression prints its value and type. Errors never end the shell; 'exit' or Ctrl-D does.",
+    epilog="exit status: 0 after 'exit' or the end of input, 2 for a connection error or a bad option, "
+    "143 after SIGTERM and 130 after Ctrl-C with input from a file or pipe (at a terminal Ctrl-C only "
+    "abandons the line); either signal stops and disconnects the robot first.",
+    add_arguments=add_arguments,
+    run=run_shell,
+    check=lambda args: ui_port_problem(args.ui),
+)

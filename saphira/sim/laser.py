@@ -2,8 +2,8 @@
 
 :class:`SimLaser` is one robot's laser (:class:`~saphira.params.laser.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-:func:`cast_scan`, the ray caster of every simulator's laser (Flat's :class:`~saphira.flat.laser.LaserRig`
-and Gamebots' :class:`~saphira.gamebots.laser.RangeScanner` too: one caster, their own configurations),
+:func:`cast_scan`, the ray caster of every simulator's laser (Flat's :class:`~saphira.flat.server.laser.LaserRig`
+and Gamebots' :class:`~saphira.gamebots.server.laser.RangeScanner` too: one caster, their own configurations),
 which gives the distances of :func:`~saphira.world.raycast.cast_rays` up to rounding; each reading is
 the distance to the first wall (or other robot, or free box) plus N(0, ``noise``), clipped to
 0..``max_range``, and ``max_range`` when nothing is within range (as AMRISim reports "no return").

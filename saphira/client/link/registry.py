@@ -5,7 +5,7 @@ The Pioneer link (:class:`~saphira.client.link.pioneer.PioneerLink`) owns every 
 device names (``/dev/ttyS0``, ``COM3``); a :class:`~saphira.client.transport.Transport` object is its too.
 
 Any other protocol package declares its schemes as Python entry points in the group ``saphira.links``
-(``flat = "saphira.flat.link"`` in ``pyproject.toml``), and its module calls :func:`register_link` when
+(``flat = "saphira.flat.client.link"`` in ``pyproject.toml``), and its module calls :func:`register_link` when
 imported. The registry imports that module the first time a URL of the scheme is looked up, and only
 then, so a Pioneer program never loads the other protocols, nor the simulators behind them.
 

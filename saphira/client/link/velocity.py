@@ -1,6 +1,6 @@
 """What the links to velocity-only simulators share: a sibling of the Pioneer link under the link base.
 
-Flat4 (:mod:`saphira.flat.link`) and Gamebots (:mod:`saphira.gamebots.link`) both report a pose and
+Flat4 (:mod:`saphira.flat.client.link`) and Gamebots (:mod:`saphira.gamebots.client.link`) both report a pose and
 take only velocities, so the same things happen on both sides of their wire:
 
 * the setpoints become one (mm/s, deg/s) command each cycle (:func:`setpoint_velocities`): position

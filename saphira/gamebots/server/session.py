@@ -49,8 +49,8 @@ from saphira.gamebots.codec import (
     read_drive,
     to_unreal,
 )
-from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_name
+from saphira.gamebots.server.laser import RangeScanner
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.raycast import circle_collides
 

@@ -19,7 +19,7 @@ Robot-centric readings (the ``l`` query, and what every laser query works on) ar
 bearing counter-clockwise from the x axis (0 right, 90 ahead, 180 left), folded into [−90, 270) so that
 the two lasers' bearings (−45 … 225) form one increasing sequence.
 
-Our client (:mod:`saphira.flat.link`) merges a step's readings into one scan in Saphira's robot frame
+Our client (:mod:`saphira.flat.client.link`) merges a step's readings into one scan in Saphira's robot frame
 (:func:`saphira.flat.robot.robot_frame_scan`).
 """
 
