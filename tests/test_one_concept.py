@@ -143,9 +143,9 @@ def test_every_simulators_laser_is_a_laser_config_cast_by_cast_scan() -> None:
         assert all(isinstance(m.config, LaserConfig) and m.config.noise == 0.0 for m in mounts)
     assert [m.angle for m in LaserRig.with_count(2).mounts] == [-45.0, 45.0]  # Flat's clockwise angle, on the wire
     casts = []
-    for name in ("sim/laser.py", "flat/laser.py", "gamebots/laser.py"):
+    for name in ("sim/laser.py", "flat/server/laser.py", "gamebots/server/laser.py"):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         called = {getattr(n.func, "id", getattr(n.func, "attr", "")) for n in ast.walk(tree) if isinstance(n, ast.Call)}
         casts.append((name, sorted(called & {"cast_scan", "cast_rays", "cast_fan", "cast_even_fan"})))
-    assert casts == [("sim/laser.py", ["cast_even_fan", "cast_scan"]), ("flat/laser.py", ["cast_scan"]),
-                     ("gamebots/laser.py", ["cast_scan"])]  # fmt: skip
+    assert casts == [("sim/laser.py", ["cast_even_fan", "cast_scan"]), ("flat/server/laser.py", ["cast_scan"]),
+                     ("gamebots/server/laser.py", ["cast_scan"])]  # fmt: skip
