@@ -8,7 +8,8 @@
 * scan — the ray casting alone (µs per 181-ray scan), AMROffice and a wall-free world, and for scale
   the same scan cast the sonar's way (every ray against every wall).
 * decode — 0x60/0x61 packets per second through ``decode_laser``, and whole scans per second through
-  the link's device layer into the reflector (``DeviceDecoder.apply_laser``: decode, reassemble, LPS ring).
+  the link's device layer into the reflector (``DeviceDecoder.apply`` to the laser device: decode,
+  reassemble, LPS ring).
 
 Measured (2-core machine, after the compiled kernels): the simulator without a laser got about 3.5x
 faster (245 -> 68 us per served step), so the laser's own cost, unchanged at ~115 us, fell to 0.37x by
@@ -30,7 +31,6 @@ import numpy as np
 
 from saphira.client.link.devices import DeviceDecoder
 from saphira.client.reflector import Reflector
-from saphira.client.sensors.laser import ReflectedLaser
 from saphira.client.transport import MemoryTransport, memory_pair
 from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig
@@ -145,14 +145,14 @@ def decode_rates(scans: int) -> tuple[float, float]:
             decode_laser(payload)
     packet_rate = scans * len(payloads) / (time.perf_counter() - start)
     reflector = Reflector(RobotParams())
-    reflector.laser = ReflectedLaser(LaserConfig())
+    reflector.laser.config = LaserConfig()
     devices = DeviceDecoder(reflector)
     start = time.perf_counter()
     for _ in range(scans):
         for payload in payloads:
-            devices.apply_laser(payload)
+            devices.apply(payload, 0.0)
     scan_rate = scans / (time.perf_counter() - start)
-    assert devices.laser.counters.scans == scans
+    assert reflector.laser.assembler.counters.scans == scans
     return packet_rate, scan_rate
 
 

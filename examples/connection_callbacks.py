@@ -15,7 +15,7 @@ from contextlib import suppress
 
 from example_args import connect, main_guard, parse_args, run_for
 
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.robot import Robot
 
 

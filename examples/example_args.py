@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.core.clock import RealTimeClock
 from saphira.robot import Robot
 

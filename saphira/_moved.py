@@ -7,9 +7,12 @@ the line that imported it. Two mechanisms serve the table, both installed by ``s
 
 * a finder at the front of ``sys.meta_path`` for old modules that no longer exist
   (``saphira.tasks`` → ``saphira.core.tasks``), and their submodules (``saphira.batch.trial``);
-* :func:`moved_attribute`, the module ``__getattr__`` of the three packages that now stand where an
+* :func:`moved_attribute`, the module ``__getattr__`` of the packages that now stand where an
   old module was (``saphira.app``, ``saphira.params``, ``saphira.colbert.bindings``): their old names
   (``from saphira.params import load_params``) come from the module that holds them now.
+
+:data:`MOVED_NAMES` lists names that left a module which still exists (the compiler's former re-exports);
+that module's ``__getattr__`` serves them through :func:`moved_name`, with the same warning.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ _CORE = (
     "clock tasks events errors rates attached jit paths modules interrupts geometry inputfile suggest argtypes parts"
 )
 _SYNTAX = "lexer parser fast_lalr ast ast_builder errors diagnose"
-_BINDINGS = "accessories display flat laser link maps robot session tasks"
+_BINDINGS = "accessories display flat link maps robot session tasks"
 
 MOVED: dict[str, str] = {
     **{name: f"core.{name}" for name in _CORE.split()},
@@ -43,7 +46,7 @@ MOVED: dict[str, str] = {
     "sim.placement": "world.placement",
     "sim.geometry": "world.raycast",
     **{name: f"client.{name}" for name in ("reflector", "motion", "odometry", "artifacts", "transport")},
-    "link": "client.link.pioneer",
+    "link": "client.link.base",
     "velocity_link": "client.link.velocity",
     "link_watch": "client.link.watch",
     **{name: f"client.sensors.{name}" for name in ("sonar", "laser", "accessories")},
@@ -57,10 +60,12 @@ MOVED: dict[str, str] = {
     **{f"colbert.{name}": f"colbert.syntax.{name}" for name in _SYNTAX.split()},
     **{f"colbert.{name}": f"colbert.compile.{name}" for name in ("symbols", "codegen", "expressions", "statements")},
     "colbert.compiler": "colbert.compile.compiler",
+    "colbert.manual_names": "colbert.compile.manual_names",
     "colbert.behavior_parser": "colbert.beh.parser",
     "colbert.behavior_compiler": "colbert.beh.compiler",
     "colbert.bindings": "colbert.bindings.table",
     **{f"colbert.bindings_{name}": f"colbert.bindings.{name}" for name in _BINDINGS.split()},
+    "colbert.bindings_laser": "client.sensors.laser",
     "cli": "app.cli",
     "app": "app.run",
     "params_cli": "app.params",
@@ -72,11 +77,34 @@ MOVED: dict[str, str] = {
     "flat.command": "app.sim_flat",
     "sim.exposure": "app.exposure",
     "batch": "app.batch",
+    # saphira 0.2's protocol packages split into a client and a server half (issue 36)
+    "flat.link": "flat.client.link",
+    "flat.server": "flat.server.listener",
+    **{f"flat.{name}": f"flat.server.{name}" for name in ("simulation", "laser", "queries")},
+    "gamebots.link": "gamebots.client.link",
+    "gamebots.server": "gamebots.server.listener",
+    **{f"gamebots.{name}": f"gamebots.server.{name}" for name in ("session", "laser")},
 }
 """Old module → new module, both relative to ``saphira``."""
 
-STANDING = ("app", "params", "colbert.bindings")
+STANDING = ("app", "params", "colbert.bindings", "flat.server", "gamebots.server")
 """Old modules whose name is now a package's: served by :func:`moved_attribute`, not the finder."""
+
+_SYMBOLS = (
+    "ACTIVITY BEHAVIOR FLOAT INT PTR STRING VOID ActSchema CType ColbertCompileError ColbertRuntimeError Constant "
+    "Function GlobalVariable LinkedVariable Ref Slot StructType SymbolTable c_float_text convert_value format_value "
+    "parse_type runtime_message struct_type zero_value"
+)
+_CODEGEN = "TOP_LEVEL_LOOP_LIMIT ActProgram RuntimeHooks StartSpec generated_line generated_position"
+
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "colbert.compile.compiler": {
+        **{name: "colbert.compile.symbols" for name in _SYMBOLS.split()},
+        **{name: "colbert.compile.codegen" for name in _CODEGEN.split()},
+    },
+}
+"""Names a module that still exists no longer holds: module → name → the module that defines it now
+(``saphira.colbert.compile.compiler`` re-exported these until issue 36), served by :func:`moved_name`."""
 
 
 def new_name(fullname: str) -> str | None:
@@ -157,6 +185,16 @@ def moved_attribute(package: str, name: str) -> object:
         raise missing
     _warn(f"{package}.{name}", f"saphira.{target}.{name}")
     return getattr(module, name)
+
+
+def moved_name(module: str, name: str) -> object:
+    """``module.name`` for a name :data:`MOVED_NAMES` says moved out of ``module``: the object from the module
+    that defines it (with a warning); AttributeError for anything else."""
+    target = MOVED_NAMES.get(module.removeprefix("saphira."), {}).get(name)
+    if target is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    _warn(f"{module}.{name}", f"saphira.{target}.{name}")
+    return getattr(importlib.import_module(f"saphira.{target}"), name)
 
 
 def install() -> None:

@@ -29,8 +29,9 @@ from typing import TypeVar
 
 from saphira.behavior.behavior import BehaviorDef
 from saphira.behavior.executive import BehaviorExecutive, BehaviorTask
-from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, Link, LinkOptions, LinkState
-from saphira.client.link.registry import link_for
+from saphira.client.link.base import CLIENT_CLOSED, ConnectError, Link, LinkEvents, LinkOptions, LinkState
+from saphira.client.link.pioneer import PioneerLink
+from saphira.client.link.registry import link_type
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import Reflector, RobotState
 from saphira.client.sensors.sonar import Sonar
@@ -51,7 +52,11 @@ class Robot:
     ``clock`` None (the usual) means: lock-step until the first :meth:`connect`, which keeps it for a peer
     stepped with it (the embedded simulator, a link that paces the clock) and switches to real time for a
     peer that lives in real time. A lock-step clock given explicitly refuses such a peer
-    (:class:`~saphira.client.link.pioneer.ConnectError` naming the clock and the fix).
+    (:class:`~saphira.client.link.base.ConnectError` naming the clock and the fix).
+
+    The link is the Pioneer link until a URL of another scheme asks for another protocol's
+    (:mod:`saphira.client.link.registry`); the robot builds that one on its reflector, clock, options and
+    events, and goes back to its Pioneer link for a Pioneer URL.
     """
 
     def __init__(
@@ -65,7 +70,11 @@ class Robot:
         self._clock_chosen = clock is not None
         self.reflector = Reflector(params or RobotParams())
         chooser = (lambda identity: params) if params is not None else None
-        self.link = Link(self.reflector, self.scheduler.clock, link_options, params_chooser=chooser)
+        self._link_events = LinkEvents()
+        """The events every link of this robot fires: listeners stay when the link is swapped."""
+        self._home_link: Link = PioneerLink(self.reflector, self.scheduler.clock, link_options,
+                                            params_chooser=chooser, events=self._link_events)  # fmt: skip
+        self.link: Link = self._home_link
         self.link.on_connect.connect(self.scheduler.on_connect.emit)
         self.link.on_disconnect.connect(lambda reason: self.scheduler.on_disconnect.emit())
         self.on_lost: Event[[str]] = Event("lost")
@@ -176,7 +185,7 @@ class Robot:
 
         A URL also settles the clock (see :class:`Robot`); a :class:`Transport` object is a line the caller
         made, and whatever is behind it is stepped as the caller arranged. Raises
-        :class:`~saphira.client.link.pioneer.ConnectError` with the reason when the connection fails.
+        :class:`~saphira.client.link.base.ConnectError` with the reason when the connection fails.
         """
         self._use_link_for(target)
         if not isinstance(target, Transport):
@@ -187,12 +196,23 @@ class Robot:
             self.wait_connected(timeout)
 
     def _use_link_for(self, target: str | Transport) -> None:
-        """The link a target needs, chosen by its URL's scheme (:mod:`saphira.client.link.registry`)."""
-        link = link_for(self.link, target)
-        if link is not self.link:
-            if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
-                self.link.disconnect()
-            self.link = link
+        """Swap in the link a target needs, of the kind its URL's scheme names (:mod:`saphira.client.link.registry`).
+
+        The current link when it is of that kind; the robot's Pioneer link when that is the kind; else a new
+        link of the kind on this robot's reflector, clock, options and events (so their listeners stay). The
+        link swapped out is disconnected first (the robot stopped), and its parameter file carries over.
+        """
+        kind = link_type(target)
+        if type(self.link) is kind:
+            return
+        if self.link.state not in (LinkState.DISCONNECTED, LinkState.FAILED):
+            self.link.disconnect()
+        if type(self._home_link) is kind:
+            link = self._home_link
+        else:
+            link = kind(self.reflector, self.clock, self._home_link.options, events=self._link_events)
+        link.user_params = self.link.user_params
+        self.link = link
 
     def _settle_clock(self, url: str) -> None:
         """Real time for a peer that lives in real time, unless the clock was given: then a reasoned refusal."""
@@ -211,10 +231,7 @@ class Robot:
         self._clock_chosen = True
         follower = RealTimeClock.following(clock)
         self.scheduler.clock = follower
-        link: Link | None = self.link
-        while link is not None:
-            link.clock = follower
-            link = link.stands_in_for
+        self.link.clock = self._home_link.clock = follower
 
     def wait_connected(self, timeout: float = 30.0) -> None:
         """Run (or, in async mode, wait for) cycles until the handshake ends; raise if it failed.
@@ -252,17 +269,17 @@ class Robot:
             raise ConnectError(error if self.link.url in error else f"{self.link.url}: {error}")  # names the robot
 
     def _no_connection(self, timeout: float) -> str:
-        """What a handshake that ran out of time tried: the URL, the SYNCs sent and the time limits."""
-        counters, options = self.link.counters, self.link.options
+        """What a handshake that ran out of time tried: the URL, the time limit and how far it got (the
+        Pioneer link: the SYNCs sent and their time limit)."""
         kind = "lock-step" if self.clock.is_lockstep else "real-time"
         return (
             f"no connection to {self.link.url} within {timeout:g} s of {kind} clock time "
-            f"({self.link.state.value}: {counters.sync_attempts} SYNC attempts, {counters.sync_timeouts} unanswered "
-            f"within {options.sync_timeout:g} s, {counters.stale_closes} stale sessions closed)"
+            f"({self.link.handshake_progress()})"
         )
 
     def disconnect(self) -> None:
-        """Stop the robot (velocities 0, motors off), close the connection; nothing happens when none is open."""
+        """Stop the robot (:meth:`~saphira.client.link.base.Link.stop_robot`: on a Pioneer velocities 0 and motors
+        off), close the connection; nothing happens when none is open."""
         self.link.disconnect()
 
     def close(self) -> None:

@@ -30,6 +30,8 @@ class FaultyTransport(Transport):
         self.delay_reads = delay_reads
         self._late: deque[bytes] = deque()
         self._chunks = 0
+        self.written: list[bytes] = []
+        """What went through to the robot's side, write by write."""
 
     @property
     def closed(self) -> bool:
@@ -55,6 +57,7 @@ class FaultyTransport(Transport):
     def write(self, data: bytes) -> None:
         if self.fault != "blackhole":
             self.inner.write(data)
+            self.written.append(data)
 
     def close(self) -> None:
         self.inner.close()

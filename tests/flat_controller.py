@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from saphira.flat.codec import Control, MapChanged, Reply, StepOutput, format_input, parse_reply
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatSimulation
 from saphira.robot import Robot
 from tests.realtime import WAIT
 

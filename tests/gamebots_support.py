@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.robot import Robot
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.world import World, load_world

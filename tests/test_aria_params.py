@@ -231,7 +231,7 @@ class SimStatWatch:
 
     def pose(self) -> Pose:
         self.last = None
-        self.robot.link.send(Command.SIM_STAT, 1)  # 1: one SIMSTAT packet
+        self.robot.link.send_command(Command.SIM_STAT, 1)  # 1: one SIMSTAT packet
         assert self.robot.run_until(lambda: self.last is not None, max_cycles=20)
         assert self.last is not None
         return Pose(float(self.last.true_x), float(self.last.true_y), float(self.last.true_th))

@@ -39,7 +39,7 @@ from saphira.colbert.beh.compiler import (
     check_behavior_text,
     compile_behavior_text,
 )
-from saphira.colbert.compile.compiler import ColbertCompileError
+from saphira.colbert.compile.symbols import ColbertCompileError
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.geometry import point_dist, point_phi
 from saphira.core.tasks import TaskState

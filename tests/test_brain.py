@@ -16,7 +16,7 @@ from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.tasks import TaskState
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.world.world import load_world

@@ -74,6 +74,24 @@ def test_each_commands_help_prints_as_written(command: str, capsys: pytest.Captu
     assert "%%" not in out  # a description is not %-formatted, unlike an option's help
 
 
+def test_every_command_is_one_row_of_the_command_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each ``app/<cmd>.py`` exports its Command; ``saphira --help`` lists the table's rows, in order, each
+    with its summary, and ``saphira CMD`` runs the row's ``run`` (issue 36: one registration line)."""
+    from saphira.app.cli import build_parser, commands, main
+    from saphira.app.commands import command_list
+
+    table = commands()
+    names = [command.name for command in table]
+    assert names == ["run", "sim", "shell", "check", "params", "worlds", "replay", "export", "map", "batch", "tune"]
+    assert all(command.run.__module__.startswith("saphira.app.") for command in table)
+    top = build_parser().format_help()
+    listed = top[top.index("commands:") :]
+    assert listed == command_list(table)
+    rows = [line.split()[0] for line in listed.splitlines()[1:] if line.startswith("  ") and line[2] != " "]
+    assert rows == names
+    assert main(["worlds"]) == 0 and "simple" in capsys.readouterr().out  # app/worlds.py's run
+
+
 def test_help_names_every_robot_url_and_server_protocol() -> None:
     from saphira.app.cli import build_parser
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from saphira.app.session import ColbertConnection
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
 from saphira.robot import Robot
@@ -267,20 +268,41 @@ def test_cd_pwd_and_sfloaddirectory(tmp_path: Path) -> None:
     assert p("cd nowhere")[0] == f"<prompt>:1: cd: no such directory: {tmp_path / 'nowhere'}"
 
 
-def test_set_connect_and_exit() -> None:
-    p = Prompt()
+def test_set_and_connect_reach_the_sessions_connection_with_its_environment_defaults() -> None:
+    environ = {"SAPHIRA_COMSERIAL": "/dev/ttyS3", "SAPHIRA_COMPIPE": "9000", "SAPHIRA_COMSERVER": "robot.lan"}
+    connection = ColbertConnection(None, environ=environ)
+    p = Prompt(connection=connection)
+    assert p("set serial") == ["serial = /dev/ttyS3"]
+    assert p("sfComServer") == ['"robot.lan" (string)']
     assert p("set baud 19200") == ["baud = 19200"]
-    assert p("set serial") == [f"serial = {p.ev.settings['serial']}"]
+    assert p("set baud fast")[0] == "<prompt>:1: set baud: 'fast' is not a number"
     p.ok("set serial /dev/ttyUSB0")
-    assert p.ev.connect_url("serial", None) == "serial:///dev/ttyUSB0?baud=19200"
-    assert p.ev.connect_url("local", "8102") == "tcp://127.0.0.1:8102"
-    assert p.ev.connect_url("server", "robot.lan:8101") == "tcp://robot.lan:8101"
+    p.ok('sfComPipe = "/tmp/pioneer.sock"')
+    assert connection.url("serial", None) == "serial:///dev/ttyUSB0?baud=19200"
+    assert connection.url("local", None) == "unix:///tmp/pioneer.sock"
+    assert connection.url("local", "8102") == "tcp://127.0.0.1:8102"
+    assert connection.url("server", "robot.lan:8101") == "tcp://robot.lan:8101"
     urls: list[str] = []
-    p.ev.connector = urls.append
-    assert p("connect local") == ["connected to tcp://127.0.0.1:8101"]
-    assert urls == ["tcp://127.0.0.1:8101"]
+    connection.connector = urls.append
+    assert p("connect local 9000") == ["connected to tcp://127.0.0.1:9000"]
+    assert urls == ["tcp://127.0.0.1:9000"]
     p.ok("exit")
     assert p.ev.exit_requested
+
+
+def test_an_evaluator_given_no_connection_reads_no_connection_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a robot is and how to reach it are the session's (app/session.py), not the language's."""
+    monkeypatch.setenv("SAPHIRA_COMPIPE", "9000")
+    p = Prompt(Robot())
+    assert p("set local")[0] == "<prompt>:1: set: there is no robot connection in this session"
+    assert p("connect local")[0] == "<prompt>:1: connect: there is no robot connection in this session"
+    assert p("disconnect")[0] == "<prompt>:1: disconnect: there is no robot connection in this session"
+    assert p("sfComPipe")[0] == "<prompt>:1: sfComPipe: there is no robot connection in this session"
+    assert p('sfConnectToRobot(sfLOCALPORT, "")') == [
+        "sfConnectToRobot: there is no robot connection in this session",
+        "0 (int)",
+    ]
+    assert p("sfIsConnected") == ["0 (int)"]
 
 
 def test_help_topics(p: Prompt) -> None:

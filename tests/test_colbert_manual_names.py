@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from saphira.app.session import ColbertConnection
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
 from saphira.robot import Robot
@@ -28,7 +29,8 @@ class Session:
         if simulated:
             self.sim = attach_simulator(self.robot, "room", "p3dx", seed=0, odometry_error=False, pose=pose)
         self.lines: list[str] = []
-        self.ev = Evaluator(self.robot, output=self.lines.append, read_init=False)
+        connection = ColbertConnection(self.robot)  # as saphira shell gives it: 'disconnect' works
+        self.ev = Evaluator(self.robot, output=self.lines.append, read_init=False, connection=connection)
 
     def __call__(self, text: str) -> list[str]:
         """Type ``text`` at the prompt; the lines it printed."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from saphira.colbert.compile.manual_names import NOT_IN_COLBERT
 from saphira.colbert.evaluator import Evaluator
-from saphira.colbert.manual_names import NOT_IN_COLBERT
 from tests.test_cli import saphira
 
 

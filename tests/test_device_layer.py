@@ -2,8 +2,9 @@
 
 * One class named ``LaserScan`` in the package: the Pioneer protocol's packets, Flat's and Gamebots'
   wire messages and the Pioneer simulator's laser all come as it.
-* The laser, gripper and vision packets of the real byte stream are decoded by the link's device layer
-  (``robot.link.devices``); the reflector and the client's sensor modules call no decoder.
+* The laser, gripper and vision packets of the real byte stream are dispatched by the link's device layer
+  (``robot.link.devices``) to the devices' ``apply``, the only place a sensor module decodes; the
+  reflector decodes nothing.
 * The Flat and Gamebots links write no attribute of the reflector's state: every write during a run
   comes from the reflector's own methods.
 """
@@ -22,9 +23,9 @@ from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
-from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.server import GamebotsServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.protocol.gripper import GripperIo, GripperPacket, encode_gripper_packet
 from saphira.protocol.laser import laser_packets
@@ -60,20 +61,35 @@ def test_the_package_has_one_laser_scan_class() -> None:
 def test_the_package_has_one_laser_config_class() -> None:
     """A robot's laser settings are one type; the Gamebots server's simulated sensor is its RangeScanner."""
     assert _classes_named("LaserConfig") == ["params/laser.py"]
-    assert _classes_named("RangeScanner") == ["gamebots/laser.py"]
+    assert _classes_named("RangeScanner") == ["gamebots/server/laser.py"]
 
 
-def test_the_reflector_and_the_client_sensors_call_no_decoder() -> None:
-    """Holding state only: no ``decode_*`` call in the reflector or the sensor modules it is made of."""
-    files = [PACKAGE / "client" / "reflector.py", *sorted((PACKAGE / "client" / "sensors").glob("*.py"))]
+def _decoder_calls(tree: ast.AST) -> list[ast.Call]:
     calls = []
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call):
-                name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-                if name.startswith("decode"):
-                    calls.append(f"{path.name}:{node.lineno} {name}")
-    assert calls == []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name.startswith("decode"):
+                calls.append(node)
+    return calls
+
+
+def test_packets_are_decoded_only_by_the_devices_apply() -> None:
+    """The reflector holds state only; a sensor module calls a ``decode_*`` only in its device's ``apply``
+    (the device seam, :mod:`saphira.client.sensors.device`), which the link's device layer calls."""
+    reflector = ast.parse((PACKAGE / "client" / "reflector.py").read_text(encoding="utf-8"))
+    assert _decoder_calls(reflector) == []
+    stray = []
+    for path in sorted((PACKAGE / "client" / "sensors").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        inside_apply = {
+            id(call)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and node.name == "apply"
+            for call in _decoder_calls(node)
+        }
+        stray += [f"{path.name}:{call.lineno}" for call in _decoder_calls(tree) if id(call) not in inside_apply]
+    assert stray == []
 
 
 def test_the_simulators_laser_takes_the_clients_scan_type() -> None:
@@ -116,7 +132,7 @@ def test_the_links_device_layer_decodes_laser_gripper_and_vision_packets() -> No
     server.transport.write(stream)
     robot.step()
     robot.step()
-    counters = robot.link.devices.laser.counters
+    counters = robot.reflector.laser.assembler.counters
     assert (counters.packets, counters.scans, counters.broken) == (6, 1, 0)
     scan = robot.reflector.laser.scan
     assert scan is not None and scan.sequence == 1 and np.array_equal(scan.ranges, np.arange(181) + 1000.0)

@@ -14,7 +14,7 @@ import pytest
 
 from saphira.app.shell import Shell
 from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
-from saphira.colbert.compile.compiler import BEHAVIOR, Constant, Function
+from saphira.colbert.compile.symbols import BEHAVIOR, Constant, Function
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.reference import load_reference, parse_reference, reference_path
 from saphira.core.tasks import TaskState

@@ -44,7 +44,7 @@ def fresh_room(room: str) -> str:
     """The room's robot back at the start pose, odometry zeroed."""
     with Robot() as robot:
         robot.connect(room)
-        robot.link.send(Command.SIM_RESET)
+        robot.link.send_command(Command.SIM_RESET)
         robot.run(cycles=2)
     return room
 

@@ -1,6 +1,6 @@
 """Flat's lasers and the Pioneer simulator's laser are one ray caster with two configurations.
 
-:class:`saphira.flat.laser.LaserRig` casts through :func:`saphira.sim.laser.cast_scan`, as
+:class:`saphira.flat.server.laser.LaserRig` casts through :func:`saphira.sim.laser.cast_scan`, as
 :class:`saphira.sim.laser.SimLaser` does; a SimLaser set up as Flat's laser (on the centre, 180
 readings half a degree off the axis ends, 8 m, no noise) reads exactly what the rig reads.
 """
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from saphira.core.geometry import Pose
-from saphira.flat.laser import LaserRig
 from saphira.flat.robot import MAX_RANGE
+from saphira.flat.server.laser import LaserRig
 from saphira.params.laser import LaserConfig
 from saphira.sim.laser import SimLaser
 from saphira.world.wld import parse_wld

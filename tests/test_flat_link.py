@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,15 +21,14 @@ import numpy as np
 import pytest
 
 from saphira.behavior.library import find_behavior
-from saphira.client.link.pioneer import Link
-from saphira.client.link.registry import link_for
+from saphira.client.link.base import ConnectError, LinkState
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.core.geometry import norm2_angle
+from saphira.flat.client.link import FlatLink, heading_velocity
 from saphira.flat.codec import LaserQuery, LaserReply, MapChanged, TransitionQuery
-from saphira.flat.link import FlatLink, heading_velocity
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
@@ -280,13 +280,29 @@ def test_on_a_real_time_clock_the_link_answers_each_step_output_once(maps_dir: P
         thread.join(timeout=WAIT)
 
 
-def test_a_pioneer_url_gives_the_pioneer_link_back() -> None:
+@pytest.fixture
+def refused() -> Iterator[str]:
+    """``127.0.0.1:port`` of a socket bound and not listening: a connection there is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_pioneer_url_gives_the_pioneer_link_back(refused: str) -> None:
+    """The robot swaps links by URL scheme: the Flat link shares the Pioneer link's events, and a Pioneer URL
+    brings the Pioneer link itself back."""
     robot = Robot()
     pioneer = robot.link
-    flat = link_for(pioneer, "flat://127.0.0.1:1095")
+    failures: list[str] = []
+    robot.on_connect_failed.connect(failures.append)
+    with pytest.raises(ConnectError):
+        robot.connect(f"flat://{refused}")
+    flat = robot.link
     assert isinstance(flat, FlatLink) and flat.reflector is robot.reflector and flat.on_connect is pioneer.on_connect
-    assert link_for(flat, "tcp://127.0.0.1:8101") is pioneer
-    assert type(link_for(FlatLink(robot.reflector, robot.clock), "unix:///tmp/robot")) is Link
+    assert flat.state is LinkState.FAILED and len(failures) == 1  # heard through the events the robot gave it
+    with pytest.raises(ConnectError):
+        robot.connect(f"tcp://{refused}")
+    assert robot.link is pioneer and len(failures) == 2
 
 
 def test_heading_setpoints_brake_for_flats_angular_acceleration() -> None:
@@ -361,10 +377,12 @@ def test_direct_act_square_closes_over_flat_as_over_the_pioneer_protocol(maps_di
     assert cycles - 5 <= outputs <= cycles  # one step output per cycle, named as Flat names it
 
 
-def test_a_transport_after_a_flat_url_gets_the_pioneer_link_back() -> None:
+def test_a_transport_after_a_flat_url_gets_the_pioneer_link_back(refused: str) -> None:
     """The embedded simulator's in-process line (``connect local`` in the shell) after a ``flat://`` link."""
     robot = Robot()
     pioneer = robot.link
-    robot.link = link_for(pioneer, "flat://127.0.0.1:1095")
+    with pytest.raises(ConnectError):
+        robot.connect(f"flat://{refused}")
+    assert isinstance(robot.link, FlatLink)
     attach_simulator(robot, "simple", "p3dx")
     assert robot.link is pioneer and robot.connected

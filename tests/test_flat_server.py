@@ -34,10 +34,10 @@ from saphira.flat.codec import (
     StepOutput,
     parse_reply,
 )
-from saphira.flat.laser import to_robot, to_world
 from saphira.flat.robot import MAX_RANGE
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.laser import to_robot, to_world
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.world.flat_world import load_world_file
 from saphira.world.raycast import point_segment_distances
 from saphira.world.wld import parse_wld

@@ -17,8 +17,8 @@ from pathlib import Path
 from flat_controller import Controller
 
 from saphira.flat.codec import LaserReply, MapChanged, StepOutput
-from saphira.flat.server import MAX_LINE, FlatServer
-from saphira.flat.simulation import FlatSimulation
+from saphira.flat.server.listener import MAX_LINE, FlatServer
+from saphira.flat.server.simulation import FlatSimulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.flat_world import parse_world_file
 from saphira.world.wld import parse_wld

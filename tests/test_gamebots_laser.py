@@ -10,9 +10,9 @@ import pytest
 
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.geometry import norm2_angle
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.link import GamebotsLink
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.client.link import GamebotsLink
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.perception import perception_for
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, Link
+from saphira.client.link.base import ConnectError
+from saphira.client.link.pioneer import PioneerLink
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.tasks import TaskState
-from saphira.gamebots.link import GamebotsLink
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.client.link import GamebotsLink
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.sim.simulation import Simulation
@@ -104,7 +105,7 @@ def test_a_tcp_url_after_usarsim_gets_the_pioneer_link_back() -> None:
     assert isinstance(robot.link, GamebotsLink)
     with pytest.raises(ConnectError):
         robot.connect("tcp://127.0.0.1:1")
-    assert robot.link is pioneer and type(robot.link) is Link
+    assert robot.link is pioneer and type(robot.link) is PioneerLink
 
 
 def test_saphira_run_drives_a_brain_over_usarsim_on_a_second_process_server() -> None:
@@ -129,7 +130,7 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
         robot = run.robot
         robot.disconnect()
         sim = attach_simulator(robot, "room", "p3dx")
-        assert type(robot.link) is Link and robot.connected
+        assert type(robot.link) is PioneerLink and robot.connected
         sim.detach()
     finally:
         run.close()
@@ -137,7 +138,7 @@ def test_the_embedded_simulator_after_usarsim_gets_the_pioneer_link_back() -> No
 
 def test_saphira_sim_gamebots_refuses_a_bad_port() -> None:
     result = saphira("sim", "--gamebots", "70000")
-    assert result.returncode == 2 and "--gamebots 70000 is not a port number" in result.stderr
+    assert result.returncode == 2 and "argument --gamebots: 70000 is not a port number (0-65535" in result.stderr
 
 
 def test_params_lays_a_file_over_the_usarsim_model(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.params.robot_params import params_for_file
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld

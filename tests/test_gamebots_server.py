@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.gamebots.codec import Configuration, Geometry, LineReader, Message, SonarScan, Sta, parse
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.server import GamebotsServer
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
 from tests.realtime import WAIT

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.app import sim as standalone
-from saphira.client.link.pioneer import ConnectError
-from saphira.gamebots.server import GamebotsServer
-from saphira.gamebots.session import MAX_ROBOTS
+from saphira.client.link.base import ConnectError
+from saphira.gamebots.server.listener import GamebotsServer
+from saphira.gamebots.server.session import MAX_ROBOTS
 from saphira.robot import Robot
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
@@ -104,7 +104,7 @@ def test_a_socket_without_init_is_closed_at_the_deadline() -> None:
 
 def test_saphira_sim_takes_max_robots_with_gamebots_only(capsys: pytest.CaptureFixture[str]) -> None:
     assert standalone.main(["--gamebots", "0", "--max-robots", "0"]) == 2
-    assert "--max-robots must be at least 1" in capsys.readouterr().err
+    assert "argument --max-robots: must be at least 1, not 0" in capsys.readouterr().err
     assert f"(default {MAX_ROBOTS})" in " ".join(standalone.build_parser().format_help().split())
 
 

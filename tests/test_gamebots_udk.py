@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from saphira.gamebots.link import GamebotsLink
+from saphira.gamebots.client.link import GamebotsLink
 from saphira.robot import Robot
 
 PERIOD = 0.1

@@ -29,6 +29,7 @@ from saphira.robot import Robot
 from saphira.sim.accessories import Accessories
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.sim.gripper import LIFT_TRAVEL_S, PADDLE_TRAVEL_S
+from saphira.sim.server import PioneerServer
 from saphira.sim.simulation import Simulation
 from saphira.world.wld import parse_wld
 from saphira.world.world import WorldError
@@ -178,7 +179,7 @@ def test_gripper_packets_on_request_psos_robot_reports_on_digital_inputs() -> No
     count = state.gripper_packets
     robot.run(cycles=5)
     assert state.gripper_packets == count
-    robot.link.send(Command.GRIPPERPACREQUEST, 90)  # an old SRISim laser end angle, not a request
+    robot.link.send_command(Command.GRIPPERPACREQUEST, 90)  # an old SRISim laser end angle, not a request
     robot.run(cycles=5)
     assert state.gripper_packets == count and sim.stats.handler_errors == 0
 
@@ -207,7 +208,7 @@ def test_ptu_position_round_trips_through_the_psos_sip() -> None:
 def test_arcos_robot_keeps_the_commanded_ptu_in_the_reflector() -> None:
     robot, sim = connect()
     robot.run(cycles=2)
-    robot.link.send(Command.PTUPOS, byte_pair(1, 120))
+    robot.link.send_command(Command.PTUPOS, byte_pair(1, 120))
     robot.run(cycles=3)
     assert sim.server.accessories.ptu[1] == 120
     assert robot.reflector.accessories.state.ptu == 120 and robot.reflector.accessories.state.ptu_servos[1] == 120
@@ -241,8 +242,8 @@ def test_numbers_36_and_37_shared_with_the_old_laser_reach_its_handler() -> None
     sim_robot = simulation.add_robot(params_for_file("p3dx"), (0.0, 0.0, 0.0))
     laser: list[tuple[int, int]] = []
     previous = {n: (lambda c, n=n: laser.append((n, c.int_value))) for n in (36, 37)}
-    accessories = Accessories(simulation, sim_robot, lambda c: c.nul_string(), psos=False)
-    handlers = accessories.handlers(previous)  # type: ignore[arg-type]
+    accessories = PioneerServer(simulation, sim_robot).device("accessories", Accessories)
+    handlers = accessories.handlers(previous)
 
     def send(number: int, value: int) -> None:
         handlers[number](decode_command(command_payload(number, value)))

@@ -161,3 +161,17 @@ def test_below_the_app_no_module_names_a_wire_protocols_package_even_for_typing(
             if stripped.startswith(("import ", "from ")) and protocols.search(stripped):
                 naming.append(f"{path.relative_to(SAPHIRA)}:{number}: {stripped}")
     assert naming == []
+
+
+def test_colberts_parts_name_no_evaluator_not_even_for_types() -> None:
+    """Issue 36: the bindings, the ``.beh`` compiler, the checker and the loader reach the session through
+    what they are given (a BindingContext, an Environment, a Loader), so they sit below the evaluator in
+    colbert's import contract, type-only imports (which lint-imports does not count) included."""
+    naming = [
+        f"{path.relative_to(SAPHIRA)}:{node.lineno}"
+        for path in sorted((SAPHIRA / "colbert").rglob("*.py"))
+        if path.name != "evaluator.py"
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.ImportFrom) and node.module == "saphira.colbert.evaluator"
+    ]
+    assert naming == []

@@ -59,7 +59,7 @@ def test_the_link_asks_the_simulator_for_the_laser_the_parameter_file_declares()
         encode_command(Command.SIM_LRF_ENABLE, 1),
     ]
     assert sim.server.stats.ignored_total == 0
-    assert robot.link.devices.laser.counters.scans >= 2
+    assert robot.reflector.laser.assembler.counters.scans >= 2
 
 
 def test_no_laser_is_asked_for_when_the_file_declares_none() -> None:
@@ -89,7 +89,7 @@ def test_a_wall_2_m_ahead_appears_at_2_m_plus_or_minus_noise_in_the_reflector() 
 def test_the_laser_ring_moves_with_the_robot() -> None:
     robot, sim = simulated(LASER_P3DX, wall_world(2018.0))
     robot.run(cycles=3)
-    robot.link.send(Command.SIM_LRF_ENABLE, 0)  # no new scans: what is left must move
+    robot.link.send_command(Command.SIM_LRF_ENABLE, 0)  # no new scans: what is left must move
     robot.run(cycles=2)
     before = robot.sonar.occ_plane(Region.FRONT, Region.ALL, 0.0, 100.0, 100.0)
     robot.motion.set_velocity(300.0)
@@ -144,7 +144,7 @@ def test_a_scan_survives_the_real_link_byte_stream(seed: int) -> None:
             assert np.array_equal(scan.ranges, scan.ranges[0] + np.arange(181))
     robot.step()
     assert seen == {1: 1000.0, 2: 4000.0}
-    counters = robot.link.devices.laser.counters
+    counters = robot.reflector.laser.assembler.counters
     assert (counters.scans, counters.broken) == (2, 2)
     assert robot.link.counters.undecodable == 0
 
@@ -165,7 +165,7 @@ def test_avoid_collision_stops_for_what_only_the_laser_sees(laser: bool, tmp_pat
         nearest = max(nearest, sim.sim_robot.x)
     if laser:
         assert sim.wall_contacts == 0 and nearest > 1000.0
-        assert robot.link.devices.laser.counters.scans > 100
+        assert robot.reflector.laser.assembler.counters.scans > 100
     else:
         assert sim.wall_contacts > 0
 

@@ -171,7 +171,7 @@ def test_a_scan_finds_the_same_walls_as_the_sonars_cast_against_the_whole_map() 
     x0, y0, x1, y1 = world.bounds
     for _ in range(12):
         origin = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
-        fan = cast_scan(world.index, origin, angles, 32000.0)
+        fan = cast_scan(world.index, origin, -180.0, 0.7, angles.size, 32000.0)
         dense = cast_rays(origin, angles, world.segments, 32000.0).distances
         assert np.array_equal(np.isfinite(fan), np.isfinite(dense))
         assert np.allclose(fan[np.isfinite(fan)], dense[np.isfinite(dense)])

@@ -76,10 +76,7 @@ SIMULATORS_AND_OTHERS = (
     "saphira.app",
     "saphira.ui",
     "saphira.sim",
-    "saphira.flat.simulation",
     "saphira.flat.server",
-    "saphira.flat.laser",
-    "saphira.flat.queries",
 )
 
 
@@ -97,5 +94,5 @@ print(json.dumps({{"before": before, "kind": kind.__module__ + "." + kind.__qual
 """
     )
     assert answer["before"] == []
-    assert answer["kind"] == "saphira.flat.link.FlatLink" and answer["paces"] is True
+    assert answer["kind"] == "saphira.flat.client.link.FlatLink" and answer["paces"] is True
     assert answer["loaded"] == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, LinkState
+from saphira.client.link.base import ConnectError, LinkState
 from saphira.client.motion import RotMode, TransMode
 from saphira.client.reflector import Reflector
 from saphira.client.transport import memory_pair

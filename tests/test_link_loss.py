@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
+from saphira.client.link.base import DEFAULT_LINK_TIMEOUT, ConnectError, LinkOptions
 from saphira.client.link.watch import LinkWatch
 from saphira.client.transport import Transport
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import LockStepClock
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatSimulation
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
 from saphira.world.world import load_world

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import DEFAULT_LINK_TIMEOUT
+from saphira.client.link.base import DEFAULT_LINK_TIMEOUT
 from tests.fault_link import FaultProxy
 from tests.sim_process import Program
 from tests.test_cli import saphira_in_process

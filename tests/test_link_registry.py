@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from saphira.app.cli import main
-from saphira.client.link.pioneer import ConnectError, Link
+from saphira.client.link.base import ConnectError
+from saphira.client.link.pioneer import PioneerLink
 from saphira.client.link.registry import known_schemes, link_type
 from saphira.client.transport import memory_pair
 from saphira.robot import Robot
@@ -23,11 +24,11 @@ from tests.test_layers import CONNECT_TIMEOUT, run_fresh
 
 PIGEON_LINK = '''
 """A third party's protocol: the Pioneer's packets under its own scheme, announcing the map it is on."""
-from saphira.client.link.pioneer import Link
+from saphira.client.link.pioneer import PioneerLink
 from saphira.client.link.registry import register_link
 
 
-class PigeonLink(Link):
+class PigeonLink(PioneerLink):
     paces_clock = True
 
     def connect(self, target):
@@ -58,11 +59,11 @@ def third_party(folder: Path) -> Path:
             "COM3", "C:\\robot"],
 )  # fmt: skip
 def test_the_pioneer_link_opens_its_transports_schemes_and_device_names(url: str) -> None:
-    assert link_type(url) is Link
+    assert link_type(url) is PioneerLink
 
 
 def test_a_transport_object_gets_the_pioneer_link() -> None:
-    assert link_type(memory_pair()[0]) is Link
+    assert link_type(memory_pair()[0]) is PioneerLink
 
 
 def test_an_unknown_scheme_names_the_known_ones_and_keeps_the_robot_link() -> None:
@@ -95,7 +96,7 @@ def test_a_third_party_link_comes_from_its_entry_point_on_first_use(tmp_path: Pa
         answer = run_fresh(
             f"""
 import json, sys
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
 from saphira.robot import Robot

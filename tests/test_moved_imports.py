@@ -110,3 +110,22 @@ def test_the_changelog_lists_every_move() -> None:
     changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text(encoding="utf-8")
     for old, new in MOVED.items():
         assert f"| `saphira.{old}` | `saphira.{new}`" in changelog, old
+
+
+def test_the_compilers_former_re_exports_import_from_it_with_a_warning() -> None:
+    """``saphira.colbert.compile.compiler`` holds only ``Compiler`` now (issue 36); what it re-exported
+    still imports from it, naming the module that defines each name."""
+    from saphira._moved import MOVED_NAMES
+    from saphira.colbert.compile import codegen, compiler, symbols
+
+    assert compiler.__all__ == ["Compiler"]
+    for name, where in MOVED_NAMES["colbert.compile.compiler"].items():
+        if name in vars(compiler):  # one the compiler itself uses: its own import, the same object
+            assert vars(compiler)[name] is getattr(symbols if where.endswith("symbols") else codegen, name)
+            continue
+        with pytest.warns(DeprecationWarning, match=rf"compiler\.{name} moved to saphira\.{where}\.{name}") as caught:
+            value = getattr(compiler, name)
+        assert value is getattr(symbols if where.endswith("symbols") else codegen, name)
+        assert caught[0].filename == __file__
+    with pytest.raises(AttributeError):
+        _ = compiler.no_such_name  # type: ignore[attr-defined]

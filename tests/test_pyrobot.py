@@ -24,7 +24,7 @@ from pyrobot.brain.fuzzy import Fuzzy
 from pyrobot.geometry import angleAdd, angleEqual, distance
 from saphira.brain import BrainEngine, BrainError, load_brain
 from saphira.core.tasks import TaskState
-from saphira.flat.simulation import FlatOptions, FlatSimulation
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
 from saphira.params.robot_params import SonarUnit, params_for_file
 from saphira.pyro_robot import PIONEER16_GROUPS
 from saphira.robot import Robot

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, Link
+from saphira.client.link.base import ConnectError
+from saphira.client.link.pioneer import PioneerLink
 from saphira.client.link.registry import register_link
 from saphira.core.clock import LockStepClock, RealTimeClock
 from saphira.robot import Robot
@@ -21,7 +22,7 @@ from saphira.sim.embedded import attach_simulator
 from tests.sim_process import Program
 
 
-class PacedLink(Link):
+class PacedLink(PioneerLink):
     """A link whose peer paces the clock (as Flat's does), over the Pioneer protocol on TCP."""
 
     paces_clock = True

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.client.link.pioneer import ConnectError, LinkState
+from saphira.app.session import ColbertConnection
+from saphira.client.link.base import ConnectError, LinkState
 from saphira.client.transport import memory_pair
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.clock import RealTimeClock
@@ -124,7 +125,7 @@ def test_an_activity_starts_the_connection_and_waits_for_it(tmp_path: Path) -> N
     try:
         robot = Robot(RealTimeClock())
         lines: list[str] = []
-        ev = Evaluator(robot, output=lines.append, read_init=False)
+        ev = Evaluator(robot, output=lines.append, read_init=False, connection=ColbertConnection(robot))
         assert ev.eval_text(
             f'act c {{ int r; r = sfConnectToRobot(sfLOCALPORT, "{path}"); waitfor sfIsConnected timeout 100; }}'
         )

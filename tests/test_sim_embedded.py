@@ -12,13 +12,13 @@ import math
 import numpy as np
 import pytest
 
-from saphira.client.link.pioneer import LinkState
+from saphira.client.link.base import LinkState
 from saphira.core.clock import RealTimeClock
 from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol.commands import Command
 from saphira.robot import Robot
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
-from saphira.sim.server import ServerOptions, SessionState
+from saphira.sim.session import ServerOptions, SessionState
 from saphira.world.world import World
 
 
@@ -79,7 +79,7 @@ def test_head_90_turns_to_90_degrees() -> None:
 def test_raw_move_1000_stops_within_20_mm() -> None:
     robot, sim = connect(open_world(), pose=(0.0, 0.0, 0.0), odometry_error=False)
     start = sim.true_pose
-    assert robot.link.send(Command.MOVE, 1000)
+    assert robot.link.send_command(Command.MOVE, 1000)
     robot.run(cycles=5)
     assert sim.sim_robot.vel > 0.0
     assert robot.run_until(lambda: robot.state.vel == 0.0 and not sim.sim_robot.is_moving, max_cycles=200)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from saphira.protocol import Command, PacketReceiver, encode_command, encode_sync
-from saphira.sim.server import ServerOptions
+from saphira.sim.session import ServerOptions
 from tests.realtime import WAIT
 from tests.sim_process import PROJECT, Program
 from tests.test_sim_server import Rig

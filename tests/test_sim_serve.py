@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from saphira.core.interrupts import Interrupted, StopSignals
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatSimulation
-from saphira.gamebots.server import GamebotsServer
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatSimulation
+from saphira.gamebots.server.listener import GamebotsServer
 from saphira.params.robot_params import find_params_file, load_params
 from saphira.protocol import encode_sync
 from saphira.sim.lines import PioneerLines, TcpLine

@@ -44,7 +44,8 @@ from saphira.protocol import (
 )
 from saphira.protocol.args import byte_pair
 from saphira.robot import Robot
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, SessionState, identity_for
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions, SessionState, identity_for
 from saphira.sim.simulation import Simulation
 from saphira.world.world import World
 
@@ -573,7 +574,7 @@ def test_random_commands_never_raise(commands: list[tuple[int, int | bytes | Non
 def test_a_long_robot_name_is_cut_to_fit_the_sync2_reply() -> None:
     from saphira.params.robot_params import RobotParams
     from saphira.protocol.sync import encode_sync2_reply
-    from saphira.sim.server import MAX_IDENTITY_TEXT, identity_for
+    from saphira.sim.session import MAX_IDENTITY_TEXT, identity_for
 
     identity = identity_for(RobotParams(name="R" * 300))
     assert len(identity.name) == MAX_IDENTITY_TEXT

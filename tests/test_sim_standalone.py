@@ -268,21 +268,30 @@ def test_the_options_work_as_a_parent_parser(capsys: pytest.CaptureFixture[str])
     parser = argparse.ArgumentParser(prog="saphira")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("sim", parents=[standalone.build_parser(add_help=False)])
-    args = parser.parse_args(["sim", "--robots", "0", "--port", "0"])
+    args = parser.parse_args(["sim", "--robots", "2", "--port", "65535"])
     assert standalone.run(args) == 2
-    assert "--robots must be at least 1" in capsys.readouterr().err
+    assert "--port 65535 with --robots 2 runs past port 65535" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--port", "65535", "--robots", "2"], "runs past port 65535"),
-        (["--period", "nan"], "--period must be a positive number"),
-        (["--idle-timeout", "-1"], "--idle-timeout must be a number of seconds >= 0"),
-        (["--watchdog", "-1"], "--watchdog must be a number of seconds >= 0"),
+        (["--period", "nan"], "argument --period: must be a finite number of seconds greater than 0, got nan"),
+        (["--idle-timeout", "-1"], "argument --idle-timeout: must be a number of seconds >= 0, got -1"),
+        (["--watchdog", "-1"], "argument --watchdog: must be a number of seconds >= 0, got -1"),
+        (["--handshake-timeout", "inf"], "argument --handshake-timeout: must be a number of seconds >= 0, got inf"),
+        (["--port", "70000"], "argument --port: 70000 is not a port number (0-65535; 0 picks one)"),
+        (["--robots", "0"], "argument --robots: must be at least 1, not 0"),
+        (["--world-dir", "no/such/folder"], "argument --world-dir: no/such/folder: not a folder"),
+        (["--flat", "65536"], "argument --flat: 65536 is not a port number"),
+        (["--flat", "0", "--flat-steps", "-1"], "argument --flat-steps: must be at least 0, not -1"),
+        (["--gamebots", "x"], "argument --gamebots: 'x' is not a port number"),
+        (["--gamebots", "0", "--max-robots-per-host", "0"], "argument --max-robots-per-host: must be at least 1"),
     ],
 )
 def test_bad_option_values_are_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each value is checked as the command line is read (saphira.core.argtypes), before anything listens."""
     assert standalone.main(args) == 2
     assert message in capsys.readouterr().err
 

@@ -120,13 +120,13 @@ def test_pooled_points_follow_every_change_to_the_buffers_and_the_laser() -> Non
     assert sorted(s.points()[0]) == [730.0, 930.0]
     s.move(100.0, 0.0, 0.0)
     assert sorted(s.points()[0]) == [630.0, 830.0]
-    s.laser = LaserRing()
-    s.laser.replace(np.array([400.0]), np.array([0.0]))
+    s.join(laser := LaserRing())
+    laser.replace(np.array([400.0]), np.array([0.0]))
     assert sorted(s.points(Region.FRONT)[0]) == [400.0, 630.0, 830.0]
     assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 400
     s.move(50.0, 0.0, 0.0)
     assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 350
-    s.laser.clear()
+    laser.clear()
     assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == 580
     s.set_front_buffer(4)
     assert s.occ_plane(Region.FRONT, Region.ALL, 0, 100, 100) == NO_ECHO

@@ -194,4 +194,4 @@ def test_a_params_dir_that_is_no_folder_is_refused_before_anything_listens(
     from saphira.app.sim import main
 
     assert main(["--port", "0", "--params-dir", str(tmp_path / "nowhere"), "--ui", "127.0.0.1:0"]) == 2
-    assert f"--params-dir {tmp_path / 'nowhere'}: not a folder" in capsys.readouterr().err
+    assert f"argument --params-dir: {tmp_path / 'nowhere'}: not a folder" in capsys.readouterr().err

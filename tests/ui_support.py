@@ -22,6 +22,7 @@ import aiohttp
 import numpy as np
 import numpy.typing as npt
 
+from saphira.app.session import ColbertConnection
 from saphira.colbert.evaluator import Evaluator
 from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
@@ -59,7 +60,10 @@ class LiveSession:
         self.lines: list[str] = []
         self.robot = Robot(SteppedClock(speed=speed))
         self.sim = attach_simulator(self.robot, world, "p3dx", wait=False)
-        self.evaluator = Evaluator(self.robot, read_init=False, output=self.lines.append)
+        # as saphira run and shell make it: the session's connection is what Colbert's connect/disconnect reach
+        self.evaluator = Evaluator(
+            self.robot, read_init=False, output=self.lines.append, connection=ColbertConnection(self.robot)
+        )
         self.view: LiveView = serve(self.robot, self.evaluator, ("127.0.0.1", 0), sim=self.sim, say=self.lines.append)
         assert self.view.server is not None
         self.url = self.view.server.url

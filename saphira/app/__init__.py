@@ -1,5 +1,6 @@
 """Every command, assembled here and only here: the command line and ``run``, ``shell``, ``check``,
-``sim``, ``params``, ``replay``, ``export``, ``map`` and ``batch``."""
+``sim``, ``params``, ``worlds``, ``replay``, ``export``, ``map``, ``batch`` and ``tune``, each a
+:class:`~saphira.app.commands.Command` its module exports, listed in :func:`saphira.app.cli.commands`."""
 
 from typing import TYPE_CHECKING
 

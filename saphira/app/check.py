@@ -13,9 +13,11 @@ check (:func:`compile_for_run`) runs each plugin's ``load_init`` once, for the r
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from saphira.app.commands import Command
 from saphira.colbert.checker import Checker
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.errors import SourceError
@@ -36,7 +38,7 @@ def compile_files(
     from saphira.robot import Robot
 
     evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=load_directory)
-    checker = Checker(evaluator, listing=listing)
+    checker = Checker(evaluator.loader, listing=listing)
     errors: list[SourceError] = []
     for path in files:
         errors.extend(checker.check_path(path))
@@ -55,7 +57,7 @@ def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[S
     ``evaluator.brains`` (``INIT`` is the run's, once connected), the Colbert files compiled against a
     copy of the symbols. With errors the plugins loaded are unloaded again (their ``load_exit`` runs).
     """
-    checker = Checker.scratch(evaluator, for_run=True)
+    checker = Checker.scratch(evaluator.loader, for_run=True)
     errors: list[SourceError] = []
     for path in files:
         errors.extend(checker.check_path(path))
@@ -69,7 +71,7 @@ def compile_for_run(files: Sequence[str | Path], evaluator: Evaluator) -> list[S
 
 def check_file(path: str | Path, evaluator: Evaluator) -> list[SourceError]:
     """Every error in one file, against (a copy of) ``evaluator``'s environment; ``start`` is not resolved."""
-    return Checker.scratch(evaluator).check_path(path)
+    return Checker.scratch(evaluator.loader).check_path(path)
 
 
 def error_count(errors: Sequence[SourceError], files: Sequence[str | Path]) -> str:
@@ -89,3 +91,31 @@ def check_files(files: Sequence[str | Path], output: Callable[[str], None] = pri
         output(error.pretty())
     output(error_count(errors, files))
     return 1 if errors else 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The files ``saphira check`` takes."""
+    parser.add_argument("files", nargs="+", metavar="FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``saphira check FILE...``: :func:`check_files`."""
+    return check_files(args.files)
+
+
+COMMAND = Command(
+    "check",
+    help="check .act/.beh/.py files (runs plugins' load_init)",
+    arguments="FILE...",
+    summary="parse and compile .act/.beh files, resolve names; report every error; exit 1 if any",
+    description="Parse and compile the files together, in order, as 'saphira run' loads them (what a "
+    "file or plugin defines is known to the files after it), and report every error found, as "
+    "file:line:col with the offending line and a caret: syntax, types, unknown names (with the closest "
+    "known ones), and each 'start' of an act or behavior no file defines. 'saphira run' makes the same "
+    "check before it connects. A plugin (.py) is imported and its load_init(env) and load_exit(env) run, "
+    "on a robot never connected, to learn its names; a brain is imported, its INIT not called. "
+    "Exit status 0 when every file checks, 1 if any error was found (a missing file included), 2 for a "
+    "bad option.",
+    add_arguments=add_arguments,
+    run=run,
+)

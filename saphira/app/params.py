@@ -9,8 +9,8 @@ their file changed the conversion factors or left them to the model.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
+from saphira.app.commands import Command
 from saphira.params.laser import laser_config, laser_declared
 from saphira.params.robot_params import RobotParams, bundled_params, params_for_file
 
@@ -42,16 +42,8 @@ SHOWN: tuple[tuple[str, str, str], ...] = (
 DEFAULT_ORIGIN = "Saphira default"
 
 
-def add_params_parser(sub: Any) -> None:
-    """Add the ``params`` subcommand to ``saphira``'s subparsers."""
-    parser = sub.add_parser(
-        "params", help="list bundled parameter files, or show what one resolves to",
-        description="Without FILE, list the bundled robot parameter files (use the name with --params; "
-        "SAPHIRA_PARAMS adds directories searched first). With FILE (a path or a bundled name), show the "
-        "robot it describes: model, conversion factors, sizes, speeds, sonar count, and where each value "
-        "came from (built-in default of the model, the model's own file, or FILE).",
-        epilog="exit status: 0, or 2 for a file that cannot be found, read or parsed.",
-    )  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``params`` argument."""
     parser.add_argument("file", nargs="?", metavar="FILE", help="a .p file or a bundled name")
 
 
@@ -66,6 +58,21 @@ def run_params(args: argparse.Namespace) -> int:
         model = f"{p.robot_class:8s} {p.subclass:10s}"
         print(f"{name:10s} {model} {p.sonar_num:2d} sonars  radius {p.robot_radius:.0f} mm{laser}")
     return 0
+
+
+COMMAND = Command(
+    "params",
+    help="list bundled parameter files, or show what one resolves to",
+    arguments="[FILE]",
+    summary="list the bundled robot parameter files, or show what FILE resolves to",
+    description="Without FILE, list the bundled robot parameter files (use the name with --params; "
+    "SAPHIRA_PARAMS adds directories searched first). With FILE (a path or a bundled name), show the "
+    "robot it describes: model, conversion factors, sizes, speeds, sonar count, and where each value "
+    "came from (built-in default of the model, the model's own file, or FILE).",
+    epilog="exit status: 0, or 2 for a file that cannot be found, read or parsed.",
+    add_arguments=add_arguments,
+    run=run_params,
+)
 
 
 def _value(params: RobotParams, name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from saphira.core.geometry import Pose
 from saphira.core.outfile import OutputFile
 from saphira.display.figure import PlotError, Scan, _matplotlib, draw_run
 from saphira.world.objects import SimObject
@@ -19,13 +20,13 @@ __all__ = ["PlotError", "_matplotlib", "draw_run", "plot_run"]
 
 def plot_run(
     path: str | Path,
-    trajectory: Sequence[tuple[float, float, float]],
+    trajectory: Sequence[Pose],
     hits: Sequence[tuple[float, float]] = (),
     world: World | None = None,
     *,
     title: str = "",
     radius: float = 0.0,
-    estimate: Sequence[tuple[float, float, float]] = (),
+    estimate: Sequence[Pose] = (),
     scans: Sequence[Scan] = (),
     objects: Sequence[SimObject] | None = None,
 ) -> Path:

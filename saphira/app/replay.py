@@ -1,18 +1,18 @@
-"""``saphira replay REC --plot PNG | --ui [ADDR]`` and ``saphira export REC -o RUN.mcap``.
+"""``saphira replay REC``: check a recording against its replay, or draw it (``--plot PNG``) or play it (``--ui``).
 
-Kept apart from :mod:`saphira.app.cli` so that the command line's parser stays small and imports neither
-matplotlib, aiohttp nor foxglove-sdk until one of these is asked for.
+The parser imports neither matplotlib, aiohttp nor foxglove-sdk: they are imported when one of these is asked for.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from saphira.app.commands import Command
 from saphira.core.argtypes import plot_file
 from saphira.core.outfile import EXISTING_OUTPUT
-from saphira.ui.options import DEFAULT_HOST, ui_address
+from saphira.ui.options import DEFAULT_HOST, ui_address, ui_port_problem
 
 FOXGLOVE_PORT = 8765
 """The port Foxglove's viewers try first."""
@@ -20,13 +20,19 @@ FOXGLOVE_PORT = 8765
 if TYPE_CHECKING:
     from saphira.params.robot_params import RobotParams
 
-__all__ = ["add_export_parser", "add_foxglove_option", "add_replay_options", "run_export", "view_replay"]
+__all__ = [
+    "COMMAND",
+    "add_arguments",
+    "add_foxglove_option",
+    "add_replay_options",
+    "params_option",
+    "run",
+    "view_replay",
+]
 
 
 def add_replay_options(parser: argparse.ArgumentParser) -> None:
     """``--plot``, ``--ui`` and ``--world`` on ``saphira replay``."""
-    parser.epilog = ("With --plot or --ui the recording is drawn or played instead of checked; --ui serves until "
-                     "Ctrl-C or SIGTERM (status 130 or 143). docs/replay.md says what a recording holds.")  # fmt: skip
     parser.add_argument(
         "--plot", metavar="PNG", type=plot_file,
         help="draw the replayed run as 'run --plot' does (path, sonar hits, last laser scans) over its world; "
@@ -66,59 +72,17 @@ def add_foxglove_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def add_export_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    export = sub.add_parser(
-        "export",
-        help="write a recording as MCAP (Foxglove, ROS 2)",
-        description="Replay a recording (made with 'saphira run --record') through the link and the reflector "
-        "and write what the run saw as MCAP, with Foxglove's well-known schemas: /pose, /odom, /tf, /sonar, "
-        "/laser, /world, /artifacts, /behaviors and /log (docs/replay.md). Needs foxglove-sdk: pip install "
-        "'saphira[foxglove]'. Exit status 0 when written, 2 if the recording cannot be read or is empty (no "
-        "event), or for a bad option.",
-    )
-    export.add_argument("file", metavar="REC")
-    export.add_argument(
-        "-o", "--output", metavar="RUN.mcap", required=True, help=f"the MCAP file to write; {EXISTING_OUTPUT}"
-    )
-    export.add_argument("--world", metavar="W", help="the world whose walls to write (default: the recording's)")
-    export.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
-    export.add_argument(
-        "--ros2", action="store_true",
-        help="write a ROS 2 bag instead: ros2msg schemas and CDR messages, the topics 'run --ros2' publishes "
-        "(docs/ros2.md), for ros2 bag and any ROS 2 bag reader. Needs: pip install 'saphira[ros2]'",
-    )  # fmt: skip
-
-
-def _params(args: argparse.Namespace) -> RobotParams | None:
+def params_option(args: argparse.Namespace) -> RobotParams | None:
     from saphira.params.robot_params import find_params_file, load_params
 
     return load_params(find_params_file(args.params)) if args.params else None
-
-
-def run_export(args: argparse.Namespace) -> int:
-    if args.ros2:
-        from saphira.app.ros2 import INSTALL, installed
-
-        if not installed():
-            print(f"saphira export: {INSTALL.replace('--ros2', 'export --ros2')}", file=sys.stderr)
-            return 2
-        from saphira.ros2.bag import export_bag
-
-        cycles, count = export_bag(args.file, args.output, world=args.world, params=_params(args))
-        print(f"exported {cycles} cycles ({count} ROS 2 messages) to {args.output}")
-        return 0
-    from saphira.record.mcap_export import export
-
-    cycles = export(args.file, args.output, world=args.world, params=_params(args))
-    print(f"exported {cycles} cycles to {args.output}")
-    return 0
 
 
 def view_replay(args: argparse.Namespace) -> int:
     """``--plot`` and/or ``--ui``: the recording drawn, or played in the live view."""
     from saphira.record.playback import Playback, recorded_world
 
-    playback = Playback.open(args.file, _params(args))
+    playback = Playback.open(args.file, params_option(args))
     world = recorded_world(playback.info, args.world)
     if args.plot:
         from saphira.app.plot import plot_run
@@ -140,3 +104,46 @@ def view_replay(args: argparse.Namespace) -> int:
             print(f"saphira replay: {exc}", file=sys.stderr)
             return 2
     return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``replay`` arguments."""
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--params", metavar="P", help="parameter file, if the recording's robot had none bundled")
+    add_replay_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``saphira replay``: the reflector states compared cycle by cycle (exit 0 when all match), or
+    :func:`view_replay` with ``--plot`` or ``--ui``."""
+    from saphira.record.recording import replay
+
+    if args.plot or args.ui is not None:
+        return view_replay(args)
+    report = replay(args.file, params_option(args))
+    print(f"replayed {report.cycles} cycles; compared {report.compared} reflector states; {report.differ} differ")
+    for cycle, expected, got in report.mismatches[:10]:
+        print(f"  cycle {cycle}: recorded {expected} / replayed {got}")
+    if report.problem:
+        print(f"recording ended early: {report.problem}")
+    return 0 if report.matches and not report.problem else 1
+
+
+COMMAND = Command(
+    "replay",
+    help="replay a recorded session",
+    arguments="FILE",
+    summary="replay a --record'ed session through the link and reflector, comparing states; or\n"
+    "draw it (--plot PNG) or play it in the live view (--ui)",
+    description="Feed a recording (made with 'saphira run --record') back through the link and the state "
+    "reflector with no robot attached, and compare the reflector state with the recorded one, cycle by "
+    "cycle. A recording that ended early (cut mid-line, or without the end line a clean close writes) is "
+    "replayed up to its last complete line and the place it ends is reported. Exit status 0 when every "
+    "cycle matches, 1 if one differs or the recording ended early, 2 if it is empty (no event: a run that "
+    "never reached its robot) or not a recording, or for a --ui port another program holds or a bad option.",
+    epilog="With --plot or --ui the recording is drawn or played instead of checked; --ui serves until "
+    "Ctrl-C or SIGTERM (status 130 or 143). docs/replay.md says what a recording holds.",
+    add_arguments=add_arguments,
+    run=run,
+    check=lambda args: ui_port_problem(args.ui),
+)

@@ -1,4 +1,5 @@
-"""Usage checks of ``--robot``, ``--world`` and ``--seed`` (``saphira run`` and ``shell``), before anything runs.
+"""The robot options of ``saphira run`` and ``shell`` (:func:`add_robot_options`) and their usage checks,
+made before anything runs.
 
 ``--world`` and ``--seed`` configure the embedded simulator, so with ``--robot`` (a robot of its own)
 they would be ignored: they are refused instead. A ``--robot`` address without a scheme that reads
@@ -13,7 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Given", "robot_misuse"]
+from saphira.core.argtypes import positive_seconds, seed
+
+__all__ = ["Given", "add_robot_options", "robot_misuse"]
 
 _NETWORK_ADDRESS = re.compile(
     r"(localhost|\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?=:))(:\d+)?",
@@ -58,3 +61,57 @@ def robot_misuse(args: argparse.Namespace) -> str | None:
             if getattr(args, option, None) is not None:  # about a --robot link: refused without one, never ignored
                 return f"{name} needs --robot URL (the embedded simulator's in-process line is never lost)"
     return None
+
+
+def add_robot_options(parser: argparse.ArgumentParser) -> None:
+    """``--robot``, ``--world``, ``--params``, ``--seed`` and what to do when the link is lost (run, shell)."""
+    parser.add_argument(
+        "--robot",
+        metavar="URL",
+        help="robot to connect to: tcp://HOST[:PORT] (default port 8101), serial:///dev/ttyUSB0?baud=9600, "
+        "unix:///PATH (saphira sim --unix PATH), flat://HOST:PORT (a Flat4 simulator, docs/flat.md), "
+        "usarsim://HOST:PORT?class=P2DX&location=x,y,z (a USARSim/Gamebots server, docs/gamebots.md), or any "
+        "pyserial URL. Without it, the embedded simulator is used, in lock-step.",
+    )
+    parser.add_argument(
+        "--world",
+        metavar="W",
+        default="simple",
+        action=Given,
+        help="simulator world: a bundled name (see 'saphira worlds') or a .wld/.map path (default: simple; "
+        "not with --robot)",
+    )
+    parser.add_argument(
+        "--params",
+        metavar="P",
+        help="robot parameter file, a bundled name (see 'saphira params') or a .p path, laid over "
+        "the robot's model as ARIA does; it also configures the embedded simulator (default p3dx)",
+    )
+    parser.add_argument(
+        "--seed", type=seed, default=0, action=Given, help="simulator random seed (default 0; not with --robot)"
+    )
+    _add_link_options(parser)
+
+
+def _add_link_options(parser: argparse.ArgumentParser) -> None:
+    """What happens when the --robot link is lost (saphira/client/link/watch.py)."""
+    from saphira.client.link.base import DEFAULT_LINK_TIMEOUT
+    from saphira.client.link.watch import DEFAULT_RECONNECT
+
+    parser.add_argument(
+        "--link-timeout",
+        type=positive_seconds,
+        metavar="S",
+        help="with --robot: S seconds without a state report from the robot means the link is lost (default "
+        f"{DEFAULT_LINK_TIMEOUT:g}, ARIA's connection timeout); a closed connection or serial port is lost at once",
+    )
+    parser.add_argument(
+        "--reconnect",
+        type=positive_seconds,
+        nargs="?",
+        const=DEFAULT_RECONNECT,
+        metavar="S",
+        help="with --robot: when the link is lost, suspend the activities, wait up to S seconds (default "
+        f"{DEFAULT_RECONNECT:g}) for the robot, reconnect, reload its parameters and resume them. Without it a "
+        "lost link ends 'run' (exit status 2) and leaves 'shell' up without a robot",
+    )

@@ -26,24 +26,38 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from saphira.app.commands import Command, add_verbosity
 from saphira.app.console import Console
 from saphira.app.exposure import exit_allowed
 from saphira.app.progress import RunProgress
-from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
+from saphira.app.replay import add_foxglove_option
+from saphira.app.robot_options import add_robot_options
+from saphira.app.ros2 import add_ros2_options
+from saphira.app.session import (
+    ColbertConnection,
+    connect_robot,
+    lay_params_file,
+    serve_live_view,
+    session_clock,
+    session_robot,
+)
 from saphira.app.trace import PLOT_SCANS, RunTrace, status_line
 from saphira.brain import BrainError, BrainTask, is_brain_file, load_brain
 from saphira.client.link.watch import LinkWatch
 from saphira.colbert.evaluator import Evaluator
 from saphira.colbert.runtime import Activity
+from saphira.core.argtypes import plot_file, positive_seconds
 from saphira.core.clock import RealTimeClock
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
+from saphira.core.outfile import EXISTING_OUTPUT
 from saphira.core.parts import PartFailures
 from saphira.core.tasks import Task, TaskKind, TaskState, state_name
 from saphira.record.mcap_export import FoxgloveServer, McapRecorder, open_recorder
 from saphira.record.recording import Recorder
 from saphira.sim.embedded import EmbeddedSim, attach_simulator
+from saphira.ui.options import add_ui_options, ui_port_problem
 from saphira.ui.requests import PageExit
 
 if TYPE_CHECKING:
@@ -103,9 +117,10 @@ class Session:
         plot = bool(getattr(args, "plot", None))  # hits and scans are kept only for a plot
         self.trace = RunTrace(self.robot, hits=plot, scans=PLOT_SCANS if plot else 0)
         self.robot.scheduler.add(self.trace)
-        self.recorder: Recorder | McapRecorder | BagRecorder | None = None  # opened by connect(): a run that never
-        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False)  # starts writes nothing
-        self.evaluator.connector = self._connect_url
+        # opened by connect(): a run that never starts writes nothing
+        self.recorder: Recorder | McapRecorder | BagRecorder | None = None
+        connection = ColbertConnection(self.robot, self._connect_url)  # a file's connect keeps the run's robot
+        self.evaluator = Evaluator(self.robot, output=self.console.message, read_init=False, connection=connection)
         self.outcome = Outcome()
         self.parts = PartFailures()
         self.robot.scheduler.on_task_failed.connect(self.parts.task_failed)
@@ -388,7 +403,7 @@ class Session:
             f"{robot.state.ay:.0f}, {robot.state.ath:.1f}) by odometry",
             f"    cycle time {robot.scheduler.stats.summary(robot.clock.overruns)}",
             f"    link: {link.counters.sips} {link.STATE_REPORTS}, {link.counters.packets_sent} packets sent, "
-            f"{link.receiver.stats.dropped} dropped",
+            f"{link.dropped} dropped",
         ]
         if watch is not None and watch.losses:
             lines[-1] += f"; lost {watch.losses}x, reconnected {watch.reconnects}x"
@@ -428,3 +443,67 @@ def run_files(args: argparse.Namespace) -> int:
                 session.foxglove.stop()
             if session.ros2 is not None:
                 session.ros2.close()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``run`` options."""
+    parser.add_argument("files", nargs="+", metavar="FILE", help=".act, .beh or .py files, loaded in order")
+    add_robot_options(parser)
+    parser.add_argument(
+        "--duration",
+        type=positive_seconds,
+        metavar="S",
+        help="run for S seconds of robot time, connecting and stopping the robot included "
+        "(default: until the activities end)",
+    )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="pace the embedded simulator in real time instead of as fast as possible",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="PNG",
+        type=plot_file,
+        help="write the trajectory over the world, with sonar hits, as PNG (or any format "
+        "matplotlib writes, by extension: .pdf, .svg ...; needs matplotlib: pip install "
+        f"'saphira[plot]') when the run ends; {EXISTING_OUTPUT}",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="record every packet, both ways, with cycle stamps, the "
+        "behaviors and the messages; a .mcap FILE is written as MCAP instead (saphira export). It is written "
+        "beside FILE and moved into place when the run ends (a killed run's too), and only if the robot was "
+        "reached: a run that fails before it starts leaves an existing FILE as it was",
+    )
+    add_ui_options(parser, allow_exit=True)
+    add_foxglove_option(parser)
+    add_ros2_options(parser)
+    add_verbosity(parser)
+
+
+COMMAND = Command(
+    "run",
+    help="run activity files",
+    arguments="FILE...",
+    summary="run Colbert activities (.act), behaviors (.beh), Python plugins and Pyro-style brains\n"
+    "(.py) against a robot (--robot URL) or, by default, the embedded simulator in lock-step",
+    description="Load the files into one Colbert environment and run the scheduler. Top-level "
+    "activities started by the files run until they finish, --duration runs out, or Ctrl-C or SIGTERM "
+    "(either stops the robot at the end of the cycle, closes the recording and prints the summary); "
+    "without --duration the run says so at the start and, off a terminal, prints a progress line every "
+    "10 minutes of robot time. Every file is compiled before the robot is reached (as 'saphira check'); "
+    "the plugins are loaded then, their load_init run once for the run, and the brains imported (INIT is "
+    "called once connected); a load_init or an import that raises is an error too, and no robot is reached. "
+    "Messages from activities print as plain lines; a live status line shows on a terminal; -q leaves "
+    "only the messages and errors.",
+    epilog="exit status: 0 when every top-level activity succeeded (or none ran), 1 when one failed "
+    "or timed out or a brain, behavior, plugin or task raised during the run (each failure is a line of "
+    "the summary), 2 for a load or connection error (a lost robot link included) or a bad option, 130 after "
+    "Ctrl-C and 143 after SIGTERM (the robot stopped and the summary printed first), 141 when the reader of "
+    "its output went away ('| head': the robot stopped at once).",
+    add_arguments=add_arguments,
+    run=run_files,
+    check=lambda args: ui_port_problem(args.ui),
+)

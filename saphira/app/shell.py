@@ -21,10 +21,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saphira.app.session import connect_robot, lay_params_file, serve_live_view, session_clock, session_robot
+from saphira.app.commands import Command, add_verbosity
+from saphira.app.robot_options import add_robot_options
+from saphira.app.ros2 import add_ros2_options
+from saphira.app.session import (
+    ColbertConnection,
+    connect_robot,
+    lay_params_file,
+    serve_live_view,
+    session_clock,
+    session_robot,
+)
 from saphira.colbert.evaluator import Evaluator
 from saphira.core.interrupts import Interrupted, StopSignals
 from saphira.robot import Robot
+from saphira.ui.options import add_ui_options, ui_port_problem
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
@@ -145,7 +156,8 @@ def run_shell(args: argparse.Namespace) -> int:
     clock = session_clock(args.robot, args.speed, ui, real_time=True)
     robot = session_robot(clock, getattr(args, "link_timeout", None))
     lay_params_file(robot, args.params)  # a bad file fails at once
-    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True))
+    connection = ColbertConnection(robot)
+    evaluator = Evaluator(robot, output=lambda text: print(text, flush=True), connection=connection)
     quiet = getattr(args, "quiet", False)  # -q, "only errors": no connection notes, as in ``saphira run``
     sim = None
     if args.robot:
@@ -153,14 +165,14 @@ def run_shell(args: argparse.Namespace) -> int:
             evaluator.output(f"connecting to {args.robot} ...")
         connect_robot(robot, args.robot, evaluator.output, reconnect=getattr(args, "reconnect", None), wait=False,
                       still_up=SHELL_UP,
-                      connector=lambda: robot.connect(evaluator.connected_url or args.robot, wait=False))  # fmt: skip
+                      connector=lambda: robot.connect(connection.connected_url or args.robot, wait=False))  # fmt: skip
     elif not args.no_sim:
         from saphira.sim.embedded import attach_simulator
 
         sim = attach_simulator(robot, args.world, args.params, seed=args.seed, wait=False)
-        evaluator.settings["local"] = EMBEDDED_URL
-        evaluator.connected_url = EMBEDDED_URL
-        evaluator.connector = lambda url: _connect_embedded(robot, sim, url)
+        connection.settings["local"] = EMBEDDED_URL
+        connection.connected_url = EMBEDDED_URL
+        connection.connector = lambda url: _connect_embedded(robot, sim, url)
     live = serve_live_view(robot, evaluator, ui, sim, evaluator.output)
     ros2 = None
     if getattr(args, "ros2", False):
@@ -221,3 +233,28 @@ def _plain_reader(prompt: str) -> str:
     if not line:
         raise EOFError
     return line.rstrip("\n")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``shell`` options."""
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to load first")
+    add_robot_options(parser)
+    parser.add_argument("--no-sim", action="store_true", help="start without a robot or simulator")
+    add_ui_options(parser)
+    add_ros2_options(parser)
+    add_verbosity(parser)
+
+
+COMMAND = Command(
+    "shell",
+    help="interactive Colbert evaluator",
+    summary="the interactive Colbert evaluator, with or without a robot",
+    description="Type Colbert statements, definitions, start/signal commands, load and help. An "
+    "expression prints its value and type. Errors never end the shell; 'exit' or Ctrl-D does.",
+    epilog="exit status: 0 after 'exit' or the end of input, 2 for a connection error or a bad option, "
+    "143 after SIGTERM and 130 after Ctrl-C with input from a file or pipe (at a terminal Ctrl-C only "
+    "abandons the line); either signal stops and disconnects the robot first.",
+    add_arguments=add_arguments,
+    run=run_shell,
+    check=lambda args: ui_port_problem(args.ui),
+)

@@ -28,23 +28,23 @@ import argparse
 import contextlib
 import functools
 import logging
-import math
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
+from saphira.app.commands import Command, add_verbosity
 from saphira.app.exposure import exit_allowed, world_access
-from saphira.core.argtypes import seed
+from saphira.app.simulators import chosen, front_ends
+from saphira.core.argtypes import folder, non_negative_seconds, port, positive_int, positive_seconds, seed
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
 from saphira.core.jit import warm_up
-from saphira.gamebots.session import MAX_ROBOTS as GAMEBOTS_MAX_ROBOTS
 from saphira.params.laser import with_laser
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.sim.lines import CannotListen, LinePlan, PioneerLines, open_lines
 from saphira.sim.serve import serve
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions
 from saphira.sim.simulation import Simulation
 from saphira.ui.options import add_ui_options
 from saphira.world.world import World, load_world
@@ -56,20 +56,30 @@ DEFAULT_HANDSHAKE_TIMEOUT = 5.0
 """Seconds a client has to complete its handshake (Flat: to send its first line) before it is hung up."""
 
 
+DESCRIPTION = (
+    "Run the Pioneer simulator as a real-time server. Each robot listens on its own TCP port (or pseudo-terminal) "
+    "and serves one client at a time, session after session; ARIA-based clients and Saphira clients connect as to "
+    "a real robot."
+)
+EPILOG = (
+    "Stop with Ctrl-C or SIGTERM (exit status 130 or 143; with --flat and --gamebots too), or from a "
+    "client with SIM_EXIT (its code; Flat: 'e'), which only a server on loopback, a unix socket or a "
+    "pseudo-terminal obeys by default: on another --host give --allow-exit. Exit status 2 for a bad option "
+    "or a port in use. What each server accepts from a client: docs/servers-security.md."
+)
+
+
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
-    """The ``saphira sim`` options. ``add_help=False`` makes it usable as a parent parser
-    (``sub.add_parser("sim", parents=[build_parser(add_help=False)])``, then :func:`run`)."""
-    parser = argparse.ArgumentParser(
-        prog="saphira sim",
-        add_help=add_help,
-        description="Run the Pioneer simulator as a real-time server. Each robot listens on its own "
-        "TCP port (or pseudo-terminal) and serves one client at a time, session after session; "
-        "ARIA-based clients and Saphira clients connect as to a real robot.",
-        epilog="Stop with Ctrl-C or SIGTERM (exit status 130 or 143; with --flat and --gamebots too), or from a "
-        "client with SIM_EXIT (its code; Flat: 'e'), which only a server on loopback, a unix socket or a "
-        "pseudo-terminal obeys by default: on another --host give --allow-exit. Exit status 2 for a bad option "
-        "or a port in use. What each server accepts from a client: docs/servers-security.md.",
-    )
+    """The ``saphira sim`` options as a program of their own (``python -m saphira.app.sim``). ``add_help=False``
+    makes it usable as a parent parser (``sub.add_parser("sim", parents=[build_parser(add_help=False)])``,
+    then :func:`run`)."""
+    parser = argparse.ArgumentParser(prog="saphira sim", add_help=add_help, description=DESCRIPTION, epilog=EPILOG)
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``saphira sim`` options, the other front ends' (:mod:`saphira.app.simulators`) among them."""
     parser.add_argument(
         "--world",
         metavar="W",
@@ -85,12 +95,12 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port,
         default=DEFAULT_PORT,
         help=f"TCP port of the first robot; robot k listens on PORT+k-1 (default {DEFAULT_PORT}; 0 picks free ports)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--robots", type=int, default=1, metavar="N", help="number of robots (default 1)")
+    parser.add_argument("--robots", type=positive_int, default=1, metavar="N", help="number of robots (default 1)")
     parser.add_argument(
         "--pty",
         action="store_true",
@@ -106,24 +116,26 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "SAPHIRA_COMPIPE=PATH, or unix://PATH",
     )
     parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
-    parser.add_argument("--period", type=float, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)")
+    parser.add_argument(
+        "--period", type=positive_seconds, default=0.1, metavar="S", help="cycle time in seconds (default 0.1)"
+    )
     parser.add_argument(
         "--watchdog",
-        type=float,
+        type=non_negative_seconds,
         default=2.0,
         metavar="S",
         help="stop a robot whose client is silent this long (default 2; 0 = off)",
     )
     parser.add_argument(
         "--idle-timeout",
-        type=float,
+        type=non_negative_seconds,
         default=60.0,
         metavar="S",
         help="drop a client that sends no valid packet (Flat: no line) for this long (default 60; 0 = never)",
     )
     parser.add_argument(
         "--handshake-timeout",
-        type=float,
+        type=non_negative_seconds,
         default=DEFAULT_HANDSHAKE_TIMEOUT,
         metavar="S",
         help=f"hang up a client that has not completed its handshake (Flat: sent its first line; Gamebots: "
@@ -132,13 +144,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument(
         "--world-dir",
         metavar="DIR",
-        type=Path,
+        type=folder,
         help="let clients load world files under DIR (LOADWORLD, Flat's 'm'); without it only bundled worlds",
     )
     parser.add_argument(
         "--params-dir",
         metavar="DIR",
-        type=Path,
+        type=folder,
         help="with --ui: let the window's Files→Load Params read parameter files under DIR (no links "
         "followed); without it only bundled ones",
     )
@@ -154,95 +166,53 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-odometry-error", action="store_true", help="report exact odometry")
     parser.add_argument(
-        "--gamebots",
-        type=int,
-        metavar="PORT",
-        help="serve USARSim's Gamebots protocol on PORT "
-        "instead (one socket per robot, spawned by INIT; docs/gamebots.md)",
-    )
-    parser.add_argument(
         "--laser",
         action="store_true",
         help="every robot carries a laser: on the Pioneer protocol the SICK LMS-200 its parameter file describes "
         "(even one that says LaserPossessed false), streamed to clients whose parameter file declares a laser "
         "(saphira run --params p3dx-laser); with --gamebots a RangeScanner",
     )
-    parser.add_argument(
-        "--max-robots",
-        type=int,
-        metavar="N",
-        help=f"with --gamebots: spawn at most N robots (default {GAMEBOTS_MAX_ROBOTS}); each slows every robot's cycle",
-    )
-    parser.add_argument(
-        "--max-robots-per-host",
-        type=int,
-        metavar="N",
-        help="with --gamebots: one host (IP address) spawns at most N robots and keeps at most 2N sockets "
-        "(default: half of --max-robots), so one host cannot take every place",
-    )
+    for front in front_ends():
+        front.module.add_options(parser)
     add_ui_options(parser, speed=False)
-    from saphira.app.sim_flat import add_options as add_flat_options
-
-    add_flat_options(parser)
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors")
-    return parser
+    add_verbosity(parser)
 
 
 def _load(args: argparse.Namespace) -> tuple[World, RobotParams]:
     world = load_world(args.world)
     params = params_for_file(args.params)
-    if getattr(args, "laser", False) and getattr(args, "gamebots", None) is None:
+    if args.laser:
         params = with_laser(params)
     return world, params
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``saphira sim`` with ``argv`` (without the program name); returns the exit status."""
-    return run(build_parser().parse_args(argv))
+    """Run ``saphira sim`` with ``argv`` (without the program name); returns the exit status (2 for a bad
+    option, as argparse exits)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    return run(args)
 
 
 def _check(args: argparse.Namespace) -> str | None:
+    """The rules between options (each option's value is checked as it is read: :mod:`saphira.core.argtypes`)."""
     if args.unix == "":  # --unix without a path: the socket SAPHIRA_COMPIPE names, as clients read it
         args.unix = os.environ.get("SAPHIRA_COMPIPE", "").removeprefix("unix://")
         if "/" not in args.unix or "://" in args.unix:
             return "--unix needs a socket PATH (or SAPHIRA_COMPIPE set to one)"
     if args.pty and args.unix is not None:
         return "--pty and --unix exclude each other: choose one kind of line"
-    flat, gamebots = getattr(args, "flat", None), getattr(args, "gamebots", None)
-    if flat is not None and gamebots is not None:
-        return "--flat and --gamebots exclude each other: one simulator speaks one protocol"
-    if flat is None:  # the Flat options would be silently ignored by a Pioneer or Gamebots server
-        for option in ("flat_world", "flat_no_sonar", "flat_realtime", "flat_stopped", "flat_steps"):
-            if getattr(args, option, None) not in (None, False):
-                return f"--{option.replace('_', '-')} needs --flat PORT"
-    if getattr(args, "laser", False) and flat is not None:
-        return "--laser is for the Pioneer and Gamebots servers (a Flat World sets its own lasers)"
-    if getattr(args, "max_robots", None) is not None and gamebots is None:
-        return "--max-robots needs --gamebots PORT (Pioneer: --robots)"
-    if getattr(args, "max_robots_per_host", None) is not None and gamebots is None:
-        return "--max-robots-per-host needs --gamebots PORT"
-    if args.robots < 1:
-        return "--robots must be at least 1"
-    if not (math.isfinite(args.period) and args.period > 0):
-        return "--period must be a positive number of seconds"
-    if not 0 <= args.port <= 65535 or (args.port and args.port + args.robots - 1 > 65535):
+    if args.port and args.port + args.robots - 1 > 65535:
         return f"--port {args.port} with --robots {args.robots} runs past port 65535"
-    for option in ("world_dir", "params_dir"):
-        folder = getattr(args, option, None)
-        if folder is not None and not folder.is_dir():
-            return f"--{option.replace('_', '-')} {folder}: not a folder"
-    for option in ("watchdog", "idle_timeout", "handshake_timeout"):
-        value = getattr(args, option)
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            return f"--{option.replace('_', '-')} must be a number of seconds >= 0"
     return None
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulator with parsed :func:`build_parser` options until it is stopped; the exit status."""
-    problem = _check(args)
+    simulator, problem = chosen(args)
+    problem = problem or _check(args)
     if problem is not None:
         print(f"saphira sim: {problem}", file=sys.stderr)
         return 2
@@ -251,14 +221,8 @@ def run(args: argparse.Namespace) -> int:
     # Before any line listens: a client's handshake must not wait for the kernels to compile (seconds,
     # the first time after an install) or load.
     warm_up()
-    if getattr(args, "flat", None) is not None:
-        from saphira.app.sim_flat import run as run_flat
-
-        return run_flat(args)
-    if getattr(args, "gamebots", None) is not None:
-        from saphira.app.sim_gamebots import run as run_gamebots
-
-        return run_gamebots(args)
+    if simulator is not None:
+        return simulator.module.serve(args)
     try:
         world, params = _load(args)
     except (SaphiraError, OSError) as exc:
@@ -344,6 +308,18 @@ def _troubles(host: ServedSimulation) -> str:
     parts += [f"{refused} world request(s) refused"] if refused else []
     return f" ({'; '.join(parts)})" if parts else ""
 
+
+COMMAND = Command(
+    "sim",
+    help="run the simulator server",
+    summary="run the Pioneer simulator as a server on 127.0.0.1:8101 (or a pseudo-terminal), or\n"
+    "serve it to Flat4 controllers (--flat PORT) or Gamebots clients (--gamebots PORT)",
+    description=DESCRIPTION,
+    epilog=EPILOG,
+    add_arguments=add_arguments,
+    run=run,
+    raw_text=True,
+)
 
 if __name__ == "__main__":
     sys.exit(main())

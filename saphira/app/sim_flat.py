@@ -1,6 +1,7 @@
 """``saphira sim --flat PORT``: the command-line side of the Flat server (options, panel, signals).
 
-The options are part of ``saphira sim`` (:func:`add_options`); :func:`run` builds the simulation from
+A ``saphira.simulators`` entry point (:mod:`saphira.app.simulators`): the options are part of ``saphira sim``
+(:func:`add_options`, their misuse :func:`check`); :func:`serve` builds the simulation from
 ``--world`` or ``--flat-world``, listens on ``--host``:PORT and serves until a controller sends ``e``
 (when exits are allowed: :mod:`saphira.app.exposure`), Ctrl-C or SIGTERM (130, 143), in the one
 serve loop of the simulators (:func:`saphira.sim.serve.serve`). The control panel's
@@ -17,11 +18,12 @@ import threading
 from typing import TextIO
 
 from saphira.app.exposure import exit_allowed, world_access
+from saphira.core.argtypes import non_negative_int, port
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals
-from saphira.flat.server import POLL_PERIOD, FlatServer
-from saphira.flat.simulation import FlatOptions, FlatSimulation
-from saphira.sim.serve import serve
+from saphira.flat.server.listener import POLL_PERIOD, FlatServer
+from saphira.flat.server.simulation import FlatOptions, FlatSimulation
+from saphira.sim.serve import serve as serve_loop
 from saphira.world.flat_world import load_world_file
 from saphira.world.world import load_world
 
@@ -31,7 +33,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Flat4 controller protocol (docs/flat.md)")
     group.add_argument(
         "--flat",
-        type=int,
+        type=port,
         metavar="PORT",
         help="serve one Flat4 controller on PORT (0: any free port) instead of the Pioneer protocol",
     )
@@ -58,7 +60,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start stopped (STOP pressed); type START, STOP or STEP [n] on the standard input",
     )
-    group.add_argument("--flat-steps", type=int, metavar="N", help="start stopped and press STEP N times")
+    group.add_argument("--flat-steps", type=non_negative_int, metavar="N", help="start stopped and press STEP N times")
 
 
 def _panel(server: FlatServer, stream: TextIO) -> None:
@@ -72,14 +74,21 @@ def _panel(server: FlatServer, stream: TextIO) -> None:
             print(f"saphira sim --flat: {exc}", file=sys.stderr, flush=True)
 
 
-def run(args: argparse.Namespace) -> int:
+def check(args: argparse.Namespace) -> str | None:
+    """The Flat options given without ``--flat`` (a Pioneer or Gamebots server would ignore them), and
+    ``--laser`` with it."""
+    if args.flat is None:
+        for option in ("flat_world", "flat_no_sonar", "flat_realtime", "flat_stopped", "flat_steps"):
+            if getattr(args, option, None) not in (None, False):
+                return f"--{option.replace('_', '-')} needs --flat PORT"
+        return None
+    if getattr(args, "laser", False):
+        return "--laser is for the Pioneer and Gamebots servers (a Flat World sets its own lasers)"
+    return None
+
+
+def serve(args: argparse.Namespace) -> int:
     """Serve a Flat controller as the options say; the exit status."""
-    if not 0 <= args.flat <= 65535:
-        print(f"saphira sim: --flat {args.flat} is not a port number", file=sys.stderr)
-        return 2
-    if args.flat_steps is not None and args.flat_steps < 0:
-        print("saphira sim: --flat-steps must be at least 0", file=sys.stderr)
-        return 2
     stopped = args.flat_stopped or args.flat_steps is not None
     try:
         flat_world = load_world_file(args.flat_world) if args.flat_world else None
@@ -126,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         threading.Thread(target=_panel, args=(server, sys.stdin), name="flat-panel", daemon=True).start()
 
     try:
-        status = serve(server, POLL_PERIOD, announce=announce, signals=signals)
+        status = serve_loop(server, POLL_PERIOD, announce=announce, signals=signals)
     finally:
         if view is not None:
             view.stop()

@@ -4,7 +4,7 @@
 says why it cannot (exit status 2, after the front end is closed). :class:`FlatView` is the window for
 ``saphira sim --flat PORT --ui``: the Flat server's world and robot, one frame per step (the Flat server
 has no cycle of its own: it steps when its controller sends a line), and the control panel's
-START / STOP / STEP buttons, pressed through :meth:`~saphira.flat.server.FlatServer.press` as the
+START / STOP / STEP buttons, pressed through :meth:`~saphira.flat.server.listener.FlatServer.press` as the
 standard input's lines are. A robot placed with the mouse moves at the next step (the step loop owns
 the world). It lives here, with the commands, so the live view's package names no wire protocol.
 """
@@ -18,8 +18,8 @@ from typing import Any
 
 from saphira.app.exposure import exit_allowed
 from saphira.core.interrupts import StopSignals
-from saphira.flat.server import FlatServer
-from saphira.flat.simulation import FlatSimulation
+from saphira.flat.server.listener import FlatServer
+from saphira.flat.server.simulation import FlatSimulation
 from saphira.ui.requests import PageExit, text
 from saphira.ui.simview import SimView
 

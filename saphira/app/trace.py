@@ -29,10 +29,9 @@ import numpy.typing as npt
 
 from saphira.client.sensors.sonar import NO_ECHO
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.robot import Robot
-
-Pose3 = tuple[float, float, float]
 
 PLOT_SCANS = 3
 """Laser scans a run keeps for its plot: the last few, enough to show what the laser saw at the end."""
@@ -139,7 +138,7 @@ class RunTrace(Task):
         robot: Robot,
         *,
         every: int = 1,
-        truth: Callable[[], Pose3] | None = None,
+        truth: Callable[[], Pose] | None = None,
         hits: bool = False,
         scans: int = 0,
         max_points: int = 16384,
@@ -198,14 +197,14 @@ class RunTrace(Task):
                     self.hit_cloud.add(x + c * bucket.x - s * bucket.y, y + s * bucket.x + c * bucket.y)
 
     @property
-    def path(self) -> list[Pose3]:
+    def path(self) -> list[Pose]:
         """The robot's odometric global poses (x, y mm, th deg), decimated on a long run."""
-        return [(p[0], p[1], p[2]) for p in self._path.samples()]
+        return [Pose(p[0], p[1], p[2]) for p in self._path.samples()]
 
     @property
-    def true_path(self) -> list[Pose3]:
+    def true_path(self) -> list[Pose]:
         """The simulator's true poses at the same instants as :attr:`path`; empty without ``truth``."""
-        return [(p[3], p[4], p[5]) for p in self._path.samples() if not math.isnan(p[3])]
+        return [Pose(p[3], p[4], p[5]) for p in self._path.samples() if not math.isnan(p[3])]
 
     @property
     def hits(self) -> list[tuple[float, float]]:

@@ -17,17 +17,21 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
 from saphira.client.artifacts import PointList
 from saphira.client.motion import MotionControl
 from saphira.client.odometry import Motion, OdometryIntegrator
 from saphira.client.sensors.accessories import AccessoryReflector
+from saphira.client.sensors.device import DEVICE_GROUP, Device, device_types
 from saphira.client.sensors.laser import LaserScan, ReflectedLaser
 from saphira.client.sensors.sonar import NO_ECHO, Sonar, SonarPose
 from saphira.core.geometry import Pose, norm2_angle
-from saphira.params.laser import laser_config
+from saphira.core.plugins import registered_instance
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.sip import Sip
+
+D = TypeVar("D", bound=Device)
 
 
 class RobotStatus(Enum):
@@ -100,14 +104,14 @@ class PoseReport:
     """One step of a simulator that reports where its robot is instead of sending SIPs (Flat, Gamebots):
     what its link worked out from the wire, in Saphira's units, handed to :meth:`Reflector.apply_report`.
 
-    ``pose`` (mm, mm, deg) is the odometric pose; ``motion`` (mm ahead, mm left, deg) is the motion
-    since the last report, None when the pose places the robot (the first report, a new map): the
-    global pose becomes ``pose`` and the sonar buffers are cleared. ``battery`` and ``sonar_enabled``
-    None leave the state's as they are.
+    ``pose`` (mm, mm, deg) is the odometric pose; ``motion`` is the motion since the last report (where the
+    robot now is in its previous frame: mm ahead, mm left, deg turned), None when the pose places the
+    robot (the first report, a new map): the global pose becomes ``pose`` and the sonar buffers are
+    cleared. ``battery`` and ``sonar_enabled`` None leave the state's as they are.
     """
 
-    pose: tuple[float, float, float]
-    motion: tuple[float, float, float] | None
+    pose: Pose
+    motion: Pose | None
     vel: float
     rvel: float
     leftv: float
@@ -121,16 +125,18 @@ class Reflector:
     """Applies SIPs to the state, the sonar, the artifacts and the setpoints' position feedback.
 
     It holds state and offers the methods that update it; it decodes no packets: the links do
-    (:mod:`saphira.client.link.devices` for the Pioneer protocol's laser, gripper and vision packets)."""
+    (:mod:`saphira.client.link.devices` hands the Pioneer protocol's device packets to :attr:`devices`)."""
 
     def __init__(self, params: RobotParams, *, front_max_range: float = 2500.0) -> None:
         self.state = RobotState()
         self.motion = MotionControl()
         self.pointlist = PointList()
         self.sonar = Sonar([], front_max_range=front_max_range)
-        self.accessories = AccessoryReflector()
+        self.devices: dict[str, Device] = {kind.name: kind(self) for kind in device_types()}
+        """Every registered device by name (:mod:`saphira.client.sensors.device`)."""
+        self.accessories = self.device("accessories", AccessoryReflector)
         """Gripper, RC servo and FTVS vision state (:mod:`saphira.client.sensors.accessories`)."""
-        self.laser = ReflectedLaser()
+        self.laser = self.device("laser", ReflectedLaser)
         self.params = params
         self.configure(params)
 
@@ -147,8 +153,11 @@ class Reflector:
             side_buffer=params.side_buffer,
             front_max_range=self.sonar.front_max_range,
         )
-        self.laser = ReflectedLaser(laser_config(params, assume=True))
-        self.sonar.laser = self.laser.ring
+        for device in self.devices.values():
+            device.configure(params)
+            source = device.lps_source()
+            if source is not None:
+                self.sonar.join(source)
         self.motion.limit_velocity = float(params.trans_vel_max or params.max_velocity)
         self.motion.limit_rvelocity = float(params.rot_vel_max or params.max_rvelocity)
         self.motion.deceleration = float(params.trans_decel or params.max_acceleration or 300.0)
@@ -157,8 +166,12 @@ class Reflector:
         """A new session: odometry counters start afresh; nothing has been sent yet."""
         self.odometry.reset()
         self.motion.forget_sent()
-        self.accessories.restart()
-        self.laser.restart()
+        for device in self.devices.values():
+            device.restart()
+
+    def device(self, name: str, kind: type[D]) -> D:
+        """The device registered as ``name``, which must be a ``kind`` (a TypeError names what it is)."""
+        return registered_instance(self.devices, name, kind, DEVICE_GROUP)
 
     def apply_sip(self, sip: Sip) -> Motion:
         """Fold one SIP into the reflector and return the motion it reported."""
@@ -170,8 +183,7 @@ class Reflector:
         if motion.forward or motion.left or motion.dth:
             self._move_global(motion.forward, motion.left, motion.dth)
             self.sonar.move(motion.forward, motion.left, motion.dth)
-        odo_pose = (odo.x, odo.y, odo.th)
-        global_pose = (state.ax, state.ay, state.ath)
+        odo_pose, global_pose = Pose(odo.x, odo.y, odo.th), state.global_pose
         for number, units in sip.sonar:
             self.sonar.add_reading(number, min(NO_ECHO, round(units * self._range_conv)), odo_pose, global_pose)
 
@@ -217,7 +229,7 @@ class Reflector:
         """Sonar ranges (transducer, mm) taken at the current pose, from a link whose protocol reports
         ranges rather than SIPs (Flat, Gamebots); the sonar counts as on."""
         state = self.state
-        odo, global_pose = (state.odo_x, state.odo_y, state.odo_th), state.global_pose
+        odo, global_pose = state.odo_pose, state.global_pose
         for number, mm in readings:
             self.sonar.add_reading(number, mm, odo, global_pose)
         state.sonar_enabled = True

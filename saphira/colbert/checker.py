@@ -9,7 +9,7 @@ but not started. Nothing else runs: top-level statements are compiled, never exe
 
 ``saphira run``'s check (``for_run``) runs user code once only: a plugin is loaded into the run's own
 evaluator for good (its robot not connected yet) and the run's ``load`` of it keeps it; a brain on the
-command line is imported for good (``Evaluator.brains``), its ``INIT`` called once the robot is connected.
+command line is imported for good (``Loader.brains``), its ``INIT`` called once the robot is connected.
 A plugin whose import or ``load_init`` raises, or a brain whose import does, is an error like a syntax
 error: the run stops before any robot is reached.
 
@@ -27,9 +27,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from saphira.brain import is_brain_file
 from saphira.colbert.beh.compiler import check_behavior_text
 from saphira.colbert.compile.compiler import Compiler
 from saphira.colbert.compile.statements import PendingStart
@@ -43,15 +41,13 @@ from saphira.colbert.compile.symbols import (
     LinkedVariable,
     SymbolTable,
 )
+from saphira.colbert.loader import Loader, plugin_error
 from saphira.colbert.syntax import ast
 from saphira.colbert.syntax.limits import read_source
 from saphira.colbert.syntax.parser import parse, parse_all_errors
 from saphira.core.errors import SourceError, SourcePosition
 from saphira.core.modules import fresh_module
 from saphira.core.suggest import did_you_mean
-
-if TYPE_CHECKING:
-    from saphira.colbert.evaluator import Evaluator
 
 __all__ = ["Checker"]
 
@@ -65,26 +61,28 @@ _brain_serial = itertools.count(1)
 
 
 class Checker:
-    """One compile-only pass over files, into ``evaluator``'s environment (or ``symbols``, a scratch copy).
+    """One compile-only pass over files, into the environment ``loader`` loads into (or ``symbols``, a scratch
+    copy); plugins are loaded, and brains imported, by ``loader``.
 
     ``listing`` receives a line per plugin or brain saying what it registered (``saphira check``).
     """
 
     def __init__(
         self,
-        evaluator: Evaluator,
+        loader: Loader,
         *,
         symbols: SymbolTable | None = None,
         listing: Callable[[str], None] | None = None,
         for_run: bool = False,
     ) -> None:
-        self.evaluator = evaluator
+        self.loader = loader
+        self.environment = loader.environment
         self.for_run = for_run
-        self.symbols = symbols if symbols is not None else evaluator.symbols
-        self.compiler = Compiler(self.symbols, evaluator.runtime)
+        self.symbols = symbols if symbols is not None else self.environment.symbols
+        self.compiler = Compiler(self.symbols, self.environment.runtime)
         self.compiler.pending_starts = []
         self.listing = listing
-        self.load_directory = evaluator.load_directory
+        self.load_directory = loader.load_directory
         self.defined: set[str] = set()
         """Acts and behaviors the files define, also those that failed to compile (known: no second error)."""
         self.loads_while_running: list[SourcePosition] = []
@@ -94,14 +92,15 @@ class Checker:
         self._depth = 0
 
     @classmethod
-    def scratch(cls, evaluator: Evaluator, *, for_run: bool = False) -> Checker:
-        """A checker on a copy of the evaluator's symbols: checking leaves the environment as it was
+    def scratch(cls, loader: Loader, *, for_run: bool = False) -> Checker:
+        """A checker on a copy of the environment's symbols: checking leaves the environment as it was
         (but for the plugins it loads with ``for_run``)."""
+        own = loader.environment.symbols
         symbols = SymbolTable()
-        symbols.symbols = dict(evaluator.symbols.symbols)
-        symbols.structs = dict(evaluator.symbols.structs)
-        symbols.values = list(evaluator.symbols.values)
-        return cls(evaluator, symbols=symbols, for_run=for_run)
+        symbols.symbols = dict(own.symbols)
+        symbols.structs = dict(own.structs)
+        symbols.values = list(own.values)
+        return cls(loader, symbols=symbols, for_run=for_run)
 
     # ------------------------------------------------------------------ files
     def check_path(self, path: str | Path, at: SourceError | None = None) -> list[SourceError]:
@@ -120,6 +119,8 @@ class Checker:
             return [SourceError(f"load: files nested more than {MAX_DEPTH} deep (does {p.name} load itself?)", where)]
         if p.suffix == ".py":
             self.files.append(str(p))  # a plugin's errors name its resolved path (its traceback's)
+            from saphira.brain import is_brain_file  # only for a .py: an evaluator need not load Pyro's API
+
             if is_brain_file(p):  # a run imports the brains it starts (its command line's) here, once
                 if self.for_run:
                     return self.import_brain(p) if at is None else []
@@ -209,7 +210,7 @@ class Checker:
     def check_behaviors(self, text: str, filename: str) -> list[SourceError]:
         """Every error of a ``.beh`` file; its behaviors become known to the files after it."""
         self.defined.update(_BEHAVIOR_NAME.findall(text))
-        return check_behavior_text(text, filename, self.evaluator, symbols=self.symbols, define=True)
+        return check_behavior_text(text, filename, self.environment, symbols=self.symbols, define=True)
 
     def check_plugin(self, path: Path) -> list[SourceError]:
         """Import a plugin and run its ``load_init``; what it registers is known further on.
@@ -217,22 +218,21 @@ class Checker:
         A failure is an error at the plugin's line that raised: for a run, one that stops it before the
         robot is reached, as a syntax error does.
         """
-        from saphira.colbert.evaluator import plugin_error
-
-        evaluator = self.evaluator
-        if self.for_run and path.resolve() in evaluator.plugins:  # loaded by an earlier file: not twice
+        loader = self.loader
+        if self.for_run and path.resolve() in loader.plugins:  # loaded by an earlier file: not twice
             return []
         try:
-            names = evaluator.load_plugin(path)
+            names = loader.load_plugin(path)
         except Exception as exc:
             if self.for_run:  # its load_init ran: the run does not run it again
-                evaluator.preloaded.add(path.resolve())
+                loader.preloaded.add(path.resolve())
             return [plugin_error(path, exc)]
         if self.for_run:
-            evaluator.preloaded.add(path.resolve())
-        if self.symbols is not self.evaluator.symbols:
-            self.symbols.symbols.update(self.evaluator.symbols.symbols)
-            self.symbols.structs.update(self.evaluator.symbols.structs)
+            loader.preloaded.add(path.resolve())
+        own = self.environment.symbols
+        if self.symbols is not own:
+            self.symbols.symbols.update(own.symbols)
+            self.symbols.structs.update(own.structs)
         if self.listing is not None:
             self._list(path, names)
         return []
@@ -249,8 +249,6 @@ class Checker:
 
     def check_brain(self, path: Path) -> list[SourceError]:
         """Import a brain file (an error in it, or in what it imports, is found here); ``INIT`` is not called."""
-        from saphira.colbert.evaluator import plugin_error
-
         module_name = f"saphira_brain_check_{next(_brain_serial)}_{path.stem}"
         try:
             with fresh_module(path.resolve(), module_name):
@@ -264,21 +262,18 @@ class Checker:
         return []
 
     def import_brain(self, path: Path) -> list[SourceError]:
-        """For a run: import a brain for good (``evaluator.brains``; its ``INIT`` is called once the robot
+        """For a run: import a brain for good (``loader.brains``; its ``INIT`` is called once the robot
         is connected); an error in it, or in what it imports, stops the run before the robot is reached."""
         from saphira.brain import import_brain
-        from saphira.colbert.evaluator import plugin_error
 
         try:
-            self.evaluator.brains[path.resolve()] = import_brain(path)
+            self.loader.brains[path.resolve()] = import_brain(path)
         except Exception as exc:
             return [plugin_error(path, exc, "brain failed to load")]
         return []
 
     def compile_python(self, path: Path) -> list[SourceError]:
         """A plugin's (or an unparsable brain's) syntax error, without running any of it."""
-        from saphira.colbert.evaluator import plugin_error
-
         try:
             compile(path.read_bytes(), str(path.resolve()), "exec")
         except (SyntaxError, ValueError, OSError) as exc:
@@ -325,12 +320,10 @@ class Checker:
 
     def close(self) -> list[SourceError]:
         """Run the ``load_exit(env)`` of the plugins loaded (the last first); a failing one is an error."""
-        from saphira.colbert.evaluator import plugin_error
-
         errors: list[SourceError] = []
-        for path in reversed(list(self.evaluator.plugins)):
+        for path in reversed(list(self.loader.plugins)):
             try:
-                self.evaluator.unload(str(path))
+                self.loader.unload(str(path))
             except Exception as exc:
                 errors.append(plugin_error(path, exc, "plugin's load_exit failed"))
         return errors

@@ -49,25 +49,23 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.client.motion import Channel
-from saphira.colbert.compile.compiler import (
+from saphira.colbert.compile.codegen import ActProgram, StartSpec, generated_position
+from saphira.colbert.compile.symbols import (
     BEHAVIOR,
     FLOAT,
     INT,
     PTR,
     STRING,
-    ActProgram,
     ActSchema,
     ColbertRuntimeError,
     Constant,
     CType,
     GlobalVariable,
     LinkedVariable,
-    StartSpec,
     SymbolTable,
     c_float_text,
     convert_value,
     format_value,
-    generated_position,
     runtime_message,
 )
 from saphira.colbert.syntax import ast
@@ -524,16 +522,10 @@ class ColbertRuntime:
             self._stop_channel(channel)
 
     def _stop_channel(self, channel: Channel) -> None:
+        """No activity owns ``channel`` any more: its setpoint stops (:meth:`MotionControl.stop_channels`)."""
         self.owners[channel] = None
-        robot = self.robot
-        if robot is None:
-            return
-        motion = robot.motion
-        if channel is Channel.TRANSLATION:
-            motion.set_velocity(0.0)
-        else:
-            motion.set_rvelocity(0.0)
-        motion.release(channel)
+        if self.robot is not None:
+            self.robot.motion.stop_channels((channel,))
 
     def _supervise(self, state: int) -> int:
         """Every cycle: stop the channels owned by activities that are not running any more."""

@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from saphira.core.attached import Attached
+from saphira.core.geometry import Pose
 
 __all__ = [
     "COLORS",
@@ -159,7 +160,7 @@ class LocalPen:
     (:class:`saphira.behavior.behavior.LpsPen`). Boxes turn with the robot, so unlike the manual's
     robot-centric rectangles they sit right in the global view too."""
 
-    def __init__(self, drawing: Drawing, pose: tuple[float, float, float], width: int = 1) -> None:
+    def __init__(self, drawing: Drawing, pose: Pose, width: int = 1) -> None:
         self.drawing = drawing
         self.x, self.y = pose[0], pose[1]
         rad = math.radians(pose[2])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.core.arrays import FloatArray
 from saphira.core.errors import SaphiraError
+from saphira.core.geometry import Pose
 from saphira.world.objects import COLOURS, SimObject
 from saphira.world.world import World
 
@@ -53,13 +54,13 @@ def _extent(world: World | None, *paths: Sequence[tuple[float, ...]]) -> Extent:
 
 
 def draw_run(
-    trajectory: Sequence[tuple[float, float, float]],
+    trajectory: Sequence[Pose],
     hits: Sequence[tuple[float, float]] = (),
     world: World | None = None,
     *,
     title: str = "",
     radius: float = 0.0,
-    estimate: Sequence[tuple[float, float, float]] = (),
+    estimate: Sequence[Pose] = (),
     scans: Sequence[Scan] = (),
     objects: Sequence[SimObject] | None = None,
 ) -> Figure:

@@ -23,6 +23,7 @@ from enum import IntEnum
 from typing import Any
 
 from saphira.core.attached import Attached
+from saphira.core.geometry import Pose
 
 __all__ = [
     "BUTTON_LEFT",
@@ -74,9 +75,7 @@ class View:
     height: int = 600
     local: bool = False
 
-    def screen_to_world(
-        self, x: float, y: float, robot: tuple[float, float, float] | None = None
-    ) -> tuple[float, float]:
+    def screen_to_world(self, x: float, y: float, robot: Pose | None = None) -> tuple[float, float]:
         """Global mm of the canvas pixel (x, y) (origin top left, y down); ``robot`` the global pose
         (x, y, th) a local view is drawn around."""
         cx, cy, rotation = self.cx, self.cy, self.rotation
@@ -150,9 +149,7 @@ class DisplayState:
         with self._lock:
             self.view = view
 
-    def screen_to_world(
-        self, x: float, y: float, robot: tuple[float, float, float] | None = None
-    ) -> tuple[float, float]:
+    def screen_to_world(self, x: float, y: float, robot: Pose | None = None) -> tuple[float, float]:
         """``sfScreenToWorldX/Y``: global mm under a pixel of the page's LPS display (``robot``: the
         robot's global pose now, which a local view follows)."""
         return self.view.screen_to_world(x, y, robot)

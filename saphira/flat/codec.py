@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saphira.core.errors import SaphiraError
+from saphira.core.geometry import Pose
 
 LASER_READINGS = 180
 """Readings in one laser scan: one per degree over 180 degrees."""
@@ -259,7 +260,7 @@ class StepOutput:
     """The per-step list: 12 sonar ranges (or none), pose (mm, mm, deg), time (ms), laser scans."""
 
     sonar: tuple[float, ...]
-    pose: tuple[float, float, float]
+    pose: Pose
     time: int
     lasers: tuple[LaserReading, ...] = ()
 
@@ -542,4 +543,4 @@ def _step_output(r: _Reader, form: _List) -> StepOutput:
         if len(ranges) != LASER_READINGS:
             raise r.fail(f"laser {name} has {len(ranges)} readings, not {LASER_READINGS},", node)
         scans.append(LaserReading(name, r.num(angle), tuple(r.num(v) for v in ranges)))
-    return StepOutput(sonar, (x, y, th), int(r.num(time_node)), tuple(scans))
+    return StepOutput(sonar, Pose(x, y, th), int(r.num(time_node)), tuple(scans))

@@ -1,8 +1,8 @@
 """Flat's robot as both sides know it: its drive, its body, its sonar ring, and its lasers' readings as one scan.
 
-The client link (:mod:`saphira.flat.link`) and the simulator (:mod:`saphira.flat.simulation`) share these,
+The client link (:mod:`saphira.flat.client.link`) and the simulator (:mod:`saphira.flat.server.simulation`) share these,
 so a ``flat://`` client loads none of the simulator. Choices where the seed is silent are marked * in
-:mod:`saphira.flat.simulation`'s docstring.
+:mod:`saphira.flat.server.simulation`'s docstring.
 
 Our client gives the reflector one laser scan per step in Saphira's robot frame (:func:`robot_frame_scan`):
 bearings counter-clockwise from straight ahead, the two lasers merged as the queries merge them (each keeps

@@ -28,10 +28,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from saphira.core.errors import SaphiraError
+from saphira.core.geometry import Pose
 
 Pair = tuple[str, str]
 Segment = tuple[Pair, ...]
 Vector = tuple[float, float, float]
+"""An Unreal location or rotation: x, y, z (m, y right, z down) or roll, pitch, yaw (rad)."""
 
 
 class GamebotsError(SaphiraError):
@@ -256,9 +258,9 @@ def to_unreal(x_mm: float, y_mm: float, th_deg: float) -> tuple[Vector, float]:
     return (x_mm / 1000.0, -y_mm / 1000.0, 0.0), -math.radians(th_deg)
 
 
-def from_unreal(location: Vector, yaw: float = 0.0) -> tuple[float, float, float]:
+def from_unreal(location: Vector, yaw: float = 0.0) -> Pose:
     """Unreal's location (m) and yaw (rad, clockwise) as Saphira's (mm, mm, deg counter-clockwise)."""
-    return location[0] * 1000.0, -location[1] * 1000.0, -math.degrees(yaw)
+    return Pose(location[0] * 1000.0, -location[1] * 1000.0, -math.degrees(yaw))
 
 
 # ---------------------------------------------------------------------------------------------- commands

@@ -98,8 +98,8 @@ class RobotEnv(gym.Env[Obs, Action]):
         )
         self.fleet: Fleet | None = None
         self.driver: Driver | None = None
-        self._trajectory: list[tuple[float, float, float]] = []
-        self._estimate: list[tuple[float, float, float]] = []
+        self._trajectory: list[Pose] = []
+        self._estimate: list[Pose] = []
         self._contacts = 0
 
     # ------------------------------------------------------------------ what a task says
@@ -109,10 +109,10 @@ class RobotEnv(gym.Env[Obs, Action]):
     def _task_obs(self, agent: Agent) -> Obs:
         return {}
 
-    def _start(self, rng: np.random.Generator) -> tuple[float, float, float]:
+    def _start(self, rng: np.random.Generator) -> Pose:
         """The start pose (mm, mm, deg): by default anywhere free, facing anywhere."""
         x, y = free_pose(self.world, self.params.robot_radius + 100.0, rng)
-        return x, y, float(rng.uniform(-180.0, 180.0))
+        return Pose(x, y, float(rng.uniform(-180.0, 180.0)))
 
     def _reward(self, agent: Agent, before: Pose) -> tuple[float, bool]:
         """This step's reward and whether the task is done, the robot having moved from ``before``."""
@@ -132,7 +132,7 @@ class RobotEnv(gym.Env[Obs, Action]):
             self.fleet.close()
         sim_seed = int(self.np_random.integers(2**31))
         pose = (options or {}).get("pose") or self._start(self.np_random)
-        self.fleet = Fleet(self.world, self.params, [tuple(pose)], seed=sim_seed, odometry_error=self.odometry_error)
+        self.fleet = Fleet(self.world, self.params, [Pose(*pose)], seed=sim_seed, odometry_error=self.odometry_error)
         self.driver = Driver(self.agent.robot, self.behaviors, self.policy_priority)
         self._contacts = self.agent.contacts
         self._trajectory, self._estimate = [], []
@@ -196,8 +196,8 @@ class RobotEnv(gym.Env[Obs, Action]):
         if self.render_mode is None:
             return
         true, believed = self.agent.true_pose, self.agent.believed_pose()
-        self._trajectory.append((true.x, true.y, true.th))
-        self._estimate.append((believed.x, believed.y, believed.th))
+        self._trajectory.append(true)
+        self._estimate.append(believed)
 
 
 class WanderEnv(RobotEnv):
@@ -286,12 +286,12 @@ class FollowCorridorEnv(RobotEnv):
             self._direction = 1.0 if math.cos(facing) >= 0.0 else -1.0
         return super().reset(seed=seed, options=options)
 
-    def _start(self, rng: np.random.Generator) -> tuple[float, float, float]:
+    def _start(self, rng: np.random.Generator) -> Pose:
         x0, y0, x1, y1 = self.corridor
         t = float(rng.uniform(0.2, 0.8))
         self._direction = 1.0 if rng.uniform() < 0.5 else -1.0
         heading = math.degrees(math.atan2(self._axis[1], self._axis[0])) + (0.0 if self._direction > 0 else 180.0)
-        return x0 + t * (x1 - x0), y0 + t * (y1 - y0), heading + float(rng.uniform(-20.0, 20.0))
+        return Pose(x0 + t * (x1 - x0), y0 + t * (y1 - y0), heading + float(rng.uniform(-20.0, 20.0)))
 
     def _offset(self, x: float, y: float) -> float:
         """Signed distance (mm) from the centre line, left of the axis positive."""

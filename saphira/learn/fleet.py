@@ -22,14 +22,15 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from saphira.client.link.pioneer import ConnectError
+from saphira.client.link.base import ConnectError
 from saphira.client.transport import memory_pair
 from saphira.core.clock import LockStepClock
 from saphira.core.geometry import Pose
 from saphira.params.laser import LaserConfig, laser_config
 from saphira.params.robot_params import RobotParams, params_for_file
 from saphira.robot import Robot
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.world import World, load_world
 
@@ -96,7 +97,7 @@ class Fleet:
         self,
         world: World,
         params: RobotParams,
-        poses: Sequence[tuple[float, float, float]],
+        poses: Sequence[Pose],
         *,
         seed: int,
         odometry_error: bool = True,

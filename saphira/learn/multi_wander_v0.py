@@ -25,6 +25,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 from pettingzoo.utils.env import AECEnv
 
+from saphira.core.geometry import Pose
 from saphira.learn.envs import CONTACT_REWARD
 from saphira.learn.fleet import SONAR_MAX_M, Agent, Fleet, free_pose, resolve_params, resolve_world
 from saphira.learn.render import frame
@@ -78,7 +79,7 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
         self._by_name: dict[str, Agent] = {}
         self._contacts: dict[str, int] = {}
         self._cycles = 0
-        self._paths: dict[str, list[tuple[float, float, float]]] = {}
+        self._paths: dict[str, list[Pose]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -97,7 +98,7 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
             self.fleet.close()
         poses = (options or {}).get("poses") or self._places()
         sim_seed = int(self._rng.integers(2**31))
-        self.fleet = Fleet(self.world, self.params, [tuple(p) for p in poses], seed=sim_seed,
+        self.fleet = Fleet(self.world, self.params, [Pose(*p) for p in poses], seed=sim_seed,
                            odometry_error=self.odometry_error)  # fmt: skip
         self.agents = list(self.possible_agents)
         self._by_name = dict(zip(self.agents, self.fleet.agents, strict=True))
@@ -109,14 +110,14 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
             name: {"sim_seed": sim_seed} for name in self.agents
         }
 
-    def _places(self) -> list[tuple[float, float, float]]:
+    def _places(self) -> list[Pose]:
         """A free place for every robot, each at least :data:`PLACEMENT_GAP` clear of the others."""
         radius = self.params.robot_radius
-        places: list[tuple[float, float, float]] = []
+        places: list[Pose] = []
         while len(places) < len(self.possible_agents):
             x, y = free_pose(self.world, radius + 100.0, self._rng)
             if all(math.hypot(x - px, y - py) >= 2 * radius + PLACEMENT_GAP for px, py, _ in places):
-                places.append((x, y, float(self._rng.uniform(-180.0, 180.0))))
+                places.append(Pose(x, y, float(self._rng.uniform(-180.0, 180.0))))
         return places
 
     def step(
@@ -146,8 +147,7 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
         observations = {name: self._observe(name) for name in self.agents}
         for name in self.agents:
             if terminations[name]:
-                self._by_name[name].robot.motion.set_velocity(0.0)  # it stays in the world, stopped
-                self._by_name[name].robot.motion.set_rvelocity(0.0)
+                self._by_name[name].robot.motion.halt()  # it stays in the world, stopped
         self.agents = [name for name in self.agents if not (terminations[name] or truncations[name])]
         return observations, rewards, terminations, truncations, infos
 
@@ -159,8 +159,7 @@ class MultiWanderEnv(ParallelEnv[str, Obs, np.ndarray]):  # type: ignore[misc]  
         if self.render_mode is None:
             return
         for name, agent in self._by_name.items():
-            pose = agent.true_pose
-            self._paths[name].append((pose.x, pose.y, pose.th))
+            self._paths[name].append(agent.true_pose)
 
     def render(self) -> np.ndarray | None:
         """Every robot's path so far over the world: the first robot's as a run's path, the others' in grey."""

@@ -6,19 +6,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from saphira.core.geometry import Pose
 from saphira.display.figure import _matplotlib, draw_run
 from saphira.world.world import World
 
 
 def frame(
     world: World,
-    trajectory: Sequence[tuple[float, float, float]],
-    estimate: Sequence[tuple[float, float, float]],
+    trajectory: Sequence[Pose],
+    estimate: Sequence[Pose],
     *,
     radius: float,
     title: str,
     goal: tuple[float, float] | None = None,
-    others: Sequence[Sequence[tuple[float, float, float]]] = (),
+    others: Sequence[Sequence[Pose]] = (),
 ) -> np.ndarray:
     """The episode so far over the world's walls, as an ``(height, width, 3)`` uint8 image.
 

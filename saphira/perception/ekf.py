@@ -30,6 +30,9 @@ from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, norm2_angle
 from saphira.core.jit import kernel
 
+Deviations = tuple[float, float, float]
+"""Standard deviations of a pose estimate: x, y (mm) and heading (deg)."""
+
 GATE = 9.21
 """χ² 99 % quantile for 2 degrees of freedom: the largest squared Mahalanobis distance accepted."""
 
@@ -87,7 +90,7 @@ class PoseFilter:
         self.P = np.diag([sigma_xy**2, sigma_xy**2, math.radians(sigma_th) ** 2, var_drift])
 
     @property
-    def sigma(self) -> tuple[float, float, float]:
+    def sigma(self) -> Deviations:
         """Standard deviations of x, y (mm) and heading (deg)."""
         d = np.sqrt(np.maximum(np.diag(self.P), 0.0))
         return float(d[0]), float(d[1]), math.degrees(float(d[2]))

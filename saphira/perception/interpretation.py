@@ -390,7 +390,11 @@ class Interpretation:
         return sorted((h.artifact for h in self.breaks), key=lambda a: math.hypot(a.x, a.y))
 
 
-def _span(line: Segment, whole: Segment | None) -> tuple[float, float, float]:
+Span = tuple[float, float, float]
+"""A wall's centre and length: x, y, length (mm)."""
+
+
+def _span(line: Segment, whole: Segment | None) -> Span:
     """Centre and length of a wall on ``line``: the whole buffer's extent when its fit agrees."""
     if whole is None or whole is line:
         return line.x, line.y, line.length

@@ -66,6 +66,7 @@ from saphira.client.reflector import Reflector
 from saphira.client.sensors.sonar import NO_ECHO, Sonar
 from saphira.core.arrays import FloatArray
 from saphira.core.attached import Attached
+from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, Scheduler, Task, TaskState
 
 __all__ = [
@@ -360,10 +361,10 @@ class OccupancyTask(Task):
         self.sonar = sonar
         self.grid = grid
         self._counts: dict[int, int] = {}
-        self._last: dict[int, tuple[float, float, float]] = {}
+        self._last: dict[int, Pose] = {}
 
     def step(self, state: int) -> int:
-        sensors: list[tuple[float, float, float]] = []
+        sensors: list[Pose] = []
         ranges: list[float] = []
         for bucket in self.sonar.buckets:
             if bucket.count == self._counts.get(bucket.index, 0):
@@ -372,7 +373,9 @@ class OccupancyTask(Task):
             th = math.radians(bucket.global_th)
             c, s = math.cos(th), math.sin(th)
             p = bucket.pose
-            pose = (bucket.global_x + c * p.x - s * p.y, bucket.global_y + s * p.x + c * p.y, bucket.global_th + p.th)
+            pose = Pose(
+                bucket.global_x + c * p.x - s * p.y, bucket.global_y + s * p.x + c * p.y, bucket.global_th + p.th
+            )
             last = self._last.get(bucket.index)
             if last is not None and math.dist(last[:2], pose[:2]) < REDUNDANT_MOVE:
                 turn = abs(math.remainder(pose[2] - last[2], 360.0))

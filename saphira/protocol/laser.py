@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import ORIGIN, Pose
 from saphira.protocol.errors import DecodeError, EncodeError
 from saphira.protocol.framing import CHECKSUM_LEN, HEADER
 from saphira.protocol.packet_ids import PacketId
@@ -175,7 +176,7 @@ def laser_stream(
     ranges: Sequence[float] | FloatArray,
     *,
     extended: bool,
-    pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    pose: Pose = ORIGIN,
     reflectance: Sequence[int] | npt.NDArray[np.int_] | None = None,
     laser_index: int = 0,
     flags: int = 0,
@@ -192,7 +193,7 @@ def laser_stream(
 def laser_packets_at(
     ranges: Sequence[float] | FloatArray,
     extended: bool,
-    pose: tuple[float, float, float],
+    pose: Pose,
     reflectance: Sequence[int] | npt.NDArray[np.int_] | None,
     laser_index: int,
     flags: int,
@@ -233,7 +234,7 @@ def laser_packets(
     ranges: Sequence[float] | FloatArray,
     *,
     extended: bool,
-    pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    pose: Pose = ORIGIN,
     reflectance: Sequence[int] | npt.NDArray[np.int_] | None = None,
     laser_index: int = 0,
     flags: int = 0,

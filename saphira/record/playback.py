@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from saphira.core.clock import LockStepClock
+from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, TaskState
 from saphira.params.robot_params import RobotParams
 from saphira.record.reader import RecordingInfo, recorded_cycles, scan_recording
@@ -42,7 +43,7 @@ class Playback:
         """The next cycle to play."""
         # First in the observe phase, so what observes the robot (a trace, an export) sees the pose recorded.
         self.robot.scheduler.add(self._place, "replay.pose", phase=Phase.OBSERVE)
-        self._pose: tuple[float, float, float] | None = None
+        self._pose: Pose | None = None
         self.behaviors: dict[str, Any] = {}
         """The behaviors' recorded state as of the cycle played last (empty before version 3)."""
         self.artifacts: list[list[float]] = []

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from saphira.core.errors import SaphiraError, SourceError, SourcePosition, quoted
+from saphira.core.geometry import Pose
 from saphira.core.inputfile import MIB, bounded_int, open_input, too_large
 from saphira.record.extras import MAX_TASKS
 
@@ -77,7 +78,7 @@ class CycleEvents:
     """The packets received from the robot in the cycle, framed, back to back."""
     state: str | None = None
     """The reflector's state at the end of the cycle (:func:`saphira.record.recording.state_line`)."""
-    pose: tuple[float, float, float] | None = None
+    pose: Pose | None = None
     behaviors: str | None = None
     """The behaviors' state as its JSON text (an object), when it changed in the cycle."""
     artifacts: str | None = None
@@ -98,7 +99,7 @@ class Recording(RecordingInfo):
     """Version 3: the behaviors' state, in the cycles it changed in (:mod:`saphira.record.extras`)."""
     messages: dict[int, list[list[str]]] = field(default_factory=lambda: defaultdict(list))
     """Version 3: ``[level, name, text]`` of every message and log record, by cycle."""
-    poses: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    poses: dict[int, Pose] = field(default_factory=dict)
     """Version 3: the global pose (x, y mm, th deg) at the end of the cycles it changed in."""
     artifacts: JsonByCycle = field(default_factory=lambda: JsonByCycle(list))
     """Version 3: the map's artifacts ``[type, id, x, y, th, width, length]``, in the cycles they changed in."""
@@ -291,7 +292,7 @@ def _event(kind: str, body: str, version: int) -> tuple[str, Any]:
         return kind, body
     if kind == "p" and version >= 3:
         x, y, th = (float(v) for v in body.split())
-        return kind, (x, y, th)
+        return kind, Pose(x, y, th)
     if kind == "b" and version >= 3:
         _json_of(body, dict)
         return kind, body

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import Pose
 
 if TYPE_CHECKING:  # not imported at run time: ROS 2's DDS process reads snapshots without the sensor modules
     from saphira.client.sensors.laser import LaserScan
@@ -61,8 +62,8 @@ class Snapshot:
     """What one cycle saw, for the messages (mm, degrees as saphira holds them; None: nothing new)."""
 
     time: float
-    odom: tuple[float, float, float]
-    pose: tuple[float, float, float]
+    odom: Pose
+    pose: Pose
     vel: float
     rvel: float
     anchored: bool
@@ -159,8 +160,8 @@ class FrameSource:
         """This cycle's snapshot (the robot must be connected)."""
         robot, st = self.robot, self.robot.state
         cycle = robot.scheduler.cycle
-        snap = Snapshot(robot.clock.now(), (st.odo_x, st.odo_y, st.odo_th), (st.ax, st.ay, st.ath), st.vel,
-                        st.rvel, self.anchored(), clock=self.clock)  # fmt: skip
+        snap = Snapshot(robot.clock.now(), st.odo_pose, st.global_pose, st.vel, st.rvel, self.anchored(),
+                        clock=self.clock)  # fmt: skip
         laser = robot.reflector.laser
         if laser.scan is not None and laser.scans != self._scans and laser.scan.count >= 2:
             self._scans = laser.scans

@@ -203,7 +203,7 @@ class Ros2Bridge(Task):
             self.set_pose(*pose)
         motors = latest.get("/enable_motors")
         if motors is not None:
-            self.robot.link.send(Command.ENABLE, int(motors))
+            self.robot.link.send_command(Command.ENABLE, int(motors))
 
     def summary(self) -> str:
         """The run summary's line: what went out, what came in."""

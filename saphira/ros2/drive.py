@@ -72,13 +72,17 @@ cmd_vel = behavior(
 )
 
 
+Offer = tuple[float, float, float]
+"""A ``/cmd_vel`` as offered: linear x (m/s), angular z (rad/s), when (``time.monotonic()`` s)."""
+
+
 class Drive:
     """Accepts ``/cmd_vel`` commands (from any thread: :meth:`offer`) and applies them on the cycle (:meth:`step`)."""
 
     def __init__(self, robot: Robot) -> None:
         self.robot = robot
         self.command = DriveCommand()
-        self._offered: tuple[float, float, float] | None = None
+        self._offered: Offer | None = None
         self._last = -math.inf
         self.task: BehaviorTask[CmdVelParams, CmdVelVars] | None = None
         self.accepted = self.refused = self.clamped = self.stops = 0

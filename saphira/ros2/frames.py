@@ -17,6 +17,7 @@ import numpy as np
 from cyclonedds.idl import IdlStruct
 
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import Pose
 from saphira.record.snapshot import FrameSource, Snapshot
 from saphira.ros2 import messages as m
 from saphira.ros2.mapgrid import occupancy_from_grid, occupancy_from_walls
@@ -50,11 +51,11 @@ def _transform(stamp: m.Time, parent: str, child: str, x: float, y: float, th: f
                               m.Transform(m.Vector3(x / 1000, y / 1000, 0.0), _yaw(th)))  # fmt: skip
 
 
-def map_to_odom(pose: tuple[float, float, float], odom: tuple[float, float, float]) -> tuple[float, float, float]:
+def map_to_odom(pose: Pose, odom: Pose) -> Pose:
     """The ``map`` → ``odom`` transform (mm, deg) that puts the odometric pose on the global one."""
     dth = pose[2] - odom[2]
     c, s = math.cos(math.radians(dth)), math.sin(math.radians(dth))
-    return pose[0] - (c * odom[0] - s * odom[1]), pose[1] - (s * odom[0] + c * odom[1]), dth
+    return Pose(pose[0] - (c * odom[0] - s * odom[1]), pose[1] - (s * odom[0] + c * odom[1]), dth)
 
 
 def messages(snap: Snapshot, epoch: float = 0.0, scan: ScanRanges | None = None) -> list[tuple[str, IdlStruct]]:

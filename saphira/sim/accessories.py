@@ -1,7 +1,8 @@
 """The simulator server's accessories: gripper, RC servos (pan-tilt) and the FTVS camera, on the wire.
 
-:class:`Accessories` gives the :class:`~saphira.sim.server.PioneerServer` its command handlers, the
-SIP fields these devices fill and the packets they add after each SIP. Every simulated robot carries
+:class:`Accessories` is a simulated device (:mod:`saphira.sim.devices`): it gives the
+:class:`~saphira.sim.server.PioneerServer` its command handlers, the SIP fields these devices fill and
+the packets they add after each SIP. Every simulated robot carries
 a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (docs/protocol.md §4, §5, §9, §10;
 :mod:`saphira.protocol.gripper`, :mod:`saphira.protocol.vision`):
 
@@ -26,7 +27,7 @@ a gripper, five RC-servo outputs and an FTVS camera. Wire decisions (docs/protoc
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from saphira.protocol.command_packet import CommandPacket
@@ -38,38 +39,33 @@ from saphira.protocol.gripper import (
     encode_gripper_packet,
     split_ptu_arg,
 )
+from saphira.protocol.sip import SipLayout
 from saphira.protocol.vision import encode_vision_packet, parse_vision_command
+from saphira.sim.devices import Handler, SimDevice
 from saphira.sim.vision import SimCamera
 
 if TYPE_CHECKING:
-    from saphira.sim.simulation import SimRobot, Simulation
+    from saphira.sim.server import PioneerServer
 
 log = logging.getLogger("saphira.sim.server")
-
-Handler = Callable[[CommandPacket], None]
 
 _REQUEST_VALUES = (0, 1, 2)
 
 
-class Accessories:
-    """One robot's accessories as its server sees them; ``psos`` selects the Pioneer 1 wiring."""
+class Accessories(SimDevice):
+    """One robot's accessories as its server sees them; a PSOS robot gets the Pioneer 1 wiring."""
 
-    def __init__(
-        self,
-        simulation: Simulation,
-        robot: SimRobot,
-        string_arg: Callable[[CommandPacket], bytes],
-        *,
-        psos: bool,
-        label: str = "",
-    ) -> None:
-        self.simulation = simulation
-        self.robot = robot
-        self.psos = psos
-        self.label = label or robot.name
+    name = "accessories"
+    order = 10
+
+    def __init__(self, server: PioneerServer) -> None:
+        super().__init__(server)
+        self.simulation = server.simulation
+        self.robot = server.robot
+        self.psos = server.layout is SipLayout.PSOS
+        self.label = server.label
         self.camera = SimCamera()
-        self.camera.streaming = psos
-        self._string_arg = string_arg
+        self.camera.streaming = self.psos
         self.gripper_requests = 0
         """0 no 0xE0 packets, 1 one with the next SIP, 2 one with every SIP."""
         self.ptu = [0] * PTU_SERVOS
@@ -80,10 +76,10 @@ class Accessories:
         self.gripper_packets_sent = 0
         self.vision_packets_sent = 0
 
-    def handlers(self, previous: dict[int, Handler]) -> dict[int, Handler]:
-        """This module's handlers; ``previous`` holds the server's, for the numbers 36/37 share."""
-        old_36 = previous.get(Command.GRIPPERVAL)
-        old_37 = previous.get(Command.GRIPPERPACREQUEST)
+    def handlers(self, installed: Mapping[int, Handler]) -> dict[int, Handler]:
+        """This module's handlers; ``installed`` holds the laser's, for the numbers 36/37 share."""
+        old_36 = installed.get(Command.GRIPPERVAL)
+        old_37 = installed.get(Command.GRIPPERPACREQUEST)
 
         def gripper_value(command: CommandPacket) -> None:
             if self.robot.gripper.expects_value:
@@ -116,7 +112,7 @@ class Accessories:
         self.ptu_width = width
 
     def _vision(self, command: CommandPacket) -> None:
-        text = self._string_arg(command).decode("latin-1")
+        text = self.server.string_arg(command).decode("latin-1")
         self.vision_commands += 1
         camera = self.camera
         camera.streaming = True

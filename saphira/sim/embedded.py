@@ -22,7 +22,8 @@ from saphira.core.clock import LockStepClock
 from saphira.core.geometry import Pose
 from saphira.core.tasks import Phase, Task, TaskState
 from saphira.params.robot_params import RobotParams, params_for_file
-from saphira.sim.server import PioneerServer, ServedSimulation, ServerOptions, ServerStats
+from saphira.sim.server import PioneerServer, ServedSimulation
+from saphira.sim.session import ServerOptions, ServerStats
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world_requests import WorldAccess
 from saphira.world.world import World, load_world
@@ -138,7 +139,7 @@ def attach_simulator(
     params: str | Path | RobotParams | None = "p3dx",
     *,
     seed: int = 0,
-    pose: tuple[float, float, float] | None = None,
+    pose: Pose | None = None,
     odometry_error: bool = True,
     wait: bool = True,
     options: ServerOptions | None = None,
@@ -150,7 +151,7 @@ def attach_simulator(
     model's own file, then this file; None means ``p3dx``). ``pose`` (x, y, th in the world frame)
     defaults to the world's start pose. ``seed`` seeds every random draw of the simulation: the same seed and the same
     client give the same run. With ``wait`` the robot runs cycles until connected (raising
-    :class:`~saphira.client.link.pioneer.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
+    :class:`~saphira.client.link.base.ConnectError` if it cannot). ``options`` tune the server (watchdog, …).
 
     The client chooses its parameters from the SYNC2 subclass, as with a real robot; give it the
     same file with ``robot.link.user_params`` when the file departs from its model's values.

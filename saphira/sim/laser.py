@@ -2,16 +2,17 @@
 
 :class:`SimLaser` is one robot's laser (:class:`~saphira.params.laser.LaserConfig`). While a client
 has it enabled it scans once per ``period`` (100 ms, the SIP cycle) from the robot's true pose with
-the sonar's geometry code (:func:`~saphira.world.raycast.cast_even_fan`, which gives the distances of
-:func:`~saphira.world.raycast.cast_rays` up to rounding); each reading is the distance to the first
-wall (or other robot, or free box) plus N(0, ``noise``), clipped to 0..``max_range``, and ``max_range`` when
-nothing is within range (as AMRISim reports "no return").
+:func:`cast_scan`, the ray caster of every simulator's laser (Flat's :class:`~saphira.flat.server.laser.LaserRig`
+and Gamebots' :class:`~saphira.gamebots.server.laser.RangeScanner` too: one caster, their own configurations),
+which gives the distances of :func:`~saphira.world.raycast.cast_rays` up to rounding; each reading is
+the distance to the first wall (or other robot, or free box) plus N(0, ``noise``), clipped to
+0..``max_range``, and ``max_range`` when nothing is within range (as AMRISim reports "no return").
 
 Speed: a scan of 181 rays must cost well under a simulator step. :func:`~saphira.world.raycast.cast_even_fan`
 (a compiled kernel, saphira/core/jit.py) tries each ray only against the walls that lie in its direction,
 finding them by arithmetic on the evenly spaced bearings, and skips the walls behind a fan of half a
-turn or less; the walls are prepared once per world (:class:`~saphira.world.raycast.FanWalls`) and a
-robot standing still reuses its last distances (fresh noise each scan). About 15 us a scan in
+turn or less; the walls are prepared once per world (:class:`ScanCache`) and a robot standing still
+reuses its last distances (fresh noise each scan). About 15 us a scan in
 AMROffice's 243 walls (``bench/bench_laser.py``).
 
 Commands (docs/protocol.md §8, AMRISim ``EmulatePioneer.cc``), both numberings accepted:
@@ -30,7 +31,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final
 
 import numpy as np
@@ -42,7 +43,8 @@ from saphira.params.laser import LaserConfig, readings_for
 from saphira.protocol.command_packet import CommandPacket
 from saphira.protocol.commands import Command
 from saphira.protocol.laser import FLAG_MOVED, laser_stream
-from saphira.world.raycast import FanWalls, SegmentIndex, cast_even_fan, cast_fan
+from saphira.sim.devices import Handler, SimDevice
+from saphira.world.raycast import FanWalls, SegmentIndex, cast_even_fan
 
 log = logging.getLogger("saphira.sim.laser")
 
@@ -54,23 +56,69 @@ MODE_NORMAL: Final = 1
 MODE_EXTENDED: Final = 2
 
 
+class ScanCache:
+    """One laser's ray-casting state (:func:`cast_scan`): the walls within its reach prepared for the fan,
+    and its last distances.
+
+    The preparation is kept while the walls stay the same: the index hands back the same id array for
+    the same block of cells, a range that covers the whole grid (a SICK's 32 m in an office) needs no
+    query at all, and ``extra`` (other robots, boxes) rarely changes. A laser standing still sees the
+    same walls at the same distances: its last distances are handed back.
+    """
+
+    def __init__(self) -> None:
+        self._walls: tuple[IntArray | None, SegmentIndex, bytes, FanWalls] | None = None
+        self._key: tuple[object, ...] | None = None
+        self._distances: FloatArray = np.zeros(0)
+
+    def walls(
+        self, index: SegmentIndex, origin: tuple[float, float], reach: float, extra: FloatArray | None
+    ) -> FanWalls:
+        """The walls (and ``extra`` segments) within ``reach`` of ``origin``, prepared for the fan."""
+        x, y = origin
+        size = index.cell_size
+        ids: IntArray | None = None  # None: every wall of the index
+        if not (
+            x - reach <= index.x0
+            and y - reach <= index.y0
+            and x + reach >= index.x0 + index.nx * size
+            and y + reach >= index.y0 + index.ny * size
+        ):
+            ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
+        more = extra.tobytes() if extra is not None and extra.shape[0] else b""
+        cached = self._walls
+        if cached is None or cached[0] is not ids or cached[1] is not index or cached[2] != more:
+            segments = index.segments if ids is None else index.segments[ids]
+            if more:
+                segments = np.concatenate([segments, extra])
+            cached = self._walls = (ids, index, more, FanWalls(segments))
+        return cached[3]
+
+
 def cast_scan(
     index: SegmentIndex,
     origin: tuple[float, float],
-    angles: FloatArray,
+    first: float,
+    increment: float,
+    count: int,
     max_range: float,
     extra: FloatArray | None = None,
+    cache: ScanCache | None = None,
 ) -> FloatArray:
-    """Distance along each ray (world degrees) from ``origin`` to the first wall; inf beyond ``max_range``.
+    """Distance from ``origin`` to the first wall along each of ``count`` rays ``increment`` degrees apart
+    from ``first`` (world degrees); inf beyond ``max_range``. Every simulator's laser scans here.
 
-    ``extra`` are more segments (other robots' bodies). Only the walls in the grid cells within
-    ``max_range`` are tried, each by the rays that point at it (:func:`cast_fan`).
+    ``extra`` are more segments (other robots' bodies). Only the walls within ``max_range`` are tried,
+    each by the rays that point at it (:func:`~saphira.world.raycast.cast_even_fan`). A laser that scans
+    every step keeps a :class:`ScanCache` (then the array may be the last call's: read it, don't write it).
     """
-    x, y = origin
-    walls = index.segments[index.query_box(x - max_range, y - max_range, x + max_range, y + max_range)]
-    if extra is not None and extra.shape[0]:
-        walls = np.concatenate([walls, extra])
-    return cast_fan(origin, angles, walls, max_range)
+    cache = cache or ScanCache()
+    walls = cache.walls(index, origin, max_range, extra)
+    key = (origin, first, increment, count, walls, max_range)
+    if key != cache._key:
+        cache._key = key
+        cache._distances = cast_even_fan(origin, first, increment, count, walls, max_range)
+    return cache._distances
 
 
 class SimLaser:
@@ -88,9 +136,7 @@ class SimLaser:
         self.moved = False
         """SIM_SET_POSE moved the robot since the last packet was sent (0x61 flags bit 0)."""
         self._clock = 0.0
-        self._fan_walls: tuple[IntArray | None, SegmentIndex, bytes, FanWalls] | None = None
-        self._cast_key: tuple[object, ...] | None = None
-        self._distances: FloatArray = np.zeros(0)
+        self._cache = ScanCache()
         self._angles: tuple[tuple[float, float, int], FloatArray] | None = None
 
     @property
@@ -143,46 +189,16 @@ class SimLaser:
         x, y, th = true_pose
         c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
         origin = (x + c * config.x - s * config.y, y + s * config.x + c * config.y)
-        walls = self._walls(index, origin, extra)
-        key = (origin, self.start + th + config.th, self.increment, self.count, walls)
-        if key != self._cast_key:  # a robot standing still sees the same walls at the same distances
-            self._cast_key = key
-            self._distances = cast_even_fan(origin, key[1], key[2], key[3], walls, config.max_range)
-        distances = self._distances
+        count = self.count
+        first = self.start + th + config.th
+        distances = cast_scan(index, origin, first, self.increment, count, config.max_range, extra, self._cache)
         noisy = distances + rng.standard_normal(distances.shape[0]) * config.noise
         ranges = np.maximum(np.minimum(noisy, config.max_range), 0.0)  # no return (inf) reads as the maximum range
         self.scans += 1
-        angles = self._robot_angles(key[3])
+        angles = self._robot_angles(count)
         self.scan = LaserScan(ranges, angles, odometric, true_pose, config.max_range, config.x, config.y,
                               sequence=self.scans)  # fmt: skip
         return self.scan
-
-    def _walls(self, index: SegmentIndex, origin: tuple[float, float], extra: FloatArray | None) -> FanWalls:
-        """The walls (and ``extra`` segments) within range of ``origin``, prepared for the fan.
-
-        The preparation is kept while the walls stay the same: the index hands back the same id
-        array for the same block of cells, a range that covers the whole grid (a SICK's 32 m in an
-        office) needs no query at all, and ``extra`` (other robots, boxes) rarely changes.
-        """
-        x, y = origin
-        reach = self.config.max_range
-        size = index.cell_size
-        ids: IntArray | None = None  # None: every wall of the index
-        if not (
-            x - reach <= index.x0
-            and y - reach <= index.y0
-            and x + reach >= index.x0 + index.nx * size
-            and y + reach >= index.y0 + index.ny * size
-        ):
-            ids = index.query_box(x - reach, y - reach, x + reach, y + reach)
-        more = extra.tobytes() if extra is not None and extra.shape[0] else b""
-        cached = self._fan_walls
-        if cached is None or cached[0] is not ids or cached[1] is not index or cached[2] != more:
-            segments = index.segments if ids is None else index.segments[ids]
-            if more:
-                segments = np.concatenate([segments, extra])
-            cached = self._fan_walls = (ids, index, more, FanWalls(segments))
-        return cached[3]
 
     def packets(self) -> bytes:
         """The latest scan as the packets the session asked for (empty when off or not scanned yet)."""
@@ -246,3 +262,24 @@ def laser_handlers(
             laser.start, laser.end = laser.end, laser.start
 
     return dict.fromkeys(LASER_COMMANDS, handle)
+
+
+class LaserDevice(SimDevice):
+    """The robot's laser on the wire (:mod:`saphira.sim.devices`): the SIM_LRF commands, and a full scan
+    after every SIP while it is on (AMRISim); off at the start and end of every session."""
+
+    name = "laser"
+    order = 20
+
+    def handlers(self, installed: Mapping[int, Handler]) -> dict[int, Handler]:
+        server = self.server
+        return laser_handlers(server.robot.laser, server.stats.ignored, server.label)
+
+    def start_session(self) -> None:
+        self.server.robot.laser_off()
+
+    def end_session(self) -> None:
+        self.server.robot.laser_off()
+
+    def packets(self) -> bytes:
+        return self.server.robot.laser_packets()

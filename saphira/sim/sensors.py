@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from saphira.core.arrays import FloatArray
+from saphira.core.geometry import Pose
 from saphira.core.jit import kernel
 from saphira.params.robot_params import RobotParams
 from saphira.sim.robot_model import wrap_degrees
@@ -220,9 +221,7 @@ class SonarRing:
         self._next = (start + shots) % length
         return [self._sequence[(start + k) % length] for k in range(shots)]
 
-    def fire(
-        self, sonars: list[int], pose: tuple[float, float, float], walls: FloatArray, normals: FloatArray
-    ) -> FloatArray:
+    def fire(self, sonars: list[int], pose: Pose, walls: FloatArray, normals: FloatArray) -> FloatArray:
         """Fire ``sonars`` from the true world ``pose`` against ``walls`` (an ``(M, 4)`` array).
 
         ``normals`` holds one standard normal draw per sonar (unused when it hears nothing). The

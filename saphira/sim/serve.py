@@ -1,7 +1,7 @@
 """The one real-time serve loop of ``saphira sim``: accept clients, step the world each period, stop on request.
 
 A front end (the Pioneer lines of :mod:`saphira.sim.lines`, the Gamebots server of
-:mod:`saphira.gamebots.server`, the Flat server of :mod:`saphira.flat.server`) supplies only its
+:mod:`saphira.gamebots.server.listener`, the Flat server of :mod:`saphira.flat.server.listener`) supplies only its
 protocol: what to wait on, how to take a waiting client, one simulation cycle, and whether a client
 asked the program to end. :class:`ServeLoop` paces the cycles on a drift-free
 :class:`~saphira.core.clock.RealTimeClock` and spends the time between them waiting on the clients'

@@ -1,7 +1,11 @@
 """The simulator's Pioneer protocol server: one robot's session over any transport (docs/protocol.md §3–§11).
 
 :class:`PioneerServer` turns a client's byte stream into :class:`~saphira.sim.simulation.SimRobot`
-commands and the robot's state into packets, through the same codec the client uses. It never raises
+commands and the robot's state into packets, through the same codec the client uses. What it sends
+unasked (SIP, CONFIG, SIMSTAT) is built by :mod:`saphira.sim.outgoing`; its states, options and
+counters are in :mod:`saphira.sim.session`; the robot's devices (laser, accessories, gyro...) are
+simulated devices (:mod:`saphira.sim.devices`) that add their commands and send their packets after
+each SIP. It never raises
 on client input: bad frames are dropped and counted by its receiver, commands it does not handle are
 ignored and counted, and a handler that fails is counted in ``stats.handler_errors`` (tests keep it 0).
 :class:`ServedSimulation` (:mod:`saphira.sim.served`) runs one cycle for a simulation and all its servers.
@@ -56,182 +60,36 @@ is the output byte for a PSOS robot ("bits 0-7") and AMRISim's mask/state byte p
 from __future__ import annotations
 
 import logging
-import math
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from saphira.client.transport import Transport, TransportClosed
-from saphira.params.robot_params import RobotParams
+from saphira.core.plugins import registered_instance
 from saphira.protocol.command_packet import CommandPacket, decode_command
 from saphira.protocol.commands import ArgType, Command, command_name
-from saphira.protocol.config import ConfigPacket, encode_config
+from saphira.protocol.config import encode_config
 from saphira.protocol.framing import MAX_COUNT_SERVER
-from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.receiver import PacketReceiver
-from saphira.protocol.simstat import SimStat, encode_simstat
-from saphira.protocol.sip import Sip, SipLayout, SonarReading, encode_sip, layout_for
-from saphira.protocol.sync import RobotIdentity, encode_sync, encode_sync2_reply
+from saphira.protocol.simstat import encode_simstat
+from saphira.protocol.sip import SipLayout, layout_for
+from saphira.protocol.sync import encode_sync, encode_sync2_reply
 from saphira.sim.accessories import Accessories
-from saphira.sim.laser import laser_handlers
+from saphira.sim.devices import SIM_DEVICE_GROUP, SimDevice, sim_device_types
+from saphira.sim.outgoing import PacketWriter
 from saphira.sim.robot_model import RotMode, TransMode
 from saphira.sim.served import ServedSimulation as ServedSimulation  # importers of the host use this module
+from saphira.sim.session import MAX_STEPS_PER_CYCLE, ServerOptions, ServerStats, SessionState, identity_for
 from saphira.sim.simulation import SimRobot, Simulation
-from saphira.sim.world_requests import WorldAccess, WorldLoad, WorldRefused
+from saphira.sim.world_requests import WorldLoad, WorldRefused
 from saphira.world.world import World
 
 log = logging.getLogger("saphira.sim.server")
 
-DEFAULT_NAME: Final = "saphira-sim"
-"""The SYNC2 name when the parameter file has none."""
-
-ARIA_SUBCLASS_ALIASES: Final = {"": "pion1m", "pion1": "pion1m", "psos41m": "psos1m", "psos41x": "psos1x"}
-"""Saphira-era subclasses ARIA does not know, reported as the ARIA subtype with the same factors."""
-
-DEFAULT_BATTERY_DV: Final = 130
-"""13.0 V, AMRISim's default battery."""
-
-MAX_STEPS_PER_CYCLE: Final = 10
-"""Most STEP requests one session can have pending (each is one world period)."""
+D = TypeVar("D", bound=SimDevice)
 
 _SYNC_ECHOES: Final = (encode_sync(0), encode_sync(1))
-_STALL_BOTH: Final = 0x0101
-_SONAR_FLAGS: Final = 0x1E
-_NO_TEMPERATURE: Final = -127
-_INT32: Final = (1 << 31) - 1
-
-
-class SessionState(Enum):
-    """Where the server is with its client."""
-
-    WAITING = "waiting"
-    """No client line attached."""
-    SYNCING = "syncing"
-    """A line is attached; the SYNC0/1/2 handshake is under way."""
-    SYNCED = "synced"
-    """The SYNC2 echo went out; commands are accepted, no SIPs until OPEN."""
-    OPEN = "open"
-    """SIPs every cycle."""
-
-
-@dataclass
-class ServerOptions:
-    """How one server behaves. ``None`` for ``identity``/``layout`` derives them from the parameters.
-
-    ``watchdog``, ``handshake_timeout``, ``idle_timeout``, ``partial_timeout`` and ``flood_limit`` are
-    seconds of clock time (``None`` turns the first three and the last off). ``read_budget`` and
-    ``packet_budget`` bound what one cycle takes from the client (the module docstring). ``allow_exit``
-    lets SIM_EXIT stop the host (the standalone program); otherwise it is ignored.
-    ``max_sonar_per_sip`` caps the entries of one SIP (AMRISim: 32); more wait for the next SIP.
-    ``worlds`` says which files LOADWORLD may read (:mod:`saphira.sim.world_requests`); with
-    ``load_in_background`` they are read in a worker thread and the world changes in the first cycle
-    after the read ends (in lock-step: at once).
-    """
-
-    identity: RobotIdentity | None = None
-    layout: SipLayout | None = None
-    watchdog: float | None = 2.0
-    hangup_on_close: bool = True
-    handshake_timeout: float | None = None
-    idle_timeout: float | None = None
-    partial_timeout: float = 0.5
-    read_budget: int = 4096
-    packet_budget: int = 64
-    flood_limit: float | None = 5.0
-    allow_exit: bool = False
-    max_sonar_per_sip: int = 32
-    battery: int = DEFAULT_BATTERY_DV
-    worlds: WorldAccess = field(default_factory=WorldAccess)
-    load_in_background: bool = False
-
-
-@dataclass
-class ServerStats:
-    """Counters since the server was created (framing drops are in ``server.receiver.stats``)."""
-
-    clients: int = 0
-    """Lines attached (TCP connections, serial clients, in-process pairs)."""
-    sessions: int = 0
-    """Completed handshakes."""
-    sessions_ended: int = 0
-    packets: int = 0
-    commands: int = 0
-    """Commands handled (after the handshake)."""
-    handshake_ignored: int = 0
-    """Non-SYNC packets received during the handshake."""
-    ignored: Counter[int] = field(default_factory=Counter)
-    """Commands received but not acted on (unknown numbers and unsupported ones), by number."""
-    handler_errors: int = 0
-    """Commands whose handling failed (a bug: always 0 in the tests)."""
-    worlds_refused: int = 0
-    """LOADWORLD requests refused or failed (also counted in ``ignored``)."""
-    handshake_timeouts: int = 0
-    """Lines hung up because the client did not complete the handshake in time."""
-    throttled_cycles: int = 0
-    """Cycles that ended with the client's input budget spent (the rest waited)."""
-    floods: int = 0
-    """Clients hung up for staying over their input budget for ``flood_limit`` seconds."""
-    sips: int = 0
-    configs: int = 0
-    simstats: int = 0
-    watchdog_stops: int = 0
-    revivals: int = 0
-    wall_contacts: int = 0
-    """Times the body came to touch a wall (or another robot): rising edges of the stall flag."""
-    stalled_steps: int = 0
-    """World steps that ended with the robot stalled."""
-
-    @property
-    def ignored_total(self) -> int:
-        return sum(self.ignored.values())
-
-
-def identity_for(params: RobotParams, name: str | None = None) -> RobotIdentity:
-    """The SYNC2 name/class/subclass for a robot built from ``params`` (§3).
-
-    The name is ``name`` (the simulated robot's own) or the file's (``saphira-sim`` if neither is
-    given); the class is the file's. ARIA also tries ``params/<name>.p``, harmless when there is
-    no such file. The subclass is the
-    file's, except Saphira-era Pioneer 1 subclasses that ARIA does not know, which are reported as
-    the ARIA subtype with the same conversion factors (:data:`ARIA_SUBCLASS_ALIASES`), so ARIA finds
-    its parameters and Saphira clients still pick the PSOS layout.
-    """
-    subclass = _wire_text(params.subclass)
-    return RobotIdentity(
-        _wire_text(name or params.name) or DEFAULT_NAME,
-        _wire_text(params.robot_class) or "Pioneer",
-        ARIA_SUBCLASS_ALIASES.get(subclass.lower(), subclass),
-    )
-
-
-MAX_IDENTITY_TEXT = 60
-"""Longest name/class/subclass sent in the SYNC2 reply, so the three always fit one packet."""
-
-
-def _wire_text(text: str) -> str:
-    """``text`` as latin-1 without NULs and at most :data:`MAX_IDENTITY_TEXT` long, for the SYNC2 reply."""
-    return text.encode("latin-1", "replace").decode("latin-1").replace("\x00", "")[:MAX_IDENTITY_TEXT]
-
-
-def _clamp(value: float, low: int, high: int) -> int:
-    if value != value or value in (math.inf, -math.inf):
-        return 0
-    v = round(value)
-    return low if v < low else high if v > high else v
-
-
-def _i16(value: float) -> int:
-    return _clamp(value, -0x8000, 0x7FFF)
-
-
-def _u16(value: float) -> int:
-    return _clamp(value, 0, 0xFFFF)
-
-
-def _i32(value: float) -> int:
-    return _clamp(value, -_INT32 - 1, _INT32)
 
 
 @dataclass
@@ -290,7 +148,6 @@ class PioneerServer:
         self._world_load: WorldLoad | None = None
         self._partial_since: float | None = None
         self._revival: _Revival | None = None
-        self._backlog: list[tuple[int, float]] = []
         self._was_stalled = False
         self._queued: deque[bytes] = deque()
         """Packets decoded beyond this cycle's packet budget, handled first next cycle."""
@@ -306,16 +163,19 @@ class PioneerServer:
         self.robot = robot
         self.identity = self.options.identity or identity_for(robot.model.params, robot.name)
         self.layout = self.options.layout or layout_for(self.identity)
-        model = robot.model
-        self._dist_conv = model.dist_conv_factor
-        self._angle_conv = model.angle_conv_factor
-        self._vel_conv = model.vel_conv_factor or 1.0
-        self._range_conv = model.range_conv_factor or 1.0
-        self._heading_units = max(1, round(2.0 * math.pi / self._angle_conv))
+        self.writer = PacketWriter(self)
+        """The SIP, CONFIG and SIMSTAT this robot sends (:mod:`saphira.sim.outgoing`)."""
         self._handlers = self._handler_table()
-        self.accessories = Accessories(self.simulation, robot, self._string_arg, psos=self.layout is SipLayout.PSOS)
-        self._handlers.update(self.accessories.handlers(self._handlers))
+        self.devices: dict[str, SimDevice] = {kind.name: kind(self) for kind in sim_device_types()}
+        """The robot's simulated devices by name, in their order (:mod:`saphira.sim.devices`)."""
+        for device in reversed(self.devices.values()):
+            self._handlers.update(device.handlers(self._handlers))
+        self.accessories = self.device("accessories", Accessories)
         robot.cmd_sonar(False)  # no session: nothing to fire for
+
+    def device(self, name: str, kind: type[D]) -> D:
+        """The simulated device registered as ``name``, which must be a ``kind`` (a TypeError says what it is)."""
+        return registered_instance(self.devices, name, kind, SIM_DEVICE_GROUP)
 
     def replace_robot(self, robot: SimRobot) -> None:
         """Serve ``robot`` (one of other parameters: the simulator window's Files→Load Params) from now
@@ -440,15 +300,15 @@ class PioneerServer:
         """After the world step: the SIMSTAT (if requested) and the SIP of an open session."""
         if self.state is not SessionState.OPEN:
             return
-        packets = self._sip()
+        packets = self.writer.sip()
         if self._simstat:
-            packets = self._simstat_packet() + packets
+            packets = encode_simstat(self.writer.simstat()) + packets
             self.stats.simstats += 1
             if self._simstat == 1:
                 self._simstat = 0
-        packets += self.accessories.packets()
         self.stats.sips += 1
-        packets += self.robot.laser_packets()  # a full scan after every SIP, when asked for (AMRISim)
+        for device in self.devices.values():
+            packets += device.packets()
         self._write(packets)
 
     # -- packets ------------------------------------------------------------------------------------
@@ -505,8 +365,9 @@ class PioneerServer:
         robot.cmd_polling(range(robot.model.sonar_count))
         robot.cmd_sonar(True)
         robot.take_new_readings()
-        robot.laser_off()
-        self._backlog.clear()
+        for device in self.devices.values():
+            device.start_session()
+        self.writer.backlog.clear()
         self.state = SessionState.SYNCED
         self._last_packet = now
         self.stats.sessions += 1
@@ -518,9 +379,9 @@ class PioneerServer:
         robot.cmd_sonar(False)
         robot.cmd_seto()
         robot.take_new_readings()
-        robot.laser_off()
-        self._backlog.clear()
-        self.accessories.end_session()
+        for device in self.devices.values():
+            device.end_session()
+        self.writer.backlog.clear()
         self._world_load = None  # a world still being read was for this session's client
         if self.state in (SessionState.SYNCED, SessionState.OPEN):
             self.stats.sessions_ended += 1
@@ -572,124 +433,6 @@ class PioneerServer:
 
     # -- outgoing packets ---------------------------------------------------------------------------
 
-    def _take_sonar(self) -> tuple[SonarReading, ...]:
-        readings = self.robot.take_new_readings()
-        backlog = self._backlog
-        if backlog:
-            readings = backlog + readings
-            backlog.clear()
-        limit = self.options.max_sonar_per_sip
-        if len(readings) > limit:
-            backlog.extend(readings[limit : limit * 3])
-            readings = readings[:limit]
-        scale = 1.0 / self._range_conv
-        # Ranges are finite and non-negative (the sensor clips them): only the top needs a bound.
-        return tuple([SonarReading(n, min(int(mm * scale + 0.5), 0xFFFF)) for n, mm in readings])
-
-    def _sip(self) -> bytes:
-        robot = self.robot
-        left, right = robot.wheel_velocities()
-        scale = 1.0 / self._vel_conv
-        x, y, th = robot.odometry.counters(self._dist_conv, self._angle_conv)
-        control = round(math.radians(robot.heading_setpoint) / self._angle_conv)
-        battery = self.battery
-        packet_id = PacketId.SIP_MOVING if robot.is_moving else PacketId.SIP_STOPPED
-        stall = _STALL_BOTH if robot.stalled_left or robot.stalled_right else 0
-        if self.layout is SipLayout.PSOS:
-            units = self._heading_units
-            psos = Sip(
-                packet_id=packet_id,
-                x=x & 0x7FFF,
-                y=y & 0x7FFF,
-                th=th % units,
-                left_vel=_i16(left * scale),
-                right_vel=_i16(right * scale),
-                battery=min(battery, 0xFF),
-                stall=stall,
-                control=control % units,
-                compass=robot.compass // 2,
-                sonar=self._take_sonar(),
-                ptu=self.accessories.ptu_width,
-                timer=0,
-                analog=0,
-                digin=self.accessories.switches,
-                digout=self.digout,
-            )
-            return encode_sip(psos, SipLayout.PSOS)
-        arcos = Sip(
-            packet_id=packet_id,
-            x=x,
-            y=y,
-            th=_i16(th),
-            left_vel=_i16(left * scale),
-            right_vel=_i16(right * scale),
-            battery=min(battery, 0xFF),
-            stall=stall,
-            control=_i16(control),
-            flags=(1 if robot.drive.enabled else 0) | (_SONAR_FLAGS if robot.sonar.enabled else 0),
-            compass=robot.compass // 2,
-            sonar=self._take_sonar(),
-            gripper_state=self.accessories.switches,
-            analog_port=self.accessories.switches,
-            analog=0,
-            digin=0xFF,
-            digout=self.digout,
-            battery_dv=battery,
-            charge_state=0,
-            rot_vel=_i16(robot.rvel * 10.0),
-            fault_flags=0,
-            lat_vel=0,
-            temperature=_NO_TEMPERATURE,
-            state_of_charge=0,
-        )
-        return encode_sip(arcos)
-
-    def config_packet(self) -> ConfigPacket:
-        """The CONFIG (0x20) reply: AMRISim's field values, with this robot's limits and settings."""
-        robot = self.robot
-        model = robot.model
-        drive = robot.drive
-        headings = [float(h) for h in model.sonar_poses[:, 2]]
-        watchdog = self.options.watchdog
-        return ConfigPacket(
-            robot_class=self.identity.robot_class,
-            subclass=self.identity.subclass,
-            serial_number="SIM",
-            rot_vel_top=_u16(model.max_rvelocity),
-            trans_vel_top=_u16(model.max_velocity),
-            rot_accel_top=9999,
-            trans_accel_top=9999,
-            pwm_max=400,
-            name=self.identity.name,
-            sip_cycle_time=_clamp(self.period * 1000.0, 1, 0xFF),
-            front_sonar=int(any(abs(h) <= 90.0 for h in headings)),
-            rear_sonar=int(any(abs(h) > 90.0 for h in headings)),
-            watchdog=_u16(watchdog * 1000.0) if watchdog is not None else 0,
-            rot_vel_max=_u16(drive.rot_vel_max),
-            trans_vel_max=_u16(drive.trans_vel_max),
-            rot_accel=_u16(drive.rot_accel),
-            rot_decel=_u16(drive.rot_decel),
-            trans_accel=_u16(drive.trans_accel),
-            trans_decel=_u16(drive.trans_decel),
-            firmware_version="S.0",
-        )
-
-    def simstat(self) -> SimStat:
-        """The SIMSTAT (0x62) contents: timing and the robot's true pose (no GPS, no odometry error)."""
-        robot = self.robot
-        interval = _u16(self.period * 1000.0)
-        return SimStat(
-            sim_interval=interval,
-            real_interval=interval,
-            last_interval=_u16(self.last_interval * 1000.0),
-            true_x=_i32(robot.x),
-            true_y=_i32(robot.y),
-            true_th=_i32(robot.th),
-        )
-
-    def _simstat_packet(self) -> bytes:
-        return encode_simstat(self.simstat())
-
     # -- commands -----------------------------------------------------------------------------------
 
     def _handler_table(self) -> dict[int, Callable[[CommandPacket], None]]:
@@ -731,7 +474,6 @@ class PioneerServer:
             Command.SIM_MESSAGE: self._message,
             Command.SIM_EXIT: self._exit,
             Command.BATTEST: self._battest,
-            **laser_handlers(robot.laser, self.stats.ignored, self.label),
         }
 
     def _open(self, command: CommandPacket) -> None:
@@ -748,16 +490,16 @@ class PioneerServer:
 
     def _config(self, command: CommandPacket) -> None:
         self.stats.configs += 1
-        self._write(encode_config(self.config_packet()))
+        self._write(encode_config(self.writer.config()))
 
     def _polling(self, command: CommandPacket) -> None:
-        self.robot.cmd_polling(b - 1 for b in self._string_arg(command))
+        self.robot.cmd_polling(b - 1 for b in self.string_arg(command))
 
     def _load_world(self, command: CommandPacket) -> None:
         """SRISim's LOADWORLD (``sfLoadWorldFile``): a world the options' :class:`WorldAccess` grants.
         The robot goes to the new world's start pose when it has one (its odometry runs on). The
         protocol has no reply: a refusal is logged and counted (``stats.worlds_refused``)."""
-        name = self._string_arg(command).decode("latin-1")
+        name = self.string_arg(command).decode("latin-1")
         if self._world_load is not None:
             self._refuse_world(name, "another world is still being loaded")
             return
@@ -796,7 +538,7 @@ class PioneerServer:
             self.simulation.set_pose(self.robot, start.x, start.y, start.th)
         log.info("%s: world %s loaded for the client", self.label, world.name)
 
-    def _string_arg(self, command: CommandPacket) -> bytes:
+    def string_arg(self, command: CommandPacket) -> bytes:
         data = command.data
         if self.layout is SipLayout.ARCOS and len(data) >= 2 and data[0] == ArgType.STRING:
             length = data[1]

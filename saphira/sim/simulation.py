@@ -336,7 +336,7 @@ class SimRobot:
             heard = [d for d in discs if math.hypot(d.x - self.x, d.y - self.y) < reach + d.radius]
             if heard:
                 walls = np.concatenate([walls, _octagons(heard)])
-            self.sonar.fire(due, (self.x, self.y, self.th), walls, normals[3:])
+            self.sonar.fire(due, self.pose, walls, normals[3:])
         if self.laser is not None and self.laser.due(dt):
             self._fire_laser(self.laser, rng, others)
 
@@ -460,7 +460,7 @@ class Simulation:
     def add_robot(
         self,
         params: RobotParams,
-        pose: Pose | tuple[float, float, float] | None = None,
+        pose: Pose | None = None,
         *,
         name: str | None = None,
         odometry_error: bool | None = None,

@@ -193,7 +193,7 @@ class LiveView(ServedView):
         cycle: drawing costs the control cycle nothing when nobody looks. A behavior whose ``draw``
         fails is reported once and not drawn again."""
         s = self.robot.state
-        pen = LocalPen(self.drawing, (s.ax, s.ay, s.ath), width=2)
+        pen = LocalPen(self.drawing, s.global_pose, width=2)
         for task in self.robot.executive.behaviors:
             draw = task.defn.draw
             if draw is None or not task.active or task.finished or task.name in self._draw_failed:

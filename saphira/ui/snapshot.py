@@ -42,11 +42,15 @@ WAKE_SPACING = 20.0
 """A new wake point is kept once the robot has moved this many mm (a standing robot adds none)."""
 
 
+WakePoint = tuple[float, float, float]
+"""A wake point: when (s, the robot's clock), global x, y (mm)."""
+
+
 class Wake:
     """The robot's global positions over the last :data:`WAKE_SECONDS`, one point per cycle at most."""
 
     def __init__(self) -> None:
-        self.points: deque[tuple[float, float, float]] = deque()
+        self.points: deque[WakePoint] = deque()
 
     def add(self, now: float, x: float, y: float) -> None:
         last = self.points[-1] if self.points else None
@@ -66,12 +70,12 @@ class Snapshot:
 
     cycle: int
     time: float
-    pose: tuple[float, float, float]
+    pose: Pose
     info: dict[str, Any]
     sonar: list[tuple[float, float, bool]]
     buffers: tuple[FloatArray, FloatArray]
     artifacts: list[tuple[int, int, float, float, float, float, float]]
-    wake: list[tuple[float, float, float]]
+    wake: list[WakePoint]
     drawing: list[Primitive]
     tasks: list[TaskRow]
     behaviors: list[RawBehavior]
@@ -202,7 +206,7 @@ def capture(
     return Snapshot(
         cycle=robot.scheduler.cycle,
         time=robot.clock.now(),
-        pose=(state.ax, state.ay, state.ath),
+        pose=state.global_pose,
         info=info,
         sonar=current,
         buffers=(lx.copy(), ly.copy()),

@@ -17,7 +17,7 @@ A map here is any world file our simulator loads (Saphira ``.wld``, ARIA ``2D-Ma
 and a bare name that is not there is looked up among the bundled worlds. Two automatic transitions at one
 place make Flat switch back and forth for ever: :func:`parse_world_file` lists such pairs in
 :attr:`FlatWorld.warnings` (the first :data:`MAX_LISTED` of each kind, then a count; and logs them);
-the server in :mod:`saphira.flat.server` fires an automatic transition only when the robot enters its
+the server in :mod:`saphira.flat.server.listener` fires an automatic transition only when the robot enters its
 circle, so it does not loop, but the warning stays.
 
 :func:`load_world_file` reads a regular file of at most :data:`MAX_WORLD_FILE_BYTES` of UTF-8 text

@@ -14,8 +14,9 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from saphira.app.commands import Command
 from saphira.core.argtypes import positive_int, positive_seconds
 from saphira.core.errors import SaphiraError
 from saphira.core.interrupts import StopSignals, signalled
@@ -30,23 +31,8 @@ if TYPE_CHECKING:  # the command's modules are imported when it runs, not when t
 MAX_ERRORS_SHOWN = 5
 
 
-def add_batch_parser(sub: Any) -> None:
-    """The ``batch`` subcommand, added to the ``saphira`` command's subparsers."""
-    parser = sub.add_parser(
-        "batch", help="run an experiment: many lock-step trials",
-        description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
-        "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
-        "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
-        "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
-        "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
-        "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
-        "writes DIR/summary.csv and plots (with matplotlib).",
-        epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
-        "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
-        "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
-        "143 by SIGTERM (the trials running then "
-        "write no row; run the same command again to resume).",
-    )  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``batch`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the experiment file")
     parser.add_argument(
         "--out", metavar="DIR",
@@ -177,3 +163,25 @@ def _report(
             print(f"no plots: {exc}")
     print("wrote " + ", ".join(str(p) for p in written))
     return 1 if failed else 0
+
+
+COMMAND = Command(
+    "batch",
+    help="run an experiment: many lock-step trials",
+    description="Run every trial of an experiment file (worlds x params x parameter grid x starts x seeds) "
+    "against the embedded simulator in lock-step, on a local Dask cluster (one worker per core) by default. "
+    "Each trial's row is written to DIR/trials.csv as it ends; an interrupted batch run again skips the "
+    "trials already there whose files (the activity and what it loads, world, params, hook) are unchanged. "
+    "A trial that hangs is killed at its time limit (a timeout row), one whose process dies is a crashed "
+    "row, and the batch goes on. Prints a summary per configuration (mean, 95 % CI) and the best setting, and "
+    "writes DIR/summary.csv and plots (with matplotlib).",
+    epilog="exit status: 0 when every trial succeeded, 1 when any failed, hung or crashed, 2 for a bad "
+    "experiment file or option or a --scheduler that cannot be reached, stops answering or goes away "
+    "(the rows written stay; run the same command again to resume), 130 when interrupted by Ctrl-C, "
+    "143 by SIGTERM (the trials running then "
+    "write no row; run the same command again to resume).",
+    arguments="EXP.toml",
+    summary="run an experiment's many lock-step trials (locally or on a Dask cluster) and summarise them",
+    add_arguments=add_arguments,
+    run=run_batch,
+)  # fmt: skip

@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import Any
 
 from saphira.core.errors import SaphiraError
+from saphira.core.geometry import Pose
 
 GridValue = float | int | str | bool
-Pose = tuple[float, float, float]
 
 RECORD_CHOICES = ("none", "failed", "all")
 DEFAULT_TIME_LIMIT_MARGIN = 60.0
@@ -354,7 +354,7 @@ class _Reader:
         if not all(_finite(v) for v in value) or max(abs(value[0]), abs(value[1])) > MAX_COORDINATE:
             raise self.fail(f"[run] {key}", f"{_shown(value)}: x and y must be finite and within "
                             f"±{MAX_COORDINATE:g} mm, th finite")  # fmt: skip
-        return float(value[0]), float(value[1]), float(value[2])
+        return Pose(float(value[0]), float(value[1]), float(value[2]))
 
     def _starts(self, run: dict[str, Any], worlds: list[str], params: list[str]) -> list[Pose | None]:
         value = run.get("start")
@@ -393,7 +393,7 @@ class _Reader:
             x, y = round(rng.uniform(x0, x1)), round(rng.uniform(y0, y1))
             th = round(rng.uniform(-180.0, 180.0))
             if not why_not_free(world, x, y, radius):
-                poses.append((float(x), float(y), float(th)))
+                poses.append(Pose(float(x), float(y), float(th)))
                 if len(poses) == count:
                     return poses
         raise self.fail("[run] start", f"found only {len(poses)} free places in {worlds[0]} for {count} random starts")

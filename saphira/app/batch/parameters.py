@@ -59,7 +59,7 @@ def check_parameters(exp: Experiment) -> None:
 
     activity = exp.activity
     evaluator = Evaluator(Robot(), output=lambda line: None, read_init=False, load_directory=activity.parent)
-    checker = Checker(evaluator)
+    checker = Checker(evaluator.loader)
     # The modules the plugins import stay imported in this process, as a trial's would: listed as they
     # are for the trials run here after it (a trial forked from here never imports them itself).
     with recording_inputs():

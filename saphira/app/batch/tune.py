@@ -40,6 +40,7 @@ from saphira.app.batch.experiment import (
 from saphira.app.batch.results import TRIALS_FILE, ResultsDir
 from saphira.app.batch.runner import EngineOptions, SchedulerLost, run_trials
 from saphira.app.batch.summary import ConfigSummary, Estimate, feasible, mean_estimate, summarize
+from saphira.app.commands import Command
 from saphira.core.outfile import OutputFile
 
 TUNE_FILE = "tune.csv"
@@ -267,18 +268,25 @@ def _plot(path: Path, exp: Experiment, history: list[tuple[int, dict[str, GridVa
     output.commit()
 
 
-def add_tune_parser(sub: Any) -> None:
-    """The ``tune`` subcommand."""
-    parser = sub.add_parser(
-        "tune", help="search an activity's parameters with Optuna, trials run as saphira batch's",
-        description="Search the globals [tune.space] names with Optuna's TPE sampler: every proposed setting runs "
-        "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
-        "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
-        epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
-        "2 for a bad file or option or a --scheduler that cannot be reached, stops answering or goes away (the "
-        "rows written stay; run the same command again to resume).",
-    )  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``tune`` options."""
     parser.add_argument("experiment", metavar="EXP.toml", help="the tuning file (a batch experiment with [tune])")
     parser.add_argument("--out", metavar="DIR", help="results folder (default: EXP-results beside the file)")
     add_engine_options(parser, "search")
     parser.add_argument("--no-plots", action="store_true", help="write no plot")
+
+
+COMMAND = Command(
+    "tune",
+    help="search an activity's parameters with Optuna, trials run as saphira batch's",
+    description="Search the globals [tune.space] names with Optuna's TPE sampler: every proposed setting runs "
+    "as a batch configuration (every [run] seed and start) into the resumable results folder; the best "
+    "setting and the activity's defaults then run on the held-out seeds and are compared (95 % intervals).",
+    epilog="exit status: 0 when done, 1 when no setting kept within the limits or a held-out trial failed, "
+    "2 for a bad file or option or a --scheduler that cannot be reached, stops answering or goes away (the "
+    "rows written stay; run the same command again to resume).",
+    arguments="EXP.toml",
+    summary="search an activity's parameters with Optuna, trials run as batch's (docs/learning.md)",
+    add_arguments=add_arguments,
+    run=run_tune,
+)  # fmt: skip

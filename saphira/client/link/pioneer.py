@@ -1,9 +1,11 @@
-"""The robot link: the connection state machine over a transport (docs/protocol.md §3).
+"""The Pioneer link: the connection state machine over a transport (docs/protocol.md §3).
 
-The link is driven once per cycle: :meth:`Link.receive` in the *receive* phase reads bytes, runs the
-handshake or feeds SIPs to the reflector; :meth:`Link.reflect` in the *reflect* phase sends the
-setpoint commands and the PULSE keep-alive. Nothing blocks, so the same code runs in real time and
-in lock-step with the embedded simulator, and every time limit is measured on the scheduler's clock.
+A :class:`~saphira.client.link.base.Link`, sibling of the other protocols' links. Driven once per cycle:
+:meth:`~saphira.client.link.base.Link.receive` in the *receive* phase reads bytes, runs the handshake or feeds
+SIPs (and, through the device layer, laser, gripper and vision packets) to the reflector;
+:meth:`PioneerLink.reflect` in the *reflect* phase sends the setpoint commands and the PULSE keep-alive.
+Nothing blocks, so the same code runs in real time and in lock-step with the embedded simulator, and every
+time limit is measured on the scheduler's clock.
 
 Connection sequence: SYNC0, SYNC1, SYNC2 (each echoed; up to ``sync_timeout`` per reply), the SYNC2
 echo's name/class/subclass choose the parameter file, then OPEN, ENABLE 1 and a CONFIG request
@@ -11,11 +13,12 @@ echo's name/class/subclass choose the parameter file, then OPEN, ENABLE 1 and a 
 handshake means a stale session: the link sends CLOSE and starts over. Too many unanswered SYNCs
 (``max_sync_timeouts``) or too many attempts fail the connection with a clear error.
 
-Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``; no SIP for
-``loss_timeout`` (the link timeout, :data:`DEFAULT_LINK_TIMEOUT`) means the robot is lost, as a closed
-connection or a serial port that went away does at once: a stop and CLOSE go out if the line still takes
-them, the setpoints are dropped and the disconnect event fires with the reason. What the session does
-then (end the run, or wait and reconnect) is :mod:`saphira.client.link.watch`'s.
+Connected: a PULSE goes out whenever nothing else was sent for ``pulse_period``; no SIP for ``loss_timeout``
+(the link timeout, :data:`~saphira.client.link.base.DEFAULT_LINK_TIMEOUT`) means the robot is lost, as a
+closed connection or a serial port that went away does at once: a stop (VEL 0, RVEL 0) and CLOSE go out if
+the line still takes them, the setpoints are dropped and the disconnect event fires with the reason. A
+disconnect the client asks for sends VEL 0, RVEL 0, ENABLE 0 and CLOSE. What the session does after a loss
+(end the run, or wait and reconnect) is :mod:`saphira.client.link.watch`'s.
 """
 
 from __future__ import annotations
@@ -23,25 +26,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from typing import ClassVar
 
+from saphira.client.link.base import ConnectError, Link, LinkCounters, LinkEvents, LinkOptions, LinkState
 from saphira.client.link.devices import DeviceDecoder
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import laser_request
 from saphira.client.transport import Transport, TransportClosed, TransportError, open_transport
 from saphira.core.clock import Clock
-from saphira.core.errors import SaphiraError
-from saphira.core.events import Event
-from saphira.core.rates import PerSecond
 from saphira.params.robot_params import RobotParams, params_for_robot
-from saphira.protocol.args import psos_str_arg, str_arg, strn_arg
+from saphira.protocol.args import psos_str_arg
 from saphira.protocol.command_packet import CommandArg, encode_command
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket, decode_config
 from saphira.protocol.errors import PacketError
 from saphira.protocol.framing import MAX_COUNT_CLIENT
-from saphira.protocol.laser import LASER_IDS
 from saphira.protocol.packet_ids import PacketId, is_sip_id
 from saphira.protocol.receiver import PacketReceiver
 from saphira.protocol.sip import SipLayout, decode_sip, layout_for
@@ -49,83 +47,25 @@ from saphira.protocol.sync import RobotIdentity, decode_sync2_reply, encode_sync
 
 log = logging.getLogger("saphira.client.link.pioneer")
 
-CLIENT_CLOSED = "disconnected by the client"
-"""The disconnect event's reason when the client closed the link; any other reason is a lost link."""
-
 _SYNC_IDS = frozenset((PacketId.SYNC0, PacketId.SYNC1, PacketId.SYNC2))
 
-DEFAULT_LINK_TIMEOUT = 8.0
-"""Seconds without a SIP before the robot counts as lost: ARIA's default (``ArRobot``'s connection timeout
-of 8000 ms). A robot behind a wireless bridge, or a loaded MobileSim, may pause for seconds and still be
-there; the robot itself stops its drives after 2 s without a command (the PSOS/ARCOS watchdog), so a
-client that is really gone leaves no robot driving. ``--link-timeout`` sets it per run."""
-
-
-class ConnectError(SaphiraError):
-    """The robot could not be connected: nothing answered, or the handshake kept failing."""
-
-
-class LinkState(Enum):
-    DISCONNECTED = "disconnected"
-    SYNCING = "syncing"
-    CONFIGURING = "configuring"
-    CONNECTED = "connected"
-    FAILED = "failed"
-
 
 @dataclass
-class LinkOptions:
-    """Time limits (seconds of clock time) and retry counts for the link."""
+class PioneerCounters(LinkCounters):
+    """The link's counts and its handshake's."""
 
-    sync_timeout: float = 1.0
-    max_sync_timeouts: int = 5
-    max_attempts: int = 50
-    config_timeout: float = 1.0
-    config_retry: float = 0.2
-    pulse_period: float = 1.0
-    loss_timeout: float = DEFAULT_LINK_TIMEOUT
-    """No SIP (or step output, or STA) for this long: the robot is lost."""
-    request_config: bool = True
-
-
-@dataclass
-class LinkCounters:
     sync_attempts: int = 0
     sync_timeouts: int = 0
     stale_closes: int = 0
-    packets_sent: int = 0
-    sips: int = 0
-    undecodable: int = 0
-    other_packets: int = 0
 
 
-class Link:
-    """One robot connection: handshake, SIP intake, command output, keep-alive and loss detection."""
+class PioneerLink(Link):
+    """A Pioneer connection: SYNC handshake, SIP and device packet intake, command output, PULSE and loss."""
 
-    STATE_REPORTS: ClassVar[str] = "SIPs"
-    """What the robot's state reports (counted in :attr:`LinkCounters.sips`) are called in the run's summary."""
-    paces_clock: ClassVar[bool] = False
-    """The peer paces the run (each cycle waits for its step, as Flat's server does), so a session runs it
-    lock-step as fast as both go; a robot or a real-time server (False) needs a real-time clock."""
-    map_name: str | None = None
-    """The map file the peer last announced (Flat's ``:MAP-CHANGED``); None when it announces none."""
-    map_changes: int = 0
-    """Map changes the peer announced since connecting (Colbert's ``sfFlatMapChanges``)."""
-    stands_in_for: Link | None = None
-    """The link this one replaced on the robot (:meth:`replacing`), given back for a URL of its kind."""
-
-    @classmethod
-    def replacing(cls, link: Link) -> Link:
-        """A link of this kind on ``link``'s reflector, clock and options, sharing its events (their listeners stay)."""
-        new = cls(link.reflector, link.clock, link.options)
-        new.stands_in_for = link
-        new.on_connect = link.on_connect
-        new.on_disconnect = link.on_disconnect
-        new.on_connect_failed = link.on_connect_failed
-        new.on_packet_in = link.on_packet_in
-        new.on_packet_out = link.on_packet_out
-        new.user_params = link.user_params
-        return new
+    NAME = "robot"
+    STATE_REPORT = "SIP"
+    STATE_REPORTS = "SIPs"
+    LOG = log
 
     def __init__(
         self,
@@ -134,58 +74,36 @@ class Link:
         options: LinkOptions | None = None,
         *,
         params_chooser: Callable[[RobotIdentity], RobotParams] | None = None,
+        events: LinkEvents | None = None,
     ) -> None:
-        self.reflector = reflector
-        self.clock = clock
-        self.options = options or LinkOptions()
-        self.state = LinkState.DISCONNECTED
-        self.transport: Transport | None = None
-        self.url = ""
-        self.identity: RobotIdentity | None = None
+        super().__init__(reflector, clock, options, events=events)
+        self.counters: PioneerCounters = PioneerCounters()
         self.config: ConfigPacket | None = None
         self.layout = SipLayout.ARCOS
-        self.error: str | None = None
-        self.awaited = False
-        """True while a caller waits for the handshake (:meth:`saphira.robot.Robot.wait_connected`): it
-        raises the failure itself, so the link does not log it too (a user would read it twice)."""
-        self.counters = LinkCounters()
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
         self.devices = DeviceDecoder(reflector)
         """Decodes the laser, gripper and vision packets (and the PTUPOS sent) into the reflector."""
-        self.on_connect: Event[[]] = Event("connect")
-        self.on_disconnect: Event[[str]] = Event("disconnect")
-        self.on_connect_failed: Event[[str]] = Event("connect_failed")
-        """A connection attempt failed (the port did not open, nothing answered, the handshake gave up): why."""
-        self.on_packet_in: Event[[bytes]] = Event("packet_in")
-        """Every checked payload received (for recording and custom packet handlers)."""
-        self.on_packet_out: Event[[bytes]] = Event("packet_out")
-        """Every framed packet sent."""
-        self.on_packet_out.connect(self.devices.note_sent)
-        self.user_params: str | None = None
-        """A parameter file (path or bundled name) laid over the reported model's own parameters."""
         self._choose_params = params_chooser or self._params_for_identity
         self._sync_seq = 0
         self._waiting_since = 0.0
         self._config_sent_at = 0.0
-        self._opened_at = 0.0
-        self._last_sent = 0.0
-        self._last_sip = 0.0
-        self._sip_times = PerSecond()
-        self._sonar_times = PerSecond()
 
     def _params_for_identity(self, identity: RobotIdentity) -> RobotParams:
         """ARIA's choice: the reported subclass's built-in parameters, its file, then :attr:`user_params`."""
         return params_for_robot(identity.name, identity.robot_class, identity.subclass, user_file=self.user_params)
 
+    @property
+    def dropped(self) -> int:
+        return self.receiver.stats.dropped
+
+    def handshake_progress(self) -> str:
+        counters, options = self.counters, self.options
+        return (
+            f"{self.state.value}: {counters.sync_attempts} SYNC attempts, {counters.sync_timeouts} unanswered "
+            f"within {options.sync_timeout:g} s, {counters.stale_closes} stale sessions closed"
+        )
+
     # ------------------------------------------------------------------ control
-    @property
-    def connected(self) -> bool:
-        return self.state == LinkState.CONNECTED
-
-    @property
-    def connecting(self) -> bool:
-        return self.state in (LinkState.SYNCING, LinkState.CONFIGURING)
-
     def connect(self, target: str | Transport) -> None:
         """Open the transport and start the handshake; progress is made by :meth:`receive`.
 
@@ -212,50 +130,22 @@ class Link:
         self.transport = transport
         self.url = self.transport.url
         self.receiver = PacketReceiver(MAX_COUNT_CLIENT)
-        self.counters = LinkCounters()
+        self.counters = PioneerCounters()
         self.error = None
         self.identity = None
         self.config = None
         self.state = LinkState.SYNCING
         self._start_sync()
 
-    def disconnect(self, reason: str = CLIENT_CLOSED) -> None:
-        """Stop the robot, send CLOSE, close the transport and fire the disconnect event."""
-        was_up = self.state == LinkState.CONNECTED
-        if self.transport is not None and not self.transport.closed:
-            if was_up or self.state == LinkState.CONFIGURING:
-                self.send(Command.VEL, 0)
-                self.send(Command.RVEL, 0)
-                self.send(Command.ENABLE, 0)
-            self.send(Command.CLOSE, 1)
-        if was_up and self.state != LinkState.CONNECTED:
-            return  # a failed write already dropped the link and reported it
-        self._drop(reason, LinkState.DISCONNECTED, notify=was_up)
+    def _stop_packets(self, *, quietly: bool) -> list[bytes]:
+        """VEL 0 and RVEL 0; a client that leaves on purpose also switches the motors off (ENABLE 0)."""
+        commands = [(Command.VEL, 0), (Command.RVEL, 0)] + ([] if quietly else [(Command.ENABLE, 0)])
+        return [encode_command(command, arg) for command, arg in commands]
 
-    def abort(self, reason: str) -> None:
-        """End the connection after a fault: a live link disconnects (event fired), a handshake fails."""
-        if self.state == LinkState.CONNECTED:
-            self.disconnect(reason)
-        elif self.connecting:
-            if self.transport is not None and not self.transport.closed:
-                self.send(Command.CLOSE, 1)
-            self._fail(reason)
+    def _goodbye_packets(self) -> list[bytes]:
+        return [encode_command(Command.CLOSE, 1)]
 
-    def _drop(self, reason: str, state: LinkState, *, notify: bool) -> None:
-        if self.transport is not None:
-            self.transport.close()
-        self.transport = None
-        self.state = state
-        self.reflector.disconnected()
-        if state == LinkState.FAILED:
-            self.error = reason
-            self.on_connect_failed.emit(reason)
-        if notify:
-            log.log(logging.INFO if state == LinkState.DISCONNECTED and reason == CLIENT_CLOSED else logging.WARNING,
-                    "robot link %s: %s", self.url, reason)  # fmt: skip
-            self.on_disconnect.emit(reason)
-
-    def send(self, command: int, arg: CommandArg = None) -> bool:
+    def send_command(self, command: int, arg: CommandArg = None) -> bool:
         """Send one command packet; False (and the link dropped) if the transport is gone."""
         return self.send_raw(encode_command(command, arg))
 
@@ -267,39 +157,19 @@ class Link:
         (count byte, exactly those bytes). A PSOS server that got a count byte where it expects the
         characters would take it for one (for POLLING, one more sonar to fire).
         """
-        if counted:
-            return strn_arg(text.encode("latin-1") if isinstance(text, str) else text)
-        return psos_str_arg(text) if self.layout is SipLayout.PSOS else str_arg(text)
+        if self.layout is SipLayout.PSOS and not counted:
+            return psos_str_arg(text)
+        return super().string_arg(text, counted=counted)
 
     def send_raw(self, packet: bytes) -> bool:
-        if self.transport is None:
-            return False
-        try:
-            self.transport.write(packet)
-        except TransportClosed as exc:
-            self._lost(f"write failed: {self._without_url(exc)}")
-            return False
-        self.counters.packets_sent += 1
-        self._last_sent = self.clock.now()
-        self.on_packet_out.emit(packet)
-        return True
+        sent = super().send_raw(packet)
+        if sent:
+            self.devices.note_sent(packet)
+        return sent
 
     # ------------------------------------------------------------------ per-cycle work
-    def receive(self) -> None:
-        """Receive phase: read what arrived and advance the handshake or the reflector.
-
-        A fault while doing so (a parameter file that does not load, a bug) ends the connection
-        with the reason, rather than leaving a link that drives the robot without reading it.
-        """
-        try:
-            self._receive()
-        except Exception as exc:
-            log.exception("robot link %s: internal error", self.url)
-            self.abort(f"error while reading the robot: {exc}")
-
     def _receive(self) -> None:
-        if self.transport is None:
-            return
+        assert self.transport is not None, "receive() reads only an open line"
         try:
             data = self.transport.read()
         except TransportClosed as exc:
@@ -323,9 +193,9 @@ class Link:
             return
         now = self.clock.now()
         for command, value in self.reflector.motion.commands(now):
-            self.send(command, value)
+            self.send_command(command, value)
         if self.transport is not None and now - self._last_sent >= self.options.pulse_period:
-            self.send(Command.PULSE)
+            self.send_command(Command.PULSE)
 
     # ------------------------------------------------------------------ handshake
     def _start_sync(self) -> None:
@@ -350,7 +220,7 @@ class Link:
             # SIP counts as an attempt, so a server that ignores CLOSE cannot hold the link forever.
             self.counters.stale_closes += 1
             self.counters.sync_attempts += 1
-            self.send(Command.CLOSE, 1)
+            self.send_command(Command.CLOSE, 1)
             self._sync_seq = 0
             self._waiting_since = now  # let the stale SIPs drain before the next SYNC0
         elif packet_id in _SYNC_IDS:
@@ -369,7 +239,6 @@ class Link:
         params = self._choose_params(identity)
         self.reflector.configure(params)
         self.reflector.restart()
-        self.devices.restart()
         log.info(
             "connected to %s (%s %s), parameters from %s",
             identity.name,
@@ -377,23 +246,20 @@ class Link:
             identity.subclass,
             params.source,
         )
-        self.send(Command.OPEN, 1)
-        self.send(Command.ENABLE, 1)
+        self.send_command(Command.OPEN, 1)
+        self.send_command(Command.ENABLE, 1)
         self._opened_at = now
-        self._last_sip = now
+        self._last_report = now
         self.state = LinkState.CONFIGURING
         if self.options.request_config:
             self._config_sent_at = now
-            self.send(Command.CONFIG, 1)
+            self.send_command(Command.CONFIG, 1)
         else:
             self._connected()
 
-    def _connected(self) -> None:
-        self.state = LinkState.CONNECTED
-        self.reflector.motion.forget_sent()
-        for command, value in laser_request(self.reflector.params, self.identity, self.config):
-            self.send(command, value)  # the parameter file says the robot has a laser: ask the simulator
-        self.on_connect.emit()
+    def _greeting_packets(self) -> list[bytes]:
+        """The parameter file says the robot has a laser: ask the simulator for it (a robot ignores it)."""
+        return [encode_command(c, v) for c, v in laser_request(self.reflector.params, self.identity, self.config)]
 
     # ------------------------------------------------------------------ connected
     def _process(self, payload: bytes, now: float) -> None:
@@ -405,9 +271,7 @@ class Link:
                 self.counters.undecodable += 1
                 log.debug("undecodable SIP dropped: %s", exc)
                 return
-            self.counters.sips += 1
-            self._last_sip = now
-            self._sip_times.add(now)
+            self._report_state_arrived(now)
             self._sonar_times.add(now, len(sip.sonar))
             self.reflector.apply_sip(sip)
         elif packet_id == PacketId.CONFIG and self.state == LinkState.CONFIGURING:
@@ -416,16 +280,15 @@ class Link:
             except PacketError as exc:
                 log.warning("CONFIG packet could not be decoded (%s); using parameter-file limits", exc)
             self._connected()
-        elif packet_id in LASER_IDS:
-            try:
-                self.devices.apply_laser(payload)
-            except PacketError as exc:
-                self.counters.undecodable += 1
-                log.debug("undecodable laser packet dropped: %s", exc)
         elif packet_id in (PacketId.RESET, PacketId.RESET_WITH_DATA):
             self._lost("the robot's controller reset")
-        elif not self.devices.apply_accessory(payload, now):
-            self.counters.other_packets += 1
+        else:
+            try:
+                if not self.devices.apply(payload, now):
+                    self.counters.other_packets += 1
+            except PacketError as exc:
+                self.counters.undecodable += 1
+                log.debug("undecodable device packet 0x%02X dropped: %s", packet_id, exc)
 
     def _check_timers(self, now: float) -> None:
         opts = self.options
@@ -451,39 +314,8 @@ class Link:
                 self._connected()
             elif now - self._config_sent_at >= opts.config_retry:
                 self._config_sent_at = now
-                self.send(Command.CONFIG, 1)
+                self.send_command(Command.CONFIG, 1)
         if self.state == LinkState.CONNECTED:
-            if now - self._last_sip >= opts.loss_timeout:
-                self._lost(f"no SIP for {now - self._last_sip:.1f} s")
-                return
-            self._update_rates(now)
-
-    def _update_rates(self, now: float) -> None:
-        self.reflector.set_rates(self._sip_times.count(now), self._sonar_times.count(now), now)
-
-    def _stop_quietly(self) -> None:
-        """A lost robot that may still hear us (it fell silent, or reset): stop and CLOSE, if the line takes them."""
-        transport = self.transport
-        if transport is None or transport.closed:
-            return
-        try:
-            for command, arg in ((Command.VEL, 0), (Command.RVEL, 0), (Command.CLOSE, 1)):
-                transport.write(encode_command(command, arg))
-        except TransportError:
-            pass  # the line is gone: nothing can reach the robot, its own watchdog stops it
-
-    def _fail(self, reason: str) -> None:
-        log.log(logging.DEBUG if self.awaited else logging.ERROR, "%s", reason)
-        self._drop(reason, LinkState.FAILED, notify=False)
-
-    def _without_url(self, exc: Exception) -> str:
-        """A transport's message without its leading ``URL:`` (the loss message names the URL once)."""
-        return str(exc).removeprefix(f"{self.url}: ")
-
-    def _lost(self, reason: str) -> None:
-        if self.state == LinkState.CONNECTED:
-            self._stop_quietly()
-        if self.connecting:
-            self._drop(reason, LinkState.FAILED, notify=False)
-        else:
-            self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
+            self._check_silence(now)
+            if self.state == LinkState.CONNECTED:
+                self._update_rates(now)

@@ -1,35 +1,39 @@
 """Links chosen by URL scheme, as pyserial chooses a transport: ``flat://`` gets Flat's link, ``tcp://`` the Pioneer's.
 
-The Pioneer link (:class:`~saphira.client.link.pioneer.Link`) owns every scheme its transports open
+The Pioneer link (:class:`~saphira.client.link.pioneer.PioneerLink`) owns every scheme its transports open
 (:data:`~saphira.client.transport.TRANSPORT_SCHEMES`: ``tcp``, ``unix``, ``serial``, pyserial's URLs) and bare
 device names (``/dev/ttyS0``, ``COM3``); a :class:`~saphira.client.transport.Transport` object is its too.
 
 Any other protocol package declares its schemes as Python entry points in the group ``saphira.links``
-(``flat = "saphira.flat.link"`` in ``pyproject.toml``), and its module calls :func:`register_link` when
+(``flat = "saphira.flat.client.link"`` in ``pyproject.toml``), and its module calls :func:`register_link` when
 imported. The registry imports that module the first time a URL of the scheme is looked up, and only
 then, so a Pioneer program never loads the other protocols, nor the simulators behind them.
+
+The registry only names classes: the robot session builds the link a URL needs and swaps it in
+(:meth:`saphira.robot.Robot.connect`).
 """
 
 from __future__ import annotations
 
 from importlib.metadata import entry_points
 
-from saphira.client.link.pioneer import ConnectError, Link
+from saphira.client.link.base import ConnectError, Link
+from saphira.client.link.pioneer import PioneerLink
 from saphira.client.transport import TRANSPORT_SCHEMES, Transport, url_scheme
 
-__all__ = ["ENTRY_POINT_GROUP", "known_schemes", "link_for", "link_type", "register_link"]
+__all__ = ["ENTRY_POINT_GROUP", "known_schemes", "link_type", "register_link"]
 
 ENTRY_POINT_GROUP = "saphira.links"
 
-_links: dict[str, type[Link]] = dict.fromkeys(TRANSPORT_SCHEMES, Link)
+_links: dict[str, type[Link]] = dict.fromkeys(TRANSPORT_SCHEMES, PioneerLink)
 
 
 def register_link(scheme: str, opener: type[Link]) -> None:
     """Open URLs of ``scheme`` (``"flat"`` for ``flat://…``) with ``opener``, a link class.
 
-    The class is built on the robot's reflector, clock and options by :meth:`Link.replacing
-    <saphira.client.link.pioneer.Link.replacing>`, and tells the session what it needs to know
-    (:attr:`~saphira.client.link.pioneer.Link.paces_clock`). A scheme registered again takes the newer class.
+    The robot builds it as ``opener(reflector, clock, options, events=events)`` (the
+    :class:`~saphira.client.link.base.Link` constructor), and it tells the session what it needs to know
+    (:attr:`~saphira.client.link.base.Link.paces_clock`). A scheme registered again takes the newer class.
     """
     _links[scheme.lower()] = opener
 
@@ -42,14 +46,14 @@ def known_schemes() -> list[str]:
 def link_type(target: str | Transport) -> type[Link]:
     """The link class for ``target``: its scheme's, loading the declaring package on first use.
 
-    Raises :class:`~saphira.client.link.pioneer.ConnectError` naming the known schemes for an unknown
+    Raises :class:`~saphira.client.link.base.ConnectError` naming the known schemes for an unknown
     one, and the entry point's module when it cannot be imported or registers no link for the scheme.
     """
     if isinstance(target, Transport):
-        return Link
+        return PioneerLink
     scheme = url_scheme(target)
     if scheme == "":
-        return Link  # a bare serial device name
+        return PioneerLink  # a bare serial device name
     if scheme not in _links:
         _load_entry_point(target, scheme)
     return _links[scheme]
@@ -69,19 +73,3 @@ def _load_entry_point(url: str, scheme: str) -> None:
         raise ConnectError(f"{url!r}: the link for {scheme}:// ({entry.value}) cannot be loaded: {exc}") from exc
     if scheme not in _links:
         raise ConnectError(f"{url!r}: {entry.value} registered no link for {scheme}:// (register_link)")
-
-
-def link_for(link: Link, target: str | Transport) -> Link:
-    """The link ``target`` needs, in place of the robot's ``link``.
-
-    ``link`` itself when it is of the target's kind; the link it stood in for when that one is (the
-    Pioneer link a ``flat://`` link replaced comes back for ``tcp://``); else a new link of the kind
-    replacing it on the same reflector, clock and events.
-    """
-    kind = link_type(target)
-    if type(link) is kind:
-        return link
-    base = link.stands_in_for or link
-    if type(base) is kind:
-        return base
-    return kind.replacing(base)

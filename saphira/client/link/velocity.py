@@ -1,6 +1,6 @@
-"""What the links to velocity-only simulators share: a base for links that stand in for the Pioneer link.
+"""What the links to velocity-only simulators share: a sibling of the Pioneer link under the link base.
 
-Flat4 (:mod:`saphira.flat.link`) and Gamebots (:mod:`saphira.gamebots.link`) both report a pose and
+Flat4 (:mod:`saphira.flat.client.link`) and Gamebots (:mod:`saphira.gamebots.client.link`) both report a pose and
 take only velocities, so the same things happen on both sides of their wire:
 
 * the setpoints become one (mm/s, deg/s) command each cycle (:func:`setpoint_velocities`): position
@@ -12,8 +12,12 @@ take only velocities, so the same things happen on both sides of their wire:
   the robot's motion, velocities are the pose's change over the step's time, and a stall is inferred
   when a commanded speed moves nothing for a few steps (:meth:`VelocityLink._track_stall`); the links
   write no reflector attribute themselves;
-* the link stands in for the Pioneer link for its URL scheme (:meth:`Link.replacing`, chosen by
-  :mod:`saphira.client.link.registry`), keeping the Pioneer link's events so their listeners stay.
+* the connection is a TCP socket read without blocking (:meth:`VelocityLink._read_wire`); on a lock-step
+  clock each cycle waits for the server's step (:meth:`VelocityLink._await`), in real time silence for the
+  link timeout is a loss.
+
+Like the Pioneer link, each is a :class:`~saphira.client.link.base.Link` chosen by URL scheme
+(:mod:`saphira.client.link.registry`); the robot swaps between them keeping their events.
 
 The protocol packages keep their wire: parsing, what a step output holds, how a command is written.
 """
@@ -22,24 +26,19 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import logging
 import math
 import select
 import socket
 import time
-from collections.abc import Callable, Sized
+from collections.abc import Sized
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from saphira.client.link.pioneer import ConnectError, Link, LinkOptions, LinkState
+from saphira.client.link.base import ConnectError, Link, LinkState
 from saphira.client.motion import BRAKING_MARGIN, REACTION_TIME, MotionControl, RotMode, TransMode
-from saphira.client.reflector import PoseReport, Reflector
+from saphira.client.reflector import PoseReport
 from saphira.client.transport import SocketTransport, TransportClosed
-from saphira.core.clock import Clock
 from saphira.core.geometry import Pose, change_vp, norm2_angle
-from saphira.params.robot_params import RobotParams
-from saphira.protocol.command_packet import CommandArg
-from saphira.protocol.sync import RobotIdentity
 
 HEADING_GAIN = 3.0
 """1/s: near the target heading the turn rate is at most this times the error."""
@@ -48,8 +47,6 @@ STALL_SPEED = 50.0
 STALL_MOTION = 1.0
 """mm: …per step for :data:`STALL_STEPS` steps in a row is a stall (these simulators may report none)."""
 STALL_STEPS = 3
-
-Pose3 = tuple[float, float, float]
 
 
 def heading_velocity(error: float, rvel: float, limit: float, decel: float, deadband: float) -> float:
@@ -77,8 +74,8 @@ def setpoint_velocities(motion: MotionControl, rvel: float, decel: float, deadba
     return linear, angular
 
 
-class VelocityLink(Link, abc.ABC):
-    """A link to a simulator that reports poses and takes velocities, standing in for the Pioneer link.
+class VelocityLink(Link):
+    """A link to a simulator that reports poses and takes velocities.
 
     Subclasses set :attr:`SCHEME` and :attr:`HEADING_DEADBAND`, give :meth:`rot_decel`, read their
     wire into the reflector with :meth:`_pose_report` (applied by the reflector) and :meth:`_step_taken`, and write
@@ -89,20 +86,12 @@ class VelocityLink(Link, abc.ABC):
     HEADING_DEADBAND: ClassVar[float] = 0.5
     """deg: a smaller heading error commands no turn."""
     NAME: ClassVar[str] = "velocity"
-    """The protocol's name in messages."""
-    LOG: ClassVar[logging.Logger] = logging.getLogger("saphira.client.link.pioneer")
 
-    def __init__(
-        self,
-        reflector: Reflector,
-        clock: Clock,
-        options: LinkOptions | None = None,
-        params_chooser: Callable[[RobotIdentity], RobotParams] | None = None,
-    ) -> None:
-        super().__init__(reflector, clock, options, params_chooser=params_chooser)
-        self._sock: socket.socket | None = None
-        self._commanded = 0.0
-        self._still_steps = 0
+    _sock: socket.socket | None = None
+    """The connection's socket (the transport wraps it; :meth:`_read_wire` waits on it)."""
+    _commanded = 0.0
+    """mm/s: the speed last commanded, for the stall inference."""
+    _still_steps = 0
 
     @classmethod
     def handles(cls, url: str) -> bool:
@@ -127,16 +116,9 @@ class VelocityLink(Link, abc.ABC):
         self.transport = SocketTransport(self._sock, self.url)
         self.error = None
 
-    def abort(self, reason: str) -> None:
-        if self.state == LinkState.CONNECTED:
-            self.disconnect(reason)
-        elif self.connecting:
-            self._fail(reason)
-
-    def send(self, command: int, arg: CommandArg = None) -> bool:
-        """Pioneer commands mean nothing to a velocity-only simulator: dropped, with a warning."""
-        self.LOG.warning("%s link: Pioneer command %d not sent (it takes only velocities)", self.NAME, command)
-        return False
+    def _drop(self, reason: str, state: LinkState, *, notify: bool) -> None:
+        super()._drop(reason, state, notify=notify)
+        self._sock = None
 
     # ------------------------------------------------------------------ input
     def _read_wire(self, wait: float) -> bytes | None:
@@ -156,42 +138,25 @@ class VelocityLink(Link, abc.ABC):
     def _pump(self, wait: float) -> bool:
         """Read and handle what has arrived (see :meth:`_read_wire`); False if the line died."""
 
-    def _await(self, arrived: Sized, what: str, deadline: float) -> bool:
-        """Pump until ``arrived`` (a queue) holds something; False (link lost) past the wall-clock ``deadline``."""
+    def _await(self, arrived: Sized, deadline: float) -> bool:
+        """Pump until ``arrived`` (a queue of state reports) holds something; False (link lost) past the
+        wall-clock ``deadline``."""
         while not arrived:
             left = deadline - time.monotonic()
             if left <= 0:
-                self._lost(f"no {what} for {self.wait_limit:g} s")
+                self._lost(f"no {self.STATE_REPORT} for {self.wait_limit:g} s")
                 return False
             if not self._pump(min(left, 0.5)):
                 return False
         return True
 
-    def receive(self) -> None:
-        """Receive phase: handle what arrived (:meth:`_receive_step`); a fault ends the link."""
-        if self.transport is None:
-            return
-        try:
-            self._receive_step()
-        except Exception as exc:
-            self.LOG.exception("%s link %s: internal error", self.NAME, self.url)
-            self.abort(f"error while reading the {self.NAME} server: {exc}")
+    def _check_silence(self, now: float) -> None:
+        """In real time, no state report for the link timeout: the robot is lost. (On a lock-step clock
+        each cycle waits for its report instead: :meth:`_await`.)"""
+        if not self.clock.is_lockstep:
+            super()._check_silence(now)
 
-    @abc.abstractmethod
-    def _receive_step(self) -> None:
-        """This cycle's receive work on the subclass's wire (called by :meth:`receive`, which catches faults)."""
-
-    def _check_silence(self, now: float, what: str) -> None:
-        """In real time, no ``what`` (the server's state report) for the link timeout: the robot is lost.
-        (On a lock-step clock each cycle waits for its report instead: :meth:`_await`.)"""
-        silent = now - self._last_sip >= self.options.loss_timeout
-        if silent and self.state == LinkState.CONNECTED and not self.clock.is_lockstep:
-            self._lost(f"no {what} for {now - self._last_sip:.1f} s")
-
-    def _stop_quietly(self) -> None:
-        """Pioneer commands mean nothing here: a subclass whose server needs a stop sends its own."""
-
-    def _pose_report(self, pose: Pose3, previous: Pose3 | None, dt: float, reported_stall: bool = False) -> PoseReport:
+    def _pose_report(self, pose: Pose, previous: Pose | None, dt: float, reported_stall: bool = False) -> PoseReport:
         """The reflector's report of a step's ``pose`` (mm, mm, deg); ``previous`` None places the robot.
 
         ``dt`` (s) is the time since ``previous``: velocities are the pose's change over it (kept as they
@@ -206,7 +171,7 @@ class VelocityLink(Link, abc.ABC):
         dth = norm2_angle(th - pth)
         vel, rvel = (forward / dt, dth / dt) if dt > 0 else (state.vel, state.rvel)
         stalled = self._track_stall(math.hypot(x - px, y - py), reported_stall)
-        return PoseReport(pose, (forward, left, dth), vel, rvel, vel, vel, stalled)
+        return PoseReport(pose, Pose(forward, left, dth), vel, rvel, vel, vel, stalled)
 
     def _track_stall(self, moved: float, reported: bool) -> bool:
         """A stall the server reports, or a commanded speed that moves nothing (``moved`` mm) for a while."""
@@ -217,10 +182,8 @@ class VelocityLink(Link, abc.ABC):
         return reported or self._still_steps >= STALL_STEPS
 
     def _step_taken(self, now: float, describe: str) -> None:
-        """Count the step (the report is applied) as a SIP and complete a pending connection."""
-        self.counters.sips += 1
-        self._last_sip = now
-        self._sip_times.add(now)
+        """Count the step (the report is applied) as a state report and complete a pending connection."""
+        self._report_state_arrived(now)
         if self.state == LinkState.CONFIGURING:
             self.LOG.info("connected to %s at %s", describe, self.url)
             self._connected()

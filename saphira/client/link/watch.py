@@ -1,10 +1,10 @@
 """What a session does when its robot link is lost: end the run, or wait for the robot and go on.
 
-The link (:mod:`saphira.client.link.pioneer`) finds the loss — a closed connection or serial port at once, silence
+The link (:mod:`saphira.client.link.base`) finds the loss — a closed connection or serial port at once, silence
 for the link timeout — stops commanding motion (it sends nothing more, and a stop if the line still
 takes one), and fires its disconnect event; from that cycle ``sfIsConnected`` is 0 and the scheduler's
 ``on_disconnect`` hooks have run. :class:`LinkWatch` hears any reason other than the client's own
-disconnect (:data:`~saphira.client.link.pioneer.CLIENT_CLOSED`) and says ``lost the robot link (URL: reason)``:
+disconnect (:data:`~saphira.client.link.base.CLIENT_CLOSED`) and says ``lost the robot link (URL: reason)``:
 
 * without ``reconnect`` it sets :attr:`LinkWatch.lost`: ``saphira run`` ends after one more cycle (every
   activity has then run with ``sfIsConnected`` 0) with exit status 2, a connection error; the shell
@@ -28,13 +28,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, LinkState
+from saphira.client.link.base import CLIENT_CLOSED, ConnectError, LinkState
 from saphira.core.tasks import Phase, Task, TaskKind, TaskState
 
 if TYPE_CHECKING:
     from saphira.robot import Robot
 
-log = logging.getLogger("saphira.client.link.pioneer")
+log = logging.getLogger("saphira.client.link.watch")
 
 RETRY_PERIOD = 1.0
 """Seconds between two attempts to reach a lost robot."""
@@ -61,7 +61,7 @@ class LinkWatch:
         self.robot = robot
         self.target = target
         self.connector = connector or (lambda: robot.connect(target, wait=False))
-        """Starts a handshake with the robot (or raises :class:`~saphira.client.link.pioneer.ConnectError`)."""
+        """Starts a handshake with the robot (or raises :class:`~saphira.client.link.base.ConnectError`)."""
         self.nap: Callable[[float], None] = time.sleep
         """How a lock-step cycle waits while the robot is away (tests count cycles instead)."""
         self.say = say

@@ -3,7 +3,7 @@
 :class:`AccessoryReflector` is the reflector's part for them (the reflector owns one): it reads the
 gripper switch byte from each SIP (the ARCOS gripper byte, or a PSOS robot's digital inputs, where a
 Pioneer 1 gripper is wired) and from 0xE0 gripper packets, the PTU word of a PSOS SIP, and the FTVS
-vision packets (both decoded by the link's device layer, :mod:`saphira.client.link.devices`) into
+vision packets (a device, :mod:`saphira.client.sensors.device`: the link's device layer hands it them) into
 the manual's ``sfVaInfo``, ``sfVbInfo``, ``sfVcInfo``; it counts vision packets
 per second (the information window's ``VPac``). An ARCOS SIP carries no PTU word, so for those robots
 the reflector keeps the pulse width of the last PTUPOS the client sent.
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from saphira.client.sensors.device import Device
 from saphira.core.rates import PerSecond
 from saphira.protocol.commands import Command
 from saphira.protocol.gripper import (
@@ -25,14 +26,24 @@ from saphira.protocol.gripper import (
     GripperPacket,
     GripState,
     break_beams,
+    decode_gripper_packet,
     grip_state,
     lift_maxed,
     ptu_arg,
 )
+from saphira.protocol.packet_ids import PacketId
 from saphira.protocol.sip import Sip
-from saphira.protocol.vision import CHANNELS, VISION_COM, VisionInfo, VisionMode, VisionPacket
+from saphira.protocol.vision import (
+    CHANNELS,
+    VISION_COM,
+    VisionInfo,
+    VisionMode,
+    VisionPacket,
+    decode_vision_packet,
+)
 
 if TYPE_CHECKING:
+    from saphira.client.reflector import Reflector
     from saphira.robot import Robot
 
 
@@ -69,13 +80,24 @@ class AccessoryState:
         return self.gripper_switches is not None and lift_maxed(self.gripper_switches)
 
 
-class AccessoryReflector:
-    """Folds SIPs, decoded gripper and vision packets, and the client's own PTUPOS settings into
-    :class:`AccessoryState`."""
+class AccessoryReflector(Device):
+    """The accessories device: folds SIPs, gripper (0xE0) and vision (0x50) packets, and the client's own
+    PTUPOS settings into :class:`AccessoryState`."""
 
-    def __init__(self) -> None:
+    name = "accessories"
+    packet_ids = frozenset((PacketId.GRIPPER, PacketId.VISION))
+
+    def __init__(self, reflector: Reflector) -> None:
+        super().__init__(reflector)
         self.state = AccessoryState()
         self._vision_times = PerSecond()
+
+    def apply(self, payload: bytes, now: float) -> None:
+        """A gripper or vision packet (PacketError if malformed)."""
+        if payload[0] == PacketId.GRIPPER:
+            self.apply_gripper(decode_gripper_packet(payload))
+        else:
+            self.apply_vision(decode_vision_packet(payload), now)
 
     def restart(self) -> None:
         """A new session: nothing reported yet."""
@@ -120,7 +142,7 @@ class AccessoryReflector:
 
 def gripper_command(robot: Robot, code: int) -> bool:
     """Send GRIPPER ``code`` (:class:`~saphira.protocol.gripper.GripperCommand`); False if not sent."""
-    return robot.link.send(Command.GRIPPER, int(code))
+    return robot.link.send_command(Command.GRIPPER, int(code))
 
 
 def gripper_open(robot: Robot) -> bool:
@@ -146,17 +168,17 @@ def gripper_stop(robot: Robot) -> bool:
 
 def request_gripper_packets(robot: Robot, mode: int = 2) -> bool:
     """GRIPPERPACREQUEST: 0 none, 1 one 0xE0 packet, 2 one every cycle."""
-    return robot.link.send(Command.GRIPPERPACREQUEST, mode)
+    return robot.link.send_command(Command.GRIPPERPACREQUEST, mode)
 
 
 def set_ptu(robot: Robot, servo: int, width: int) -> bool:
     """PTUPOS: drive RC servo ``servo`` (0-4) to a pulse ``width`` in 10 µs units (0-200)."""
-    return robot.link.send(Command.PTUPOS, ptu_arg(servo, width))
+    return robot.link.send_command(Command.PTUPOS, ptu_arg(servo, width))
 
 
 def vision_command(robot: Robot, text: str) -> bool:
     """Send a VISION_COM string (``"pioneer_a_mode 2"``, ``"line_bottom_row 0"`` ...)."""
-    return robot.link.send(VISION_COM, robot.link.string_arg(text))
+    return robot.link.send_command(VISION_COM, robot.link.string_arg(text))
 
 
 def set_vision_mode(robot: Robot, channel: int, mode: VisionMode | int) -> bool:

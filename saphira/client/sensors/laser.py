@@ -1,9 +1,11 @@
 """The laser on the client side: THE scan type, its reassembly from packets, and the reflector's LPS ring.
 
-:class:`LaserScan` is the one scan type: the Pioneer protocol's packets (reassembled here for the
-link's device layer, :mod:`saphira.client.link.devices`), Flat's and Gamebots' wire messages
-(``flat.codec.LaserReading``, ``gamebots.codec.RangeScannerMessage``, converted by their links) and
-the Pioneer simulator's laser (:class:`saphira.sim.laser.SimLaser`) all come as one.
+:class:`LaserScan` is the one scan type: the Pioneer protocol's packets (reassembled here), Flat's and
+Gamebots' wire messages (``flat.codec.LaserReading``, ``gamebots.codec.RangeScannerMessage``, converted
+by their links) and the Pioneer simulator's laser (:class:`saphira.sim.laser.SimLaser`) all come as one.
+
+:class:`ReflectedLaser` is the laser device (:mod:`saphira.client.sensors.device`): the link's device
+layer hands it the 0x60/0x61 packets.
 
 A simulator sends each scan as several 0x60/0x61 packets (:mod:`saphira.protocol.laser`).
 :class:`LaserAssembler` puts them back together: a packet with index 0 starts a scan and records the
@@ -14,7 +16,8 @@ is never stitched from two.
 
 :class:`ReflectedLaser` keeps the latest complete :class:`LaserScan` (robot pose at scan time,
 ranges, angles) and a :class:`LaserRing` of its points in the LPS. The ring is moved with the robot
-like the sonar buffers; the sonar's occupancy queries read it too (:attr:`saphira.client.sensors.sonar.Sonar.laser`).
+like the sonar buffers; it joins the sonar's LPS pool (:meth:`saphira.client.sensors.sonar.Sonar.join`), so the
+occupancy queries read it too.
 
 Choices made here:
 
@@ -32,11 +35,14 @@ Choices made here:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from saphira.client.sensors.device import Device, DeviceBinding, DeviceError
 from saphira.client.sensors.sonar import NO_ECHO, Region, move_points, region_mask
 from saphira.core.arrays import FloatArray
 from saphira.core.geometry import Pose, change_vp, cos_sin
@@ -44,8 +50,12 @@ from saphira.params.laser import LaserConfig, laser_config
 from saphira.params.robot_params import RobotParams
 from saphira.protocol.commands import Command
 from saphira.protocol.config import ConfigPacket
-from saphira.protocol.laser import LaserPacket
+from saphira.protocol.laser import LASER_IDS, LaserPacket, decode_laser
 from saphira.protocol.sync import RobotIdentity
+
+if TYPE_CHECKING:
+    from saphira.client.reflector import Reflector
+    from saphira.robot import Robot
 
 SIMULATOR_NAMES: Final = frozenset({"mobilesim", "amrisim", "saphira-sim"})
 
@@ -101,6 +111,10 @@ class LaserRing:
     def clear(self) -> None:
         self.replace(np.zeros(0), np.zeros(0))
 
+    @property
+    def size(self) -> int:
+        return int(self.xs.size)
+
     def move(self, cos_t: float, sin_t: float, dx: float, dy: float) -> None:
         """Re-express the points after the robot moved (dx, dy) and turned (cos_t, sin_t)."""
         self.xs, self.ys = self.xs.copy(), self.ys.copy()  # new arrays: whoever holds the old ones keeps them
@@ -125,8 +139,8 @@ class AssemblerCounters:
 
 @dataclass
 class LaserAssembler:
-    """Reassembles scans from their packets (see the module docstring for the rules); the link's device
-    layer owns one (:class:`saphira.client.link.devices.DeviceDecoder`)."""
+    """Reassembles scans from their packets (see the module docstring for the rules); the laser device
+    owns one (:class:`ReflectedLaser`)."""
 
     counters: AssemblerCounters = field(default_factory=AssemblerCounters)
     _ranges: list[int] = field(default_factory=list)
@@ -186,21 +200,62 @@ class LaserAssembler:
                          first.pose, self.reflectance())  # fmt: skip
 
 
-class ReflectedLaser:
-    """The reflector's laser: configuration, the latest scan and the LPS ring (no decoding: the link
-    reassembles scans, :mod:`saphira.client.link.devices`, or gets them whole, as Flat's and Gamebots' do)."""
+class ReflectedLaser(Device):
+    """The laser device: configuration, the scan being reassembled from its 0x60/0x61 packets, the latest
+    scan and the LPS ring. Flat's and Gamebots' links hand it whole scans (:meth:`keep`, through
+    :meth:`~saphira.client.reflector.Reflector.apply_laser_scan`)."""
 
-    def __init__(self, config: LaserConfig | None = None) -> None:
+    name = "laser"
+    packet_ids = LASER_IDS
+
+    def __init__(self, reflector: Reflector, config: LaserConfig | None = None) -> None:
+        super().__init__(reflector)
         self.config = config or LaserConfig()
+        self.assembler = LaserAssembler()
+        """The scan being reassembled, and the counts of packets, scans and broken scans."""
         self.ring = LaserRing()
         self.scan: LaserScan | None = None
         self.scans = 0
         """Complete scans taken in (``sfLaserScans``), whichever link brought them."""
 
+    def configure(self, params: RobotParams) -> None:
+        """The laser the parameter file declares (or the default one): no scan of another laser is kept."""
+        self.config = laser_config(params, assume=True) or LaserConfig()
+        self.ring = LaserRing()
+        self.scan = None
+        self.scans = 0
+
     def restart(self) -> None:
-        """A new session: no scan yet."""
+        """A new session: no scan yet, none being reassembled."""
         self.ring.clear()
         self.scan = None
+        self.assembler.reset()
+
+    def lps_source(self) -> LaserRing:
+        return self.ring
+
+    def apply(self, payload: bytes, now: float) -> None:
+        """Fold one 0x60/0x61 packet in (PacketError if malformed); a scan it completes is kept."""
+        state = self.reflector.state
+        first = self.assembler.feed(decode_laser(payload), state.odo_pose, state.global_pose)
+        if first is not None:
+            self.reflector.apply_laser_scan(self.assembler.scan(first, self.config))
+
+    @classmethod
+    def bindings(cls) -> Sequence[DeviceBinding]:
+        """``sfLaserCount``... (docs/colbert.md; Saphira had no laser built-ins: they follow its sonar ones)."""
+        return [
+            DeviceBinding("sfLaserCount", "int()", _count, "readings in the latest laser scan (0: none yet)"),
+            DeviceBinding("sfLaserScans", "int()", lambda r: laser_of(r).scans, "complete laser scans received"),
+            DeviceBinding("sfLaserRange", "int(int)", lambda r, i: round(float(_reading(r, i)[0])),
+                          "range of laser reading i, mm"),
+            DeviceBinding("sfLaserAngle", "float(int)", lambda r, i: _reading(r, i)[1],
+                          "bearing of laser reading i, degrees"),
+            DeviceBinding("sfLaserXCoord", "float(int)", lambda r, i: _coord(r, i)[0],
+                          "x of laser reading i (robot frame)"),
+            DeviceBinding("sfLaserYCoord", "float(int)", lambda r, i: _coord(r, i)[1],
+                          "y of laser reading i (robot frame)"),
+        ]  # fmt: skip
 
     def keep(self, scan: LaserScan, robot_pose: Pose) -> LaserScan:
         """Make ``scan``, numbered as the next one, the latest and its points the LPS ring, moved from the
@@ -213,6 +268,35 @@ class ReflectedLaser:
         if dx or dy or dth:
             self.ring.move(*cos_sin(dth), dx, dy)
         return scan
+
+
+def laser_of(robot: Robot) -> ReflectedLaser:
+    """The robot's laser device."""
+    return robot.reflector.device("laser", ReflectedLaser)
+
+
+def _count(robot: Robot) -> int:
+    scan = laser_of(robot).scan
+    return 0 if scan is None else scan.count
+
+
+def _reading(robot: Robot, index: int) -> tuple[float, float]:
+    """(range mm, bearing deg) of reading ``index`` of the latest scan; DeviceError naming what is missing."""
+    scan = laser_of(robot).scan
+    if scan is None:
+        raise DeviceError("no laser scan has arrived (does the robot have a laser?)")
+    if not 0 <= index < scan.count:
+        raise DeviceError(f"there is no laser reading {index} (the scan has {scan.count})")
+    return float(scan.ranges[index]), float(scan.angles[index])
+
+
+def _coord(robot: Robot, index: int) -> tuple[float, float]:
+    """Reading ``index``'s point in the robot frame when the scan was taken."""
+    r, angle = _reading(robot, index)
+    scan = laser_of(robot).scan
+    assert scan is not None  # _reading checked it
+    rad = math.radians(angle)
+    return scan.mount_x + r * math.cos(rad), scan.mount_y + r * math.sin(rad)
 
 
 def is_simulator(identity: RobotIdentity | None, config: ConfigPacket | None) -> bool:

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import numpy as np
 
 from saphira.core.arrays import BoolArray, FloatArray
+from saphira.core.geometry import Pose
 from saphira.core.jit import kernel
 
 if TYPE_CHECKING:
-    from saphira.client.sensors.laser import LaserRing
+    from saphira.client.sensors.device import LpsSource
 
 NO_ECHO = 5000
 """Range reported for a sonar that heard no echo; also what occupancy queries return for 'nothing'."""
@@ -230,20 +231,24 @@ class Sonar:
                  (Region.LEFT, side_buffer), (Region.RIGHT, side_buffer))
             )
         }  # fmt: skip
-        self.laser: LaserRing | None = None
-        """The laser's points in the LPS (:mod:`saphira.client.sensors.laser`): every occupancy query pools them with
+        self.joined: list[LpsSource] = []
+        """Other range sensors' LPS points (the laser's, :meth:`join`): every occupancy query pools them with
         the sonar's, and :meth:`move` keeps them registered."""
         self._buffer_list = list(self.buffers.values())
         self._cache: dict[Hashable, object] = {}
         self._cache_state: tuple[object, ...] = ()
+
+    def join(self, source: LpsSource) -> None:
+        """Pool ``source``'s points (a range sensor's, :mod:`saphira.client.sensors.device`) with the sonar's."""
+        self.joined.append(source)
 
     # -------------------------------------------------------------- readings
     def add_reading(
         self,
         index: int,
         range_mm: int,
-        robot_pose: tuple[float, float, float],
-        global_pose: tuple[float, float, float] | None = None,
+        robot_pose: Pose,
+        global_pose: Pose | None = None,
     ) -> bool:
         """Record one new reading; returns False (and ignores it) for a sonar the robot does not have.
 
@@ -279,8 +284,9 @@ class Sonar:
         move_points(self._xs.reshape(-1), self._ys.reshape(-1), c, s, dx, dy)
         for buffer in self._buffer_list:
             buffer.version += 1
-        if self.laser is not None and self.laser.xs.size:
-            self.laser.move(c, s, dx, dy)
+        for joined in self.joined:
+            if joined.size:
+                joined.move(c, s, dx, dy)
 
     def axis_offset(self, region: Region) -> float:
         """How far the nearest transducer of ``region`` sits from the robot's long axis (mm; 0: none)."""
@@ -311,12 +317,11 @@ class Sonar:
             buffer.clear()
 
     def _state(self) -> tuple[object, ...]:
-        """Changes whenever a buffer's entries or the laser's points do: the key of :meth:`cached`."""
-        laser = self.laser
-        return (*[b.version for b in self._buffer_list], laser, 0 if laser is None else laser.version)
+        """Changes whenever a buffer's entries or a joined sensor's points do: the key of :meth:`cached`."""
+        return (*[b.version for b in self._buffer_list], *[(j, j.version) for j in self.joined])
 
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()``, computed once per state of the buffers and the laser's points.
+        """``compute()``, computed once per state of the buffers and the joined sensors' points.
 
         Behaviors share what they derive from the same readings this way (avoid_collision and keep_off
         both need the path clearance), and repeated occupancy queries in a cycle pool the points once.
@@ -334,8 +339,8 @@ class Sonar:
 
     def points(self, source: Region = Region.ALL) -> tuple[FloatArray, FloatArray]:
         """Valid LPS points of the buffers ``source`` selects (FRONT, BACK, SIDES, LEFT, RIGHT or ALL),
-        and the laser's points in that region when there are any. The arrays are read-only: they are
-        shared until the readings change."""
+        and the joined sensors' (the laser's) points in that region when there are any. The arrays are
+        read-only: they are shared until the readings change."""
         return self.cached(("points", source), lambda: self._pool(source))
 
     def _pool(self, source: Region) -> tuple[FloatArray, FloatArray]:
@@ -343,8 +348,7 @@ class Sonar:
             parts = [(self._xs[self._valid], self._ys[self._valid])]
         else:
             parts = [self.buffers[r].points() for r in _SOURCES[source]]
-        if self.laser is not None and self.laser.xs.size:
-            parts.append(self.laser.points(source))
+        parts.extend(joined.points(source) for joined in self.joined if joined.size)
         if len(parts) == 1:
             xs, ys = parts[0]
         else:

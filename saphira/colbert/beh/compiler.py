@@ -60,22 +60,20 @@ from saphira.behavior.behavior import (
     turn_right,
 )
 from saphira.colbert.beh.parser import parse_all_behavior_errors, parse_behaviors
-from saphira.colbert.compile.compiler import (
+from saphira.colbert.compile.codegen import ActProgram, RuntimeHooks, generated_line
+from saphira.colbert.compile.compiler import Compiler
+from saphira.colbert.compile.symbols import (
     BEHAVIOR,
     FLOAT,
     PTR,
-    ActProgram,
     ColbertCompileError,
     ColbertRuntimeError,
-    Compiler,
     Constant,
     CType,
     Function,
     GlobalVariable,
     LinkedVariable,
-    RuntimeHooks,
     SymbolTable,
-    generated_line,
     runtime_message,
 )
 from saphira.colbert.syntax import ast
@@ -84,7 +82,7 @@ from saphira.colbert.syntax.limits import read_source
 from saphira.core.errors import SourceError, SourcePosition
 
 if TYPE_CHECKING:
-    from saphira.colbert.evaluator import Evaluator
+    from saphira.colbert.environment import Environment
 
 __all__ = [
     "FUZZY_FUNCTIONS",
@@ -188,7 +186,7 @@ class _NoHooks:
 def compile_behaviors(
     tree: ast.BehaviorFile, symbols: SymbolTable, hooks: RuntimeHooks | None = None, source: str = ""
 ) -> list[CompiledBehavior]:
-    """The behaviors of a parsed ``.beh`` file, compiled against ``symbols`` (an evaluator's environment).
+    """The behaviors of a parsed ``.beh`` file, compiled against ``symbols`` (a Colbert environment's).
 
     ``source`` is the file's text (for the offending line in messages). Raises
     :class:`ColbertCompileError` (``file:line:col: message``) for the first error.
@@ -205,22 +203,22 @@ def check_behaviors(tree: ast.BehaviorFile, symbols: SymbolTable, source: str = 
     return list(errors)
 
 
-def compile_behavior_text(text: str, filename: str, evaluator: Evaluator) -> list[CompiledBehavior]:
-    """Parse and compile ``.beh`` text in an evaluator's environment; raises the first :class:`SourceError`."""
-    tree = parse_behaviors(text, filename, evaluator.symbols.struct_names())
-    return compile_behaviors(tree, evaluator.symbols, evaluator.runtime, text)
+def compile_behavior_text(text: str, filename: str, env: Environment) -> list[CompiledBehavior]:
+    """Parse and compile ``.beh`` text in a Colbert environment; raises the first :class:`SourceError`."""
+    tree = parse_behaviors(text, filename, env.symbols.struct_names())
+    return compile_behaviors(tree, env.symbols, env.runtime, text)
 
 
 def check_behavior_text(
-    text: str, filename: str, evaluator: Evaluator, *, symbols: SymbolTable | None = None, define: bool = False
+    text: str, filename: str, env: Environment, *, symbols: SymbolTable | None = None, define: bool = False
 ) -> list[SourceError]:
     """Every syntax error of ``.beh`` text or, when it parses, every compile error (``saphira check``).
 
-    ``symbols``: the table to compile against (default: the evaluator's). ``define``: the behaviors
+    ``symbols``: the table to compile against (default: the environment's). ``define``: the behaviors
     that compile become startable names of that table, as loading the file makes them, so the files
     checked after this one may start them.
     """
-    table = symbols if symbols is not None else evaluator.symbols
+    table = symbols if symbols is not None else env.symbols
     syntax: list[SourceError] = list(parse_all_behavior_errors(text, filename, table.struct_names()))
     if syntax:
         return syntax
@@ -239,8 +237,8 @@ def check_behavior_text(
     return sorted(found, key=lambda e: (e.line, e.column))
 
 
-def define_behaviors(evaluator: Evaluator, path: str | Path) -> list[CompiledBehavior]:
-    """Load a ``.beh`` file into an evaluator: each behavior becomes startable under its name.
+def define_behaviors(env: Environment, path: str | Path) -> list[CompiledBehavior]:
+    """Load a ``.beh`` file into a Colbert environment: each behavior becomes startable under its name.
 
     Behaviors before the first error stay defined; the error is raised as a :class:`SourceError`.
     Redefining a behavior replaces it (running instances keep the old definition); a name that is
@@ -248,16 +246,16 @@ def define_behaviors(evaluator: Evaluator, path: str | Path) -> list[CompiledBeh
     """
     file = Path(path)
     text = read_source(file, what="behavior file")
-    tree = parse_behaviors(text, str(file), evaluator.symbols.struct_names())
-    built, errors = _compile_all(tree, evaluator.symbols, evaluator.runtime, text)
+    tree = parse_behaviors(text, str(file), env.symbols.struct_names())
+    built, errors = _compile_all(tree, env.symbols, env.runtime, text)
     lines = text.split("\n")
     defined: list[CompiledBehavior] = []
-    with evaluator.scheduler.lock:
+    with env.scheduler.lock:
         for node, defn in zip(tree.behaviors, built, strict=False):  # ``built`` stops before the first failure
-            conflict = _name_conflict(evaluator.symbols, defn.name, node, tree, lines)
+            conflict = _name_conflict(env.symbols, defn.name, node, tree, lines)
             if conflict is not None:
                 raise conflict
-            evaluator.add_behavior(defn.name, defn, help=defn.doc)
+            env.add_behavior(defn.name, defn, help=defn.doc)
             defined.append(defn)
     if errors:
         raise errors[0]

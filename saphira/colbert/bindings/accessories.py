@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings.table import BindingTable
-from saphira.colbert.compile.compiler import ColbertRuntimeError, Slot, parse_type
+from saphira.colbert.compile.symbols import ColbertRuntimeError, Slot, parse_type
 from saphira.protocol.commands import Command
 from saphira.protocol.gripper import GripperCommand
 from saphira.protocol.vision import DEG_TO_PIXELS, VISION_COM, VisionMode
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["NO_BLOB", "VINFO_SLOTS", "table"]
 
@@ -36,7 +36,7 @@ def _vinfo_slot(name: str) -> Slot:
 VINFO_SLOTS = [_vinfo_slot(name) for name in ("type", "x", "y", "area", "h", "w", "first", "num")]
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
 
     def state() -> Any:

@@ -19,24 +19,25 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.colbert.bindings.table import BindingTable
-from saphira.colbert.compile.compiler import ColbertRuntimeError
+from saphira.colbert.compile.symbols import ColbertRuntimeError
+from saphira.core.geometry import Pose
 from saphira.display.drawing import COLOR_VARIABLES, COLORS, LINE_DASHED, LINE_SOLID, drawing_for
 from saphira.display.state import BUTTON_LEFT, BUTTON_MIDDLE, BUTTON_RIGHT, display_for
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["table"]
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
-    drawing = drawing_for(s.ev.scheduler)
-    display = display_for(s.ev.scheduler)
+    drawing = drawing_for(s.ctx.scheduler)
+    display = display_for(s.ctx.scheduler)
 
-    def robot_pose() -> tuple[float, float, float] | None:
-        robot = s.ev.robot
-        return None if robot is None else (robot.state.ax, robot.state.ay, robot.state.ath)
+    def robot_pose() -> Pose | None:
+        robot = s.ctx.robot
+        return None if robot is None else robot.state.global_pose
 
     def set_line_type(line_type: int) -> None:
         try:

@@ -2,8 +2,8 @@
 
 Registered by :func:`saphira.colbert.bindings.table.install_bindings`. A Flat server announces a map change
 (an automatic transition, or the answer to a ``t``/``m`` query) with ``:MAP-CHANGED``; its link keeps the
-announcement in :attr:`~saphira.client.link.pioneer.Link.map_name` and
-:attr:`~saphira.client.link.pioneer.Link.map_changes`, which every link has (a link whose peer announces no
+announcement in :attr:`~saphira.client.link.base.Link.map_name` and
+:attr:`~saphira.client.link.base.Link.map_changes`, which every link has (a link whose peer announces no
 maps keeps None and 0), so these bindings need not know which protocol the robot speaks. Colbert has no
 events, so an activity polls two values, as it polls ``sfLaserScans``:
 
@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING
 from saphira.colbert.bindings.table import BindingTable
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["table"]
 
 
-def _map(s: _Session) -> str:
+def _map(s: Bindings) -> str:
     return s.robot.link.map_name or ""
 
 
-def _changes(s: _Session) -> int:
+def _changes(s: Bindings) -> int:
     return s.robot.link.map_changes
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         functions=[

@@ -29,7 +29,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.compile.compiler import ColbertRuntimeError
+from saphira.colbert.compile.symbols import ColbertRuntimeError
 from saphira.colbert.runtime import WaitNextCycle
 from saphira.core.tasks import Task
 from saphira.display.state import DisplayError, display_for
@@ -37,8 +37,8 @@ from saphira.perception.occupancy import start_occupancy_grid
 from saphira.protocol.commands import Command
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
-    from saphira.colbert.evaluator import Evaluator
+    from saphira.colbert.bindings.context import BindingContext
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["install_link_bindings"]
 
@@ -46,11 +46,11 @@ __all__ = ["install_link_bindings"]
 class _LinkBindings:
     """The state the waiting and display bindings keep between calls."""
 
-    def __init__(self, session: _Session) -> None:
+    def __init__(self, session: Bindings) -> None:
         self.s = session
         self._waits: weakref.WeakKeyDictionary[Task, tuple[int, int]] = weakref.WeakKeyDictionary()
-        self.step_setting = int(session.ev.value("sfSTEP"))
-        self.occgrid_setting = int(session.ev.value("sfOCCGRID"))
+        self.step_setting = int(session.ctx.value("sfSTEP"))
+        self.occgrid_setting = int(session.ctx.value("sfOCCGRID"))
 
     def has_dchead(self) -> int:
         return int(self.s.motion.turn_command == Command.DCHEAD)
@@ -61,7 +61,7 @@ class _LinkBindings:
     def wait_packet(self, ms: int) -> int:
         """``sfWaitClientPacket``: 1 once a packet is current, 0 after ``ms`` (at least one cycle)."""
         s = self.s
-        scheduler = s.ev.scheduler
+        scheduler = s.ctx.scheduler
         clock = scheduler.clock
         cycles = max(1, clock.cycles_for(ms / 1000.0))
         task = scheduler.current
@@ -88,7 +88,7 @@ class _LinkBindings:
         """The display state of every page (sticky, :mod:`saphira.display.state`); sfSTEP also reaches the simulator."""
         s = self.s
         try:
-            display_for(s.ev.scheduler).set(setting, value)
+            display_for(s.ctx.scheduler).set(setting, value)
         except DisplayError as exc:
             raise ColbertRuntimeError(str(exc)) from None
         if setting == self.occgrid_setting and value:
@@ -101,20 +101,20 @@ class _LinkBindings:
 
     def load_world(self, name: str) -> int:
         s = self.s
-        robot = s.ev.robot
+        robot = s.ctx.robot
         if robot is None or not robot.connected:
-            s.ev._say("sfLoadWorldFile: no simulator connected")
+            s.ctx.say("sfLoadWorldFile: no simulator connected")
             return -1
-        local = s.ev.resolve(name)
+        local = s.ctx.resolve(name)
         wire_name = str(local.resolve()) if not Path(name).is_absolute() and local.is_file() else name
         s.send(Command.LOADWORLD, robot.link.string_arg(wire_name))
         return 0
 
 
-def install_link_bindings(ev: Evaluator, session: _Session) -> None:
+def install_link_bindings(ctx: BindingContext, session: Bindings) -> None:
     """Register ``sfHasDCHead``, ``sfWaitClientPacket``, ``sfSetDisplayState`` and ``sfLoadWorldFile``."""
     b = _LinkBindings(session)
-    ev.add_variable(
+    ctx.add_variable(
         "sfHasDCHead", "int", getter=b.has_dchead, setter=b.set_has_dchead,
         help="1: turn with DCHEAD, 0 (the default): with DHEAD",
     )  # fmt: skip
@@ -124,4 +124,4 @@ def install_link_bindings(ev: Evaluator, session: _Session) -> None:
         ("sfLoadWorldFile", "int", ["string"], b.load_world, "the simulator loads a world; 0 sent, -1 failed"),
     )
     for name, ret, args, fn, text in functions:
-        ev.add_function(name, fn, ret, args, help=text)
+        ctx.add_function(name, fn, ret, args, help=text)

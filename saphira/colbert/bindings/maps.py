@@ -26,7 +26,7 @@ from saphira.perception import mapfile
 from saphira.perception.occupancy import occupancy_grid_for, start_occupancy_grid
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["table"]
 
@@ -34,7 +34,7 @@ __all__ = ["table"]
 class _Maps:
     """One session's map directory and the map calls that use it."""
 
-    def __init__(self, s: _Session) -> None:
+    def __init__(self, s: Bindings) -> None:
         self.s = s
         self.map_dir = ""
 
@@ -46,10 +46,10 @@ class _Maps:
         try:
             mapfile.load_map_file(self.s.robot.reflector.pointlist, name, self.folder)
         except mapfile.MapFileError as exc:
-            self.s.ev._say(f"sfLoadMapFile: {exc.pretty()}")
+            self.s.ctx.say(f"sfLoadMapFile: {exc.pretty()}")
             return -1
         except mapfile.MapNotFoundError as exc:
-            self.s.ev._say(f"sfLoadMapFile: {exc}")
+            self.s.ctx.say(f"sfLoadMapFile: {exc}")
             return -1
         return 0
 
@@ -57,7 +57,7 @@ class _Maps:
         try:
             mapfile.save_map_file(self.s.robot.reflector.pointlist, name, self.folder)
         except SaphiraError as exc:  # names the file it could not write, and why
-            self.s.ev._say(f"sfSaveMapFile: {exc}")
+            self.s.ctx.say(f"sfSaveMapFile: {exc}")
             return -1
         return 0
 
@@ -71,7 +71,7 @@ class _Maps:
         self.map_dir = value
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     maps = _Maps(s)
     return BindingTable(

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from saphira.client.sensors.sonar import SonarBucket
 from saphira.colbert.bindings.table import BindingTable
-from saphira.colbert.compile.compiler import Slot, parse_type
+from saphira.colbert.compile.symbols import Slot, parse_type
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
     from saphira.robot import Robot
 
 __all__ = ["SDATA_SLOTS", "table"]
@@ -79,18 +79,18 @@ def _point_list(robot: Robot) -> _Cell | None:
     return head
 
 
-def _identity(s: _Session, field: str) -> str:
-    robot = s.ev.robot
+def _identity(s: Bindings, field: str) -> str:
+    robot = s.ctx.robot
     identity = robot.link.identity if robot is not None and robot.connected else None
     return "" if identity is None else str(getattr(identity, field))
 
 
-def _sonar_bucket(s: _Session, index: int) -> SonarBucket | None:
+def _sonar_bucket(s: Bindings, index: int) -> SonarBucket | None:
     buckets = s.robot.sonar.buckets
     return buckets[index] if 0 <= index < len(buckets) else None
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         structs=[

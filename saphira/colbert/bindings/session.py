@@ -23,7 +23,7 @@ from saphira.core.errors import SaphiraError, SourceError
 from saphira.params.robot_params import find_params_file, load_params
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["ERROR_PREFIX", "table"]
 
@@ -31,17 +31,17 @@ ERROR_PREFIX = "error: "
 """What ``sfErrMessage`` and ``sfErrSMessage`` put in front of their text."""
 
 
-def _load_param_file(s: _Session, name: str) -> int:
-    ev = s.ev
+def _load_param_file(s: Bindings, name: str) -> int:
+    ctx = s.ctx
     robot = s.robot
     try:
-        local = ev.resolve(name)
+        local = ctx.resolve(name)
         params = load_params(local if local.is_file() else find_params_file(name))
     except SourceError as exc:
-        ev._say(f"sfLoadParamFile: {exc.pretty()}")
+        ctx.say(f"sfLoadParamFile: {exc.pretty()}")
         return -1
     except SaphiraError as exc:
-        ev._say(f"sfLoadParamFile: {exc}")
+        ctx.say(f"sfLoadParamFile: {exc}")
         return -1
     odometry = robot.reflector.odometry
     robot.reflector.configure(params)
@@ -49,19 +49,19 @@ def _load_param_file(s: _Session, name: str) -> int:
     return 0
 
 
-def _load_eval_file(s: _Session, name: str) -> int:
-    return 0 if s.ev.load(name) else -1
+def _load_eval_file(s: Bindings, name: str) -> int:
+    return 0 if s.ctx.load(name) else -1
 
 
-def _error(s: _Session, fmt: str, *args: Any) -> None:
-    s.ev._say(ERROR_PREFIX + c_format(fmt, args))
+def _error(s: Bindings, fmt: str, *args: Any) -> None:
+    s.ctx.say(ERROR_PREFIX + c_format(fmt, args))
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     return BindingTable(
         variables=[
-            ("sfIsExited", "int", lambda: int(s.ev.exit_requested), None, "1 once 'exit' was given"),
+            ("sfIsExited", "int", lambda: int(s.ctx.exit_requested), None, "1 once 'exit' was given"),
         ],
         functions=[
             ("sfLoadEvalFile", "int(string)", lambda n: _load_eval_file(s, n), "load a file as 'load' does; 0 ok"),

@@ -44,9 +44,11 @@ from saphira.behavior.behavior import TurnDir
 from saphira.client.artifacts import ArtifactType, Category, Point, create_global_point, create_local_point
 from saphira.client.motion import MotionControl
 from saphira.client.reflector import RobotStatus
+from saphira.client.sensors.device import DeviceBinding, DeviceError, device_types
 from saphira.client.sensors.sonar import NO_ECHO, Region
+from saphira.colbert.bindings.context import BindingContext, Connection
 from saphira.colbert.bindings.link import install_link_bindings
-from saphira.colbert.compile.compiler import ColbertRuntimeError, Ref, Slot, parse_type
+from saphira.colbert.compile.symbols import ColbertRuntimeError, Ref, Slot, parse_type
 from saphira.colbert.syntax.limits import MAX_FORMAT_WIDTH
 from saphira.core import geometry
 from saphira.core.geometry import Pose
@@ -55,10 +57,9 @@ from saphira.perception import Perception, perception_for
 from saphira.protocol.commands import Command
 
 if TYPE_CHECKING:
-    from saphira.colbert.evaluator import Evaluator
     from saphira.robot import Robot
 
-__all__ = ["c_format", "install_bindings"]
+__all__ = ["BindingTable", "Bindings", "c_format", "install_bindings"]
 
 STATUS_CODES = {
     RobotStatus.NOT_CONNECTED: 0,
@@ -104,24 +105,25 @@ def c_format(fmt: str, args: tuple[Any, ...]) -> str:
     return _FORMAT_RE.sub(one, fmt)
 
 
-class _Session:
-    """What the bindings act on: the evaluator's robot (checked on use), scheduler and output."""
+class Bindings:
+    """What every binding module shares: its :class:`BindingContext` (``ctx``), the robot checked on use,
+    messages, raw packets from the robot, and the helpers of this module's tables."""
 
-    def __init__(self, ev: Evaluator) -> None:
-        self.ev = ev
+    def __init__(self, ctx: BindingContext) -> None:
+        self.ctx = ctx
         self.packets: deque[tuple[int, bytes]] = deque(maxlen=64)
         """Packets from the robot with the cycle each came in; only fresh ones are handed out."""
         self.packet = b""
         self.read_pos = 0
-        if ev.robot is not None:
-            robot = ev.robot
+        if ctx.robot is not None:
+            robot = ctx.robot
             robot.link.on_packet_in.connect(lambda packet: self.packets.append((robot.clock.cycle, packet)))
 
     @property
     def robot(self) -> Robot:
-        if self.ev.robot is None:
+        if self.ctx.robot is None:
             raise ColbertRuntimeError("this needs a robot session")
-        return self.ev.robot
+        return self.ctx.robot
 
     @property
     def motion(self) -> MotionControl:
@@ -133,10 +135,9 @@ class _Session:
 
     def say(self, fmt: str, *args: Any) -> None:
         text = c_format(fmt, args)
-        self.ev._say(text)
-        show = getattr(self.ev.robot.link, "show_message", None) if self.ev.robot is not None else None
-        if show is not None:  # a Flat link: the message field of Flat's window
-            show(text)
+        self.ctx.say(text)
+        if self.ctx.robot is not None:  # a link whose peer shows messages (Flat's message field) shows it too
+            self.ctx.robot.link.show_message(text)
 
     def stalled_motor(self, which: int) -> int:
         state = self.robot.state
@@ -189,7 +190,7 @@ class _Session:
         return perception_for(robot.reflector, robot.scheduler)
 
     def environment(self) -> Any:
-        return None if self.ev.robot is None else self.perception.current_environment
+        return None if self.ctx.robot is None else self.perception.current_environment
 
     def local_point(self, x: float, y: float, th: float) -> Point:
         return create_local_point(self.pose, x, y, th)
@@ -198,19 +199,19 @@ class _Session:
         return create_global_point(self.pose, x, y, th)
 
     def suspend_task(self, name: str, cycles: int) -> None:
-        task = self.ev.scheduler.find(name)
+        task = self.ctx.scheduler.find(name)
         if task is None:
             raise ColbertRuntimeError(f"no activity or behavior named '{name}'")
-        self.ev.scheduler.suspend(task, max(0, cycles))
+        self.ctx.scheduler.suspend(task, max(0, cycles))
 
     def task_signal(self, name: str, what: str) -> None:
-        self.ev.runtime.signal(None, what, name)
+        self.ctx.runtime.signal(None, what, name)
 
     def start_activity(self, schema: str, iname: str, timeout: int, suspend: int, *args: Any) -> int:
         try:
-            self.ev.runtime.start(schema, args, iname=iname or None, timeout=timeout, suspend=bool(suspend))
+            self.ctx.runtime.start(schema, args, iname=iname or None, timeout=timeout, suspend=bool(suspend))
         except ColbertRuntimeError as exc:
-            self.ev._say(f"sfStartActivity: {exc}")
+            self.ctx.say(f"sfStartActivity: {exc}")
             return -1
         return 0
 
@@ -223,16 +224,25 @@ class _Session:
         kind = {_LOCALPORT: "local", _TTYPORT: "serial", _TCPPORT: "server"}.get(port)
         if kind is None:
             raise ColbertRuntimeError(f"sfConnectToRobot: unknown port type {port}")
+        connection = self.ctx.connection
         try:
-            self.ev.connect(kind, name or None)
+            if connection is None:
+                raise ColbertRuntimeError("there is no robot connection in this session")
+            connection.connect(kind, name or None, self.ctx.say)
         except Exception as exc:  # the manual's function reports failure as 0
-            self.ev._say(f"sfConnectToRobot: {exc}")
+            self.ctx.say(f"sfConnectToRobot: {exc}")
             return 0
         return 1
 
+    def connection(self, name: str) -> Connection:
+        """The session's robot connection; an error naming the binding ``name`` when it has none."""
+        if self.ctx.connection is None:
+            raise ColbertRuntimeError(f"{name}: there is no robot connection in this session")
+        return self.ctx.connection
+
     # ---- raw packets (packet.act)
     def send(self, command: int, arg: Any = None) -> None:
-        if not self.robot.link.send(command, arg):
+        if not self.robot.link.send_command(command, arg):
             raise ColbertRuntimeError("not connected: the command could not be sent")
 
     def send_string(self, command: int, text: str) -> None:
@@ -384,15 +394,24 @@ def _constants() -> list[tuple[str, str, Any, str]]:
         *((f"sfCOM{c.name}", "int", int(c), f"client command {c.name} ({int(c)})") for c in Command),
         # ---- display state (§11.5)
         *((f"sf{d}", "int", i, f"display setting {d}") for i, d in enumerate(_DISPLAY_SETTINGS)),
+        # ---- C's truth values, as the manual's examples write them (sfSetDisplayState(sfSTEP, TRUE))
+        ("TRUE", "int", 1, "C's true, as the manual writes it (1)"),
+        ("FALSE", "int", 0, "C's false, as the manual writes it (0)"),
     ]
 
 
-def _variables(s: _Session) -> list[tuple[str, str, Callable[[], Any], Callable[[Any], None] | None, str]]:
+def _variables(s: Bindings) -> list[tuple[str, str, Callable[[], Any], Callable[[Any], None] | None, str]]:
     """(name, type, getter, setter, help) of every linked variable."""
-    ev = s.ev
+    ctx = s.ctx
 
-    def setting(key: str, convert: Callable[[Any], Any] = str) -> tuple[Callable[[], Any], Callable[[Any], None]]:
-        return (lambda: convert(ev.settings[key])), (lambda v: ev.settings.__setitem__(key, str(v)))
+    def setting(name: str, key: str, convert: Callable[[Any], Any] = str) -> tuple[Any, Any]:
+        def get() -> Any:
+            return convert(s.connection(name).settings[key])
+
+        def put(value: Any) -> None:
+            s.connection(name).settings[key] = str(value)
+
+        return get, put
 
     def attr(owner: Callable[[], Any], name: str, get: Callable[[Any], Any], put: Callable[[Any], Any]) -> Any:
         return (lambda: get(getattr(owner(), name))), (lambda v: setattr(owner(), name, put(v)))
@@ -401,8 +420,8 @@ def _variables(s: _Session) -> list[tuple[str, str, Callable[[], Any], Callable[
         ("sfRobot", "robot", lambda: s.robot, None, "the robot as last reported (help robot)"),
         ("sfBehaviorControl", "int", *attr(lambda: s.motion, "behavior_control", int, bool), "1: behaviors drive"),
         ("sfPreferredTurnDir", "int", s.turn_dir, s.set_turn_dir, "sfLEFTTURN or sfRIGHTTURN when blocked"),
-        ("sfIsConnected", "int", lambda: int(ev.robot is not None and ev.robot.connected), None, "1 while connected"),
-        ("sfLoadDirectory", "string", lambda: str(ev.load_directory), ev.change_directory, "the load directory"),
+        ("sfIsConnected", "int", lambda: int(ctx.robot is not None and ctx.robot.connected), None, "1 while connected"),
+        ("sfLoadDirectory", "string", lambda: str(ctx.load_directory), ctx.change_directory, "the load directory"),
         ("sfCurrentEnvironment", "point *", s.environment, None, "the artifact the robot is in, or NULL"),
         ("sfLeftWallHyp", "point *", lambda: s.perception.left_wall, None, "wall hypothesis on the left"),
         ("sfRightWallHyp", "point *", lambda: s.perception.right_wall, None, "wall hypothesis on the right"),
@@ -419,16 +438,16 @@ def _variables(s: _Session) -> list[tuple[str, str, Callable[[], Any], Callable[
             "1: corridors found by map building are aligned to multiples of 90 degrees",
         ),
         ("sfFrontMaxRange", "float", *attr(lambda: s.robot.sonar, "front_max_range", float, float), "front range (mm)"),
-        ("sfComSerial", "string", *setting("serial"), "serial port"),
-        ("sfSerialBaud", "int", *setting("baud", int), "serial baud rate"),
-        ("sfComPipe", "string", *setting("local"), "local connection"),
-        ("sfComServer", "string", *setting("server"), "TCP server host"),
+        ("sfComSerial", "string", *setting("sfComSerial", "serial"), "serial port"),
+        ("sfSerialBaud", "int", *setting("sfSerialBaud", "baud", int), "serial baud rate"),
+        ("sfComPipe", "string", *setting("sfComPipe", "local"), "local connection"),
+        ("sfComServer", "string", *setting("sfComServer", "server"), "TCP server host"),
     ]
 
 
-def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
+def _functions(s: Bindings) -> list[tuple[str, str, Callable[..., Any], str]]:
     """(name, signature, implementation, help) of every function; '...' in a signature means varargs."""
-    ev, sched, g = s.ev, s.ev.scheduler, geometry
+    ctx, sched, g = s.ctx, s.ctx.scheduler, geometry
 
     def m(method: str) -> Callable[..., Any]:
         return lambda *a: getattr(s.motion, method)(*a)
@@ -537,8 +556,8 @@ def _functions(s: _Session) -> list[tuple[str, str, Callable[..., Any], str]]:
         # ---- messages and help (§7.13, §11)
         ("sfSMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
         ("sfMessage", "void(string, ...)", s.say, "print a printf-formatted message"),
-        ("sfAddHelp", "void(string, string)", ev.add_help, "add help text for a name"),
-        ("sfGetHelp", "string(string)", lambda n: ev.get_help(n) or "", 'help text of a name ("" if none)'),
+        ("sfAddHelp", "void(string, string)", ctx.add_help, "add help text for a name"),
+        ("sfGetHelp", "string(string)", lambda n: ctx.get_help(n) or "", 'help text of a name ("" if none)'),
         # ---- connection and micro-task sets (§2.4, §5.7)
         ("sfConnectToRobot", "int(int, string)", s.connect, "connect (sfLOCALPORT..., name); 1 on success"),
         ("sfDisconnectFromRobot", "void()", lambda: s.robot.disconnect(), "send close and shut the connection"),
@@ -601,27 +620,27 @@ class BindingTable:
     functions: list[tuple[str, str, Callable[..., Any], str]] = field(default_factory=list)
 
 
-def install_bindings(ev: Evaluator) -> None:
-    """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ev``.
+def install_bindings(ctx: BindingContext) -> None:
+    """Register the whole Saphira API of the table above, and the predefined behaviors, in ``ctx``.
 
     The concept modules of this package (``robot``, ``tasks``, ``session``, ``accessories``, ``display``,
-    ``laser``, ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
-    order; ``link`` installs its own.
+    ``maps``, ``flat``) add their own :class:`BindingTable` after this module's tables, in that
+    order; then every registered device its built-ins (:mod:`saphira.client.sensors.device`); ``link``
+    installs its own.
     """
     from saphira.colbert.bindings import (
         accessories,
         display,
         flat,
-        laser,
         maps,
         robot,
         session,
         tasks,
     )
 
-    s = _Session(ev)
-    ev.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help=ROBOT_HELP)
-    ev.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
+    s = Bindings(ctx)
+    ctx.add_struct("robot", {slot.name: slot for slot in ROBOT_SLOTS}, help=ROBOT_HELP)
+    ctx.add_struct("point", {slot.name: slot for slot in POINT_SLOTS}, factory=Point, help="an artifact")
     tables = [
         BindingTable(constants=_constants(), variables=_variables(s), functions=_functions(s)),
         *(
@@ -632,7 +651,6 @@ def install_bindings(ev: Evaluator) -> None:
                 session,
                 accessories,
                 display,
-                laser,
                 maps,
                 flat,
             )
@@ -640,19 +658,36 @@ def install_bindings(ev: Evaluator) -> None:
     ]
     for table in tables:
         for name, slots, factory, text in table.structs:
-            ev.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)
+            ctx.add_struct(name, {slot.name: slot for slot in slots}, factory=factory, help=text)
         for name, ctype, value, text in table.constants:
-            ev.add_constant(name, ctype, value, help=text)
+            ctx.add_constant(name, ctype, value, help=text)
         for name, ctype, getter, setter, text in table.variables:
-            ev.add_variable(name, ctype, getter=getter, setter=setter, help=text)
+            ctx.add_variable(name, ctype, getter=getter, setter=setter, help=text)
         for name, signature, fn, text in table.functions:
             ret, args, varargs = _signature(signature)
-            ev.add_function(name, fn, ret, args, varargs=varargs, help=text)
-    install_link_bindings(ev, s)
-    _install_behaviors(ev)
+            ctx.add_function(name, fn, ret, args, varargs=varargs, help=text)
+    _install_device_bindings(ctx, s)
+    install_link_bindings(ctx, s)
+    _install_behaviors(ctx)
 
 
-def _install_behaviors(ev: Evaluator) -> None:
+def _install_device_bindings(ctx: BindingContext, s: Bindings) -> None:
+    """The built-ins every registered device offers (:meth:`Device.bindings
+    <saphira.client.sensors.device.Device.bindings>`), called on the session's robot."""
+    for kind in device_types():
+        for binding in kind.bindings():
+
+            def call(*args: Any, binding: DeviceBinding = binding) -> Any:
+                try:
+                    return binding.call(s.robot, *args)
+                except DeviceError as exc:
+                    raise ColbertRuntimeError(f"{binding.name}: {exc}") from exc
+
+            ret, args, varargs = _signature(binding.signature)
+            ctx.add_function(binding.name, call, ret, args, varargs=varargs, help=binding.help)
+
+
+def _install_behaviors(ctx: BindingContext) -> None:
     """The predefined behaviors under the manual's names (sfAvoidCollision...) as ``behavior`` constants."""
     from saphira.behavior.library import SAPHIRA_NAMES, predefined_behaviors
 
@@ -660,4 +695,4 @@ def _install_behaviors(ev: Evaluator) -> None:
     for manual_name, name in SAPHIRA_NAMES.items():
         defn = defined.get(name)
         if defn is not None:
-            ev.add_behavior(manual_name, defn, help=(getattr(defn, "doc", "") or f"predefined behavior {name}"))
+            ctx.add_behavior(manual_name, defn, help=(getattr(defn, "doc", "") or f"predefined behavior {name}"))

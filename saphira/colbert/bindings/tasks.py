@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 from saphira.behavior.blend import TurnModifier
 from saphira.behavior.executive import BehaviorTask
 from saphira.colbert.bindings.table import BindingTable
-from saphira.colbert.compile.compiler import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
+from saphira.colbert.compile.symbols import BEHAVIOR, ColbertRuntimeError, Constant, Slot, parse_type
 from saphira.colbert.runtime import Activity
 from saphira.core.errors import SaphiraError
 from saphira.core.tasks import Task, TaskState, state_name
 
 if TYPE_CHECKING:
-    from saphira.colbert.bindings.table import _Session
+    from saphira.colbert.bindings.table import Bindings
 
 __all__ = ["PROCESS_SLOTS", "table"]
 
@@ -57,9 +57,9 @@ PROCESS_SLOTS = [
 class _Tasks:
     """The task operations, on the evaluator's scheduler."""
 
-    def __init__(self, s: _Session) -> None:
+    def __init__(self, s: Bindings) -> None:
         self.s = s
-        self.scheduler = s.ev.scheduler
+        self.scheduler = s.ctx.scheduler
 
     def live(self, p: Task | None, fn: str) -> Task:
         """``p`` if it is still scheduled; else a runtime error naming it."""
@@ -121,18 +121,18 @@ class _Tasks:
     def start_behavior(
         self, definition: Any, iname: str, timeout: int, priority: int, suspended: int, *args: Any
     ) -> Task | None:
-        ev = self.s.ev
+        ctx = self.s.ctx
         if definition is None:
             raise ColbertRuntimeError("sfStartBehavior: the behavior is NULL")
         name = iname or self._colbert_name(definition)
         existing = self.scheduler.find(name)
         if existing is not None:
-            ev._say(f"sfStartBehavior: an instance named '{name}' already exists ({state_name(existing.state)})")
+            ctx.say(f"sfStartBehavior: an instance named '{name}' already exists ({state_name(existing.state)})")
             return None
         current = self.scheduler.current
         try:
-            return ev.runtime.behavior_starter(
-                ev.robot,
+            return ctx.runtime.behavior_starter(
+                ctx.robot,
                 definition,
                 tuple(args),
                 name=name,
@@ -142,17 +142,17 @@ class _Tasks:
                 suspended=bool(suspended),
             )
         except (SaphiraError, TypeError, ValueError) as exc:
-            ev._say(f"sfStartBehavior: {exc}")
+            ctx.say(f"sfStartBehavior: {exc}")
             return None
 
     def _colbert_name(self, definition: Any) -> str:
-        for name, symbol in self.s.ev.symbols.symbols.items():
+        for name, symbol in self.s.ctx.symbols.symbols.items():
             if isinstance(symbol, Constant) and symbol.type == BEHAVIOR and symbol.value is definition:
                 return name
         return str(getattr(definition, "name", "behavior"))
 
 
-def table(s: _Session) -> BindingTable:
+def table(s: Bindings) -> BindingTable:
     """The bindings of this module, for :func:`~saphira.colbert.bindings.table.install_bindings`."""
     t = _Tasks(s)
     sched = t.scheduler

@@ -3,7 +3,7 @@
 The compiler is split by concept: :mod:`~saphira.colbert.compile.symbols` (types, symbols, errors),
 :mod:`~saphira.colbert.compile.codegen` (compiled programs, generated code and its helpers),
 :mod:`~saphira.colbert.compile.expressions` and :mod:`~saphira.colbert.compile.statements`; this module assembles
-them into :class:`Compiler` and re-exports the names the rest of the package uses.
+them into :class:`Compiler`. Each name is imported from the module that defines it.
 
 Each ``act`` becomes an :class:`ActProgram`: a flat list of *nodes*, one per statement that does
 something (docs/architecture.md §6). A node is a Python function ``node(frame) -> int`` generated once,
@@ -18,10 +18,11 @@ walking. The activity's state is the index of its next node. A node returns wher
   ``start``, signals) — docs/colbert.md §4.
 
 The frame is a list: slot 0 holds the running activity (``None`` at top level), then the act's
-parameters and locals. Globals live in :attr:`SymbolTable.values`. Expressions are compiled into
-Python expressions with the manual's implicit casts resolved statically (§7.4): any ``float``
-operand makes arithmetic ``float``; ``int / int`` truncates toward zero as in C; assignments and call
-arguments convert to the declared type; comparisons and logical operators give ``int`` 0 or 1.
+parameters and locals. Globals live in :attr:`~saphira.colbert.compile.symbols.SymbolTable.values`.
+Expressions are compiled into Python expressions with the manual's implicit casts resolved statically
+(§7.4): any ``float`` operand makes arithmetic ``float``; ``int / int`` truncates toward zero as in C;
+assignments and call arguments convert to the declared type; comparisons and logical operators give
+``int`` 0 or 1.
 
 Type errors are reported at definition time and always name both types involved.
 
@@ -32,12 +33,12 @@ Decisions the manual leaves open, documented here:
 * Strings compare by value with ``==``/``!=``; a string is true when it is not empty. A ``string``
   variable starts as ``""``, a pointer as ``NULL`` (Python ``None``).
 * Pointers: a pointer to a struct is the object itself; a pointer to anything else (``&x``) is a
-  :class:`Ref`. Only ``0``/``NULL`` converts to a pointer; ``ptr`` converts to and from any pointer.
-  Struct values cannot be assigned (use pointers).
+  :class:`~saphira.colbert.compile.symbols.Ref`. Only ``0``/``NULL`` converts to a pointer; ``ptr``
+  converts to and from any pointer. Struct values cannot be assigned (use pointers).
 * A ``waitfor`` whose condition already holds does not break: it is a waiting break only while the
   condition is false. A ``while`` loop at top level (file or prompt) runs to completion at once and
-  stops with an error after :data:`TOP_LEVEL_LOOP_LIMIT` iterations; ``waitfor`` and ``goto`` exist
-  only inside acts; ``update`` may not contain ``waitfor`` or ``start``.
+  stops with an error after :data:`~saphira.colbert.compile.codegen.TOP_LEVEL_LOOP_LIMIT` iterations;
+  ``waitfor`` and ``goto`` exist only inside acts; ``update`` may not contain ``waitfor`` or ``start``.
 * Trace line numbers are offsets from the ``act`` line: the line after ``act`` is line 1. Runtime
   errors give the file position (``file:line:col``) instead (:mod:`saphira.colbert.runtime`).
 """
@@ -45,87 +46,28 @@ Decisions the manual leaves open, documented here:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from saphira.colbert.compile.codegen import (
-    TOP_LEVEL_LOOP_LIMIT,
-    ActProgram,
-    CodeUnit,
-    RuntimeHooks,
-    StartSpec,
-    generated_line,
-    generated_position,
-)
+from saphira.colbert.compile.codegen import ActProgram, CodeUnit
 from saphira.colbert.compile.expressions import Scope
 from saphira.colbert.compile.statements import Label, Node, StatementCompiler
-from saphira.colbert.compile.symbols import (
-    ACTIVITY,
-    BEHAVIOR,
-    FLOAT,
-    INT,
-    PTR,
-    STRING,
-    VOID,
-    ActSchema,
-    ColbertCompileError,
-    ColbertRuntimeError,
-    Constant,
-    CType,
-    Function,
-    GlobalVariable,
-    LinkedVariable,
-    Ref,
-    Slot,
-    StructType,
-    SymbolTable,
-    c_float_text,
-    convert_value,
-    format_value,
-    parse_type,
-    runtime_message,
-    struct_type,
-    zero_value,
-)
+from saphira.colbert.compile.symbols import VOID, ActSchema, CType, zero_value
 from saphira.colbert.syntax import ast
 
-__all__ = [
-    "ACTIVITY",
-    "BEHAVIOR",
-    "FLOAT",
-    "INT",
-    "PTR",
-    "STRING",
-    "TOP_LEVEL_LOOP_LIMIT",
-    "VOID",
-    "ActProgram",
-    "ActSchema",
-    "CType",
-    "ColbertCompileError",
-    "ColbertRuntimeError",
-    "Compiler",
-    "Constant",
-    "Function",
-    "GlobalVariable",
-    "LinkedVariable",
-    "Ref",
-    "RuntimeHooks",
-    "Slot",
-    "StartSpec",
-    "StructType",
-    "SymbolTable",
-    "c_float_text",
-    "convert_value",
-    "format_value",
-    "generated_line",
-    "generated_position",
-    "parse_type",
-    "runtime_message",
-    "struct_type",
-]
+__all__ = ["Compiler"]
+
+if not TYPE_CHECKING:  # type checkers see only the module's own names
+    from saphira._moved import moved_name
+
+    def __getattr__(name: str) -> object:
+        """The names this module re-exported before 0.2 (types, symbols, codegen helpers), with a
+        DeprecationWarning naming the module that defines each (CHANGELOG.md)."""
+        return moved_name(__name__, name)
 
 
 class Compiler(StatementCompiler):
-    """Compiles acts, top-level statements and prompt expressions against one :class:`SymbolTable`."""
+    """Compiles acts, top-level statements and prompt expressions against one
+    :class:`~saphira.colbert.compile.symbols.SymbolTable`."""
 
     # ------------------------------------------------------------------ public API
     def declare(self, decl: ast.VarDecl, filename: str, lines: Sequence[str]) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saphira.colbert.compile.codegen import CodeUnit
+from saphira.colbert.compile.manual_names import not_in_colbert
 from saphira.colbert.compile.symbols import (
     BASIC_TYPES,
     BEHAVIOR,
@@ -33,7 +34,6 @@ from saphira.colbert.compile.symbols import (
     Slot,
     SymbolTable,
 )
-from saphira.colbert.manual_names import not_in_colbert
 from saphira.colbert.syntax import ast
 from saphira.core.errors import SourcePosition
 from saphira.core.suggest import did_you_mean

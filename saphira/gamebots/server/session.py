@@ -49,8 +49,8 @@ from saphira.gamebots.codec import (
     read_drive,
     to_unreal,
 )
-from saphira.gamebots.laser import RangeScanner
 from saphira.gamebots.models import UsarModel, WheelGeometry, model_for, sonar_name
+from saphira.gamebots.server.laser import RangeScanner
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.world.raycast import circle_collides
 
@@ -242,11 +242,12 @@ class GamebotsSession:
         model = model_for(init.class_name)
         params = model.params()
         yaw = init.rotation[2] if init.rotation is not None else 0.0
-        x, y, th = from_unreal(init.location, yaw)
+        place = from_unreal(init.location, yaw)
+        x, y, th = place
         self._check_inside(x, y, th)
         self._check_free(x, y, params.robot_radius)
         self.name = init.name or f"{model.class_name.removeprefix('USARBot.')}-{len(self.simulation.robots) + 1}"
-        robot = self.simulation.add_robot(params, (x, y, th), name=self.name)
+        robot = self.simulation.add_robot(params, place, name=self.name)
         robot.cmd_sonar(True)
         self.robot, self.model, self.wheels = robot, model, WheelGeometry.of(model, params)
         log.info("gamebots %s: spawned %s %s at (%.0f, %.0f, %.0f)", self.url, model.class_name, self.name, x, y, th)

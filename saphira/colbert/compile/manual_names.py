@@ -1,18 +1,13 @@
-"""Names the manual writes that are not ordinary bindings: ``TRUE``/``FALSE``, and the ones Colbert lacks on purpose.
+"""Names the manual writes that Colbert lacks on purpose, and what to write instead.
 
-The manual's examples use C's ``TRUE`` and ``FALSE`` (``sfSetDisplayState(sfSTEP, TRUE)``), so
-they are int constants here. Some of its names are C-only ("not in Colbert": callbacks, ``sfPause``,
+Some of the manual's names are C-only ("not in Colbert": callbacks, ``sfPause``,
 the ``sfAddEval*`` registration calls) or are Saphira 5.3 API that 6.x dropped. Using one of them is
 refused with what to write instead, rather than "unknown function": :data:`NOT_IN_COLBERT`.
-Names that are bound (see :mod:`saphira.colbert.bindings.table`) always win over this table.
+Names that are bound (see :mod:`saphira.colbert.bindings.table`) always win over this table. The compiler
+refuses a call of one with :func:`not_in_colbert`'s text, and ``help`` shows it.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from saphira.colbert.evaluator import Evaluator
 
 _CALLBACK = (
     "is a C callback registration, not in Colbert; put the code at the top level of a file (it runs when "
@@ -66,9 +61,3 @@ def not_in_colbert(name: str) -> str | None:
     """Why ``name`` is refused and what to use instead, or None when it is not a name the manual keeps from Colbert."""
     reason = NOT_IN_COLBERT.get(name)
     return None if reason is None else f"'{name}' {reason}"
-
-
-def install_manual_names(ev: Evaluator) -> None:
-    """``TRUE`` and ``FALSE``, as the manual's examples write them."""
-    ev.add_constant("TRUE", "int", 1, help="C's true, as the manual writes it (1)")
-    ev.add_constant("FALSE", "int", 0, help="C's false, as the manual writes it (0)")

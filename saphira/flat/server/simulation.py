@@ -1,6 +1,6 @@
 """Our simulator as Flat sees it: one robot with Flat's drive and sensors, its maps and their transitions.
 
-:class:`FlatSimulation` has no sockets (that is :mod:`saphira.flat.server`): it turns a controller's
+:class:`FlatSimulation` has no sockets (that is :mod:`saphira.flat.server.listener`): it turns a controller's
 :class:`~saphira.flat.codec.Control` into velocity setpoints, advances the shared simulator
 (:class:`saphira.sim.simulation.Simulation`: the same world, drive, collisions and sonar as the Pioneer
 server), and produces the step output and every query's answer from the simulator's truth.
@@ -24,7 +24,6 @@ from pathlib import Path
 
 from saphira.core.errors import SaphiraError
 from saphira.core.geometry import Pose
-from saphira.flat import queries
 from saphira.flat.codec import (
     Control,
     DefaultQuery,
@@ -36,8 +35,9 @@ from saphira.flat.codec import (
     StepOutput,
     TransitionQuery,
 )
-from saphira.flat.laser import LaserRig
 from saphira.flat.robot import ROT_ACCEL, SONAR_COUNT, SONAR_HALF_ANGLE, TRANS_ACCEL, flat_params
+from saphira.flat.server import queries
+from saphira.flat.server.laser import LaserRig
 from saphira.sim.sensors import SonarBeam
 from saphira.sim.simulation import SimRobot, Simulation
 from saphira.sim.world_requests import WorldAccess, WorldRefused
@@ -67,7 +67,7 @@ class FlatSimulation:
         *,
         flat_world: FlatWorld | None = None,
         options: FlatOptions | None = None,
-        pose: Pose | tuple[float, float, float] | None = None,
+        pose: Pose | None = None,
         seed: int = 0,
         access: WorldAccess | None = None,
     ) -> None:
@@ -118,8 +118,7 @@ class FlatSimulation:
     def output(self) -> StepOutput:
         """The step output: sonar ranges, pose, time, laser scans."""
         sonar = tuple(float(r) for r in self.robot.sonar.ranges) if self.options.sonar else ()
-        pose = self.pose
-        return StepOutput(sonar, (pose.x, pose.y, pose.th), self.time_ms, self.scans())
+        return StepOutput(sonar, self.pose, self.time_ms, self.scans())
 
     # ------------------------------------------------------------------ stepping
     def control(self, command: Control, dt: float = STEP_SECONDS) -> list[MapChanged]:

@@ -3,7 +3,7 @@
 ``usarsim://127.0.0.1:3000?class=P2DX&location=1.5,-2.0,0&name=R1`` connects to the Gamebots port,
 spawns a ``USARBot.P2DX`` with ``INIT`` at ``location`` (USARSim's own units and frame: metres, y to the
 right; docs/gamebots.md) and asks for the robot's and the sonars' geometry (``GETGEO``) and the robot's
-configuration (``GETCONF``). :class:`GamebotsLink` is a :class:`~saphira.client.link.pioneer.Link`, so the reflector,
+configuration (``GETCONF``). :class:`GamebotsLink` is a :class:`~saphira.client.link.base.Link`, so the reflector,
 Colbert and the behaviors run on it unchanged:
 
 * ``STA`` gives the pose (Location and the Attitude's yaw): it is the global pose and the odometric
@@ -34,7 +34,6 @@ link takes what has arrived.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import math
@@ -43,14 +42,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from saphira.client.link.pioneer import CLIENT_CLOSED, ConnectError, LinkOptions, LinkState
+from saphira.client.link.base import ConnectError, LinkEvents, LinkOptions, LinkState
 from saphira.client.link.registry import register_link
 from saphira.client.link.velocity import VelocityLink
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
-from saphira.client.transport import TransportError
 from saphira.core.clock import Clock
-from saphira.core.geometry import norm2_angle
+from saphira.core.geometry import Pose, norm2_angle
 from saphira.gamebots.codec import (
     SONAR_TYPES,
     Configuration,
@@ -63,6 +61,7 @@ from saphira.gamebots.codec import (
     RangeScannerMessage,
     SonarScan,
     Sta,
+    Vector,
     encode,
     format_message,
     from_unreal,
@@ -101,7 +100,7 @@ class UsarTarget:
     host: str
     port: int
     model: UsarModel
-    location: tuple[float, float, float]
+    location: Vector
     name: str | None
 
     @classmethod
@@ -129,13 +128,22 @@ class GamebotsLink(VelocityLink):
     """A Gamebots robot connection feeding the reflector (see the module docstring)."""
 
     SCHEME = SCHEME
+    STATE_REPORT = "STA"
     STATE_REPORTS = "STA messages"
     NAME = "Gamebots"
+    PEER = "the Gamebots server"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
 
-    def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
-        super().__init__(reflector, clock, options, params_chooser=lambda identity: reflector.params)
+    def __init__(
+        self,
+        reflector: Reflector,
+        clock: Clock,
+        options: LinkOptions | None = None,
+        *,
+        events: LinkEvents | None = None,
+    ) -> None:
+        super().__init__(reflector, clock, options, events=events)
         self.target: UsarTarget | None = None
         self.wheels: WheelGeometry | None = None
         self.laser_mount = (0.0, 0.0)
@@ -180,26 +188,16 @@ class GamebotsLink(VelocityLink):
         self.reflector.configure(params)
         self.reflector.restart()
         self.state = LinkState.CONFIGURING
-        self._opened_at = self._last_sip = self.clock.now()
+        self._opened_at = self._last_report = self.clock.now()
         init = Init(wanted.model.class_name, wanted.location, wanted.name)
         for message in (init.message(), query("GETGEO", "Robot"), query("GETGEO", "Sonar"),
                         query("GETCONF", "Robot"), query("GETGEO", "RangeScanner"),
                         query("GETCONF", "RangeScanner")):  # fmt: skip
             self.send_message(message)
 
-    def disconnect(self, reason: str = CLIENT_CLOSED) -> None:
-        """Stop the wheels and close the socket (the server removes the robot)."""
-        if self.transport is None and self.state not in (LinkState.CONNECTED, LinkState.CONFIGURING):
-            return
-        if self.state == LinkState.CONNECTED:
-            self.send_message(Drive(0.0, 0.0).message())
-        self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
-
-    def _stop_quietly(self) -> None:
-        """A silent server may still hear us: stop the wheels if the line takes it."""
-        if self.transport is not None and not self.transport.closed:
-            with contextlib.suppress(TransportError):
-                self.transport.write(encode(Drive(0.0, 0.0).message()))
+    def _stop_packets(self, *, quietly: bool) -> list[bytes]:
+        """DRIVE 0 0: the wheels stop (a disconnect then closes the socket, and the server removes the robot)."""
+        return [encode(Drive(0.0, 0.0).message())]
 
     def send_message(self, message: Message) -> bool:
         return self.send_raw(encode(message))
@@ -218,7 +216,7 @@ class GamebotsLink(VelocityLink):
                 log.warning("Gamebots link %s: %s", self.url, exc)
         return True
 
-    def _receive_step(self) -> None:
+    def _receive(self) -> None:
         """Handle what arrived (on a lock-step clock, wait for this step's STA)."""
         deadline = time.monotonic() + self.wait_limit
         if not self._pump(0.0):
@@ -228,7 +226,7 @@ class GamebotsLink(VelocityLink):
         if self.clock.is_lockstep and self.last_sta is None and not self._stas:
             self._pump(FIRST_WAIT)
         waits = self.clock.is_lockstep and self.last_sta is not None
-        if waits and not self._await(self._stas, "STA", deadline):
+        if waits and not self._await(self._stas, deadline):
             return
         now = self.clock.now()
         for sta in self._stas:
@@ -240,7 +238,7 @@ class GamebotsLink(VelocityLink):
         self._scans.clear()
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
-        self._check_silence(now, "STA")
+        self._check_silence(now)
 
     def _handle(self, message: Message) -> None:
         kind, sensor = message.kind, message.get("Type")
@@ -352,7 +350,7 @@ class GamebotsLink(VelocityLink):
             else from_unreal(previous.location, previous.attitude[1])
         )
         dt = 0.0 if previous is None else sta.time - previous.time
-        report = self._pose_report((x, y, norm2_angle(th)), before, dt, sta.stalled)
+        report = self._pose_report(Pose(x, y, norm2_angle(th)), before, dt, sta.stalled)
         self.last_sta = sta
         half = math.radians(report.rvel) / (reflector.params.diff_conv_factor or 0.0056)
         reflector.apply_report(

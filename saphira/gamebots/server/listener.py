@@ -1,6 +1,6 @@
 """``saphira sim --gamebots PORT``: the simulator as a USARSim/Gamebots server, one TCP socket per robot.
 
-Every client that connects to the port gets a :class:`~saphira.gamebots.session.GamebotsSession`; its
+Every client that connects to the port gets a :class:`~saphira.gamebots.server.session.GamebotsSession`; its
 ``INIT`` spawns a robot in the one shared :class:`~saphira.sim.simulation.Simulation`, so the robots
 of all sockets move in the same world and physically block each other. At most ``max_robots`` robots
 are spawned (``--max-robots``; an INIT beyond is answered with an error) and at most twice as many
@@ -31,8 +31,8 @@ from typing import Any
 
 from saphira.client.transport import SocketTransport
 from saphira.gamebots.codec import GamebotsError
-from saphira.gamebots.laser import RangeScanner
-from saphira.gamebots.session import MAX_ROBOTS, GamebotsSession
+from saphira.gamebots.server.laser import RangeScanner
+from saphira.gamebots.server.session import MAX_ROBOTS, GamebotsSession
 from saphira.sim.serve import Handle, accept_waiting
 from saphira.sim.simulation import Simulation
 

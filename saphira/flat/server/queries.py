@@ -1,6 +1,6 @@
 """Answers to Flat's laser queries (``b d j l o s``), computed from noise-free laser scans of the true world.
 
-Every answer works on the robot-centric readings of :mod:`saphira.flat.laser` (the "y ahead" frame, bearings
+Every answer works on the robot-centric readings of :mod:`saphira.flat.server.laser` (the "y ahead" frame, bearings
 counter-clockwise from the robot's right, 0…180 for one laser, −45…225 for two), merged in bearing order.
 The seed names each query's parameters but not its algorithm; the choices, all documented in docs/flat.md:
 
@@ -50,7 +50,7 @@ from saphira.flat.codec import (
     SegmentQuery,
     SegmentsReply,
 )
-from saphira.flat.laser import LaserRig
+from saphira.flat.server.laser import LaserRig
 
 LaserQueryKind = BlobQuery | DoorwayQuery | JumpQuery | LaserQuery | OpenSpaceQuery | SegmentQuery
 

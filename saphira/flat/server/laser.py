@@ -8,9 +8,10 @@ clockwise from the front); we keep that for the mount angle on the wire. The las
 
 A scan runs from the laser's right to its left (as a SICK does): reading *i* (0-based) looks
 ``i + 0.5`` degrees counter-clockwise from the laser's right-hand direction. Nothing within
-:data:`~saphira.flat.robot.MAX_RANGE` gives it. Rays are cast by the Pioneer simulator's laser
+:data:`~saphira.flat.robot.MAX_RANGE` gives it. Each laser is a :class:`~saphira.params.laser.LaserConfig`
+(:func:`flat_laser`) and its rays are cast by the Pioneer simulator's laser caster
 (:func:`saphira.sim.laser.cast_scan`: the walls within reach from the world's index, one fan of rays
-from the laser's place), so the two simulators' lasers see the same world the same way; only the
+from the laser's place), so the simulators' lasers see the same world the same way; only the
 configuration differs (Flat's ranges are exact: the seed gives its lasers no noise model).
 
 Robot-centric readings (the ``l`` query, and what every laser query works on) are in Flat's right-handed
@@ -18,7 +19,7 @@ Robot-centric readings (the ``l`` query, and what every laser query works on) ar
 bearing counter-clockwise from the x axis (0 right, 90 ahead, 180 left), folded into [−90, 270) so that
 the two lasers' bearings (−45 … 225) form one increasing sequence.
 
-Our client (:mod:`saphira.flat.link`) merges a step's readings into one scan in Saphira's robot frame
+Our client (:mod:`saphira.flat.client.link`) merges a step's readings into one scan in Saphira's robot frame
 (:func:`saphira.flat.robot.robot_frame_scan`).
 """
 
@@ -32,6 +33,7 @@ import numpy as np
 from saphira.core.geometry import Pose, change_vp, unchange_vp
 from saphira.flat.codec import LASER_READINGS, LaserReading, Reading
 from saphira.flat.robot import MAX_RANGE
+from saphira.params.laser import LaserConfig
 from saphira.sim.laser import cast_scan
 from saphira.world.world import World
 
@@ -42,12 +44,24 @@ parallax (two viewpoints see round an edge differently, which would fake jumps w
 
 @dataclass(frozen=True)
 class LaserMount:
-    """A laser on the robot: Flat's name and angle (deg, clockwise), and its place (mm ahead, mm to the left)."""
+    """A laser on the robot: Flat's name for it and its configuration (:func:`flat_laser`)."""
 
     name: str
-    angle: float
-    forward: float = 0.0
-    left: float = 0.0
+    config: LaserConfig
+
+    @property
+    def angle(self) -> float:
+        """Flat's mount angle, as on the wire: degrees clockwise from straight ahead."""
+        return -self.config.th
+
+
+def flat_laser(name: str, angle: float, forward: float = 0.0, left: float = 0.0) -> LaserMount:
+    """Flat's laser ``name`` at Flat's ``angle`` (deg, clockwise) and ``forward``, ``left`` mm on the body:
+    180 readings one degree apart, half a degree in from either side, up to MAX_RANGE, exact."""
+    half = LASER_READINGS / 2.0 - 0.5
+    config = LaserConfig(x=forward, y=left, th=-angle, start=-half, end=half, increment=1.0, max_range=MAX_RANGE,
+                         noise=0.0, laser_type="flat")  # fmt: skip
+    return LaserMount(name, config)
 
 
 def to_robot(pose: Pose, x: float, y: float) -> tuple[float, float]:
@@ -73,7 +87,6 @@ class LaserRig:
     """The robot's lasers (0, 1 or 2 of them) and their reach."""
 
     mounts: tuple[LaserMount, ...] = ()
-    max_range: float = MAX_RANGE
 
     @classmethod
     def with_count(cls, count: int, side_offset: float = DEFAULT_SIDE_OFFSET) -> LaserRig:
@@ -81,39 +94,39 @@ class LaserRig:
         if count == 0:
             return cls(())
         if count == 1:
-            return cls((LaserMount("TOP", 0.0),))
+            return cls((flat_laser("TOP", 0.0),))
         if count == 2:
-            return cls((LaserMount("LEFT", -45.0, 0.0, side_offset), LaserMount("RIGHT", 45.0, 0.0, -side_offset)))
+            return cls((flat_laser("LEFT", -45.0, 0.0, side_offset), flat_laser("RIGHT", 45.0, 0.0, -side_offset)))
         raise ValueError(f"Flat has 0, 1 or 2 lasers, not {count}")
-
-    def _origin(self, pose: Pose, mount: LaserMount) -> tuple[float, float, float]:
-        """World x, y of the laser and the world heading (deg, counter-clockwise) of its straight-ahead."""
-        x, y = to_world(pose, -mount.left, mount.forward)
-        return x, y, pose.th - mount.angle
 
     def scan(self, world: World, pose: Pose) -> tuple[LaserReading, ...]:
         """Every laser's 180 ranges from the robot's true ``pose`` in ``world``."""
         scans = []
-        offsets = np.arange(LASER_READINGS, dtype=np.float64) + 0.5 - 90.0
         for mount in self.mounts:
-            x, y, heading = self._origin(pose, mount)
-            distances = cast_scan(world.index, (x, y), heading + offsets, self.max_range)
-            ranges = np.where(np.isfinite(distances), distances, self.max_range)
+            config = mount.config
+            origin = to_world(pose, -config.y, config.x)
+            first = pose.th + config.th + config.start
+            distances = cast_scan(world.index, origin, first, config.increment, config.count, config.max_range)
+            ranges = np.where(np.isfinite(distances), distances, config.max_range)
             scans.append(LaserReading(mount.name, mount.angle, tuple(float(r) for r in ranges)))
         return tuple(scans)
+
+    def _config(self, scan: LaserReading) -> LaserConfig:
+        """The configuration of the laser that took ``scan`` (by name; else Flat's laser at its angle)."""
+        mount = next((m for m in self.mounts if m.name == scan.name), None)
+        return (mount or flat_laser(scan.name, scan.angle)).config
 
     def readings(self, scans: tuple[LaserReading, ...]) -> tuple[tuple[str, tuple[Reading, ...]], ...]:
         """Each laser's readings in the robot's "y ahead" frame (no-echo readings included, at full range)."""
         out = []
-        by_name = {m.name: m for m in self.mounts}
         for scan in scans:
-            mount = by_name.get(scan.name, LaserMount(scan.name, scan.angle))
+            config = self._config(scan)
             readings = []
-            for i, r in enumerate(scan.ranges):
+            for bearing_on_laser, r in zip(config.angles(len(scan.ranges)), scan.ranges, strict=True):
                 # Ahead-of-laser angle, counter-clockwise, then into the robot's frame.
-                rad = math.radians(i + 0.5 - 90.0 - mount.angle)
-                ahead = mount.forward + r * math.cos(rad)
-                left = mount.left + r * math.sin(rad)
+                rad = math.radians(bearing_on_laser + config.th)
+                ahead = config.x + r * math.cos(rad)
+                left = config.y + r * math.sin(rad)
                 right = -left
                 readings.append(Reading(right, ahead, math.hypot(right, ahead), bearing(right, ahead)))
             out.append((scan.name, tuple(readings)))
@@ -126,8 +139,9 @@ class LaserRig:
             # Where two lasers overlap, each keeps its own half (RIGHT below 90 degrees, LEFT from 90), so
             # the sequence does not alternate between what two viewpoints see (that would fake jumps).
             own = (lambda t: t < 90.0) if scan.angle > 0 else (lambda t: t >= 90.0) if scan.angle < 0 else None
+            reach = self._config(scan).max_range
             merged.extend(
-                (reading, r < self.max_range)
+                (reading, r < reach)
                 for reading, r in zip(readings, scan.ranges, strict=True)
                 if own is None or len(scans) == 1 or own(reading.theta)
             )

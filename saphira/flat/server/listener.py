@@ -6,7 +6,7 @@ a ``c`` line sets the velocities and the world advances one step; ``e`` ends the
 map transition is announced with a ``(time :MAP-CHANGED map)`` line just before the step output that
 follows it (Flat shows it on its display; a controller that ignores it simply reads the next line).
 
-Timing: in standard mode every step is exactly :data:`~saphira.flat.simulation.STEP_SECONDS` of
+Timing: in standard mode every step is exactly :data:`~saphira.flat.server.simulation.STEP_SECONDS` of
 simulated time, however long the controller takes, so identical inputs give identical runs. In real-time
 mode a step lasts as long as the wall clock says since the previous step output went out.
 
@@ -57,7 +57,7 @@ from saphira.flat.codec import (
     format_reply,
     parse_input,
 )
-from saphira.flat.simulation import STEP_SECONDS, FlatSimulation
+from saphira.flat.server.simulation import STEP_SECONDS, FlatSimulation
 from saphira.sim.serve import Handle, ServeLoop
 
 log = logging.getLogger("saphira.flat")

@@ -1,8 +1,7 @@
 """The client side of Flat4: a robot link that speaks Flat's controller protocol (``--robot flat://HOST:PORT``).
 
-:class:`FlatLink` is a :class:`~saphira.client.link.pioneer.Link` with Flat's wire instead of the Pioneer packets,
-so the
-reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
+:class:`FlatLink` is a :class:`~saphira.client.link.base.Link` with Flat's wire instead of the Pioneer packets,
+so the reflector, Colbert and the behaviors run unchanged. Each step output fills the reflector: the pose Flat
 sends is the odometric pose (and, on connection, the global one), its motion since the previous step
 moves the global pose and the sonar buffers, the 12 sonar ranges go into the sonar buckets (Flat's
 ring: :func:`saphira.flat.robot.flat_params`), and the laser scans, merged into one scan in the robot
@@ -22,8 +21,11 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
 * Time: Flat paces the run (:attr:`FlatLink.paces_clock`). With a lock-step clock (``saphira run`` picks one) each cycle
   waits for the server's next step output, so a standard-mode server and the client advance together, as
   fast as both can go; with a real-time clock the link takes whatever has arrived.
-* ``sfSMessage`` text goes to Flat's message field too (blanks as ``_``); Pioneer commands sent
-  directly (``sfRobotCom``) have no Flat meaning and are dropped with a warning.
+* ``sfSMessage`` text goes to Flat's message field too (blanks as ``_``: the link's ``show_message``);
+  Pioneer commands sent directly (``sfRobotCom``) have no Flat meaning and are dropped with a warning.
+* Stopping: a disconnect, or a loss while the line still takes it, sends a control line of zero velocities
+  (:meth:`~saphira.client.link.base.Link.stop_robot`), so a server that goes on stepping with the last
+  command it had does not drive on.
 * A ``(time :MAP-CHANGED map)`` form fires :attr:`FlatLink.on_map_changed` and counts in
   :attr:`FlatLink.map_changes` (Colbert polls ``sfFlatMap()`` / ``sfFlatMapChanges()``); the next step
   output's pose becomes the global pose (the map's frame) and the sonar buffers are cleared.
@@ -31,20 +33,18 @@ Where Flat differs from a Pioneer, the link makes up the difference (docs/flat.m
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections import deque
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from saphira.client.link.pioneer import ConnectError, LinkOptions, LinkState
+from saphira.client.link.base import ConnectError, LinkEvents, LinkOptions, LinkState
 from saphira.client.link.registry import register_link
 from saphira.client.link.velocity import VelocityLink
 from saphira.client.link.velocity import heading_velocity as _heading_velocity
 from saphira.client.reflector import Reflector
 from saphira.client.sensors.laser import LaserScan
-from saphira.client.transport import TransportError
 from saphira.core.clock import Clock
 from saphira.core.events import Event
 from saphira.flat.codec import (
@@ -70,6 +70,10 @@ HEADING_DEADBAND = 0.2
 IDENTITY = RobotIdentity("flat", "Flat", "flat4")
 
 
+def _encode(line: str) -> bytes:
+    return (line + "\n").encode("latin-1", errors="replace")
+
+
 def is_flat_url(url: str) -> bool:
     return FlatLink.handles(url)
 
@@ -83,20 +87,26 @@ class FlatLink(VelocityLink):
     """A Flat4 controller connection feeding the reflector (see the module docstring)."""
 
     SCHEME = SCHEME
+    STATE_REPORT = "step output"
     STATE_REPORTS = "Flat step outputs"
     NAME = "Flat"
+    PEER = "the Flat server"
     LOG = log
     HEADING_DEADBAND = HEADING_DEADBAND
     paces_clock = True
 
-    def __init__(self, reflector: Reflector, clock: Clock, options: LinkOptions | None = None) -> None:
-        super().__init__(reflector, clock, options, params_chooser=lambda identity: flat_params())
+    def __init__(
+        self,
+        reflector: Reflector,
+        clock: Clock,
+        options: LinkOptions | None = None,
+        *,
+        events: LinkEvents | None = None,
+    ) -> None:
+        super().__init__(reflector, clock, options, events=events)
         self.on_map_changed: Event[[str]] = Event("map_changed")
-        """A map change the server announced (automatic, or answering ``t``/``m``): the new map file."""
-        self.map_name: str | None = None
-        """The map file the server last announced (None before any change)."""
-        self.map_changes = 0
-        """Map changes announced since connecting (``sfFlatMapChanges``)."""
+        """A map change the server announced (automatic, or answering ``t``/``m``): the new map file, also in
+        :attr:`map_name` (None before any change) and counted in :attr:`map_changes`."""
         self.last_output: StepOutput | None = None
         self.message = ""
         """Flat's message field: the latest ``sfSMessage`` text, sent with every control line."""
@@ -133,26 +143,16 @@ class FlatLink(VelocityLink):
         self.reflector.configure(flat_params())
         self.reflector.restart()
         self.state = LinkState.CONFIGURING
-        self._opened_at = self._last_sip = self.clock.now()
+        self._opened_at = self._last_report = self.clock.now()
 
-    def disconnect(self, reason: str = "disconnected by the client") -> None:
-        """Close the connection (the Flat server stops the robot when its controller leaves)."""
-        if self.transport is None and self.state not in (LinkState.CONNECTED, LinkState.CONFIGURING):
-            return
-        self._drop(reason, LinkState.DISCONNECTED, notify=self.state == LinkState.CONNECTED)
-        self._sock = None
-
-    def abort(self, reason: str) -> None:
-        super().abort(reason)
-        self._sock = None
-
-    def show_message(self, text: str) -> None:
+    def show_message(self, text: str) -> bool:
         """Put ``text`` in Flat's message field (sent with the next control lines)."""
         self.message = text
+        return True
 
     # ------------------------------------------------------------------ wire
     def _send_line(self, line: str) -> bool:
-        return self.send_raw((line + "\n").encode("latin-1", errors="replace"))
+        return self.send_raw(_encode(line))
 
     def _pump(self, wait: float) -> bool:
         """Read what has arrived (waiting up to ``wait`` wall seconds for something); False if the line died."""
@@ -214,19 +214,19 @@ class FlatLink(VelocityLink):
         self.on_map_changed.emit(name)
 
     # ------------------------------------------------------------------ per-cycle work
-    def _receive_step(self) -> None:
+    def _receive(self) -> None:
         """Take the next step output (waiting for it on a lock-step clock)."""
         deadline = time.monotonic() + self.wait_limit
         if not self._pump(0.0):
             return
-        if self.clock.is_lockstep and not self._await(self._outputs, "step output", deadline):
+        if self.clock.is_lockstep and not self._await(self._outputs, deadline):
             return
         now = self.clock.now()
         while self._outputs:
             self._apply(self._outputs.popleft(), now)
         if self.state == LinkState.CONNECTED:
             self._update_rates(now)
-        self._check_silence(now, "step output")
+        self._check_silence(now)
 
     def _apply(self, output: StepOutput, now: float) -> None:
         reflector = self.reflector
@@ -260,13 +260,10 @@ class FlatLink(VelocityLink):
         self._owe_input = False
         self._send_line(format_input(Control("c", linear, angular, 1.0, self.message)))
 
-    def _stop_quietly(self) -> None:
-        """A silent server may still hear us: a control line of zero velocities (a real-time Flat server
-        goes on stepping with the last command it had)."""
-        if self.transport is not None and not self.transport.closed:
-            line = format_input(Control("c", 0.0, 0.0, 1.0, self.message)) + "\n"
-            with contextlib.suppress(TransportError):  # written directly: a failing send would report the loss again
-                self.transport.write(line.encode("latin-1", errors="replace"))
+    def _stop_packets(self, *, quietly: bool) -> list[bytes]:
+        """A control line of zero velocities (a real-time Flat server goes on stepping with the last command
+        it had)."""
+        return [_encode(format_input(Control("c", 0.0, 0.0, 1.0, self.message)))]
 
     def rot_decel(self) -> float:
         """Flat's fixed rotational acceleration (:data:`saphira.flat.robot.ROT_ACCEL`)."""

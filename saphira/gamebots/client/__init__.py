@@ -1,0 +1,1 @@
+"""Gamebots' client half: the ``usarsim://`` robot link (:mod:`.link`); it never imports a simulator."""
