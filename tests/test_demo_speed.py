@@ -6,7 +6,7 @@ preferred turn left. Over 10 simulated minutes it must average at least 150 mm/s
 (the distance the robot's own odometry reports, over the time) with no wall contact and no stall, from
 the map's home pose over several simulator seeds (each seed changes the sonar noise and odometry error,
 so the runs diverge); tests/test_behaviors.py's 30-minute runs check the same from rooms and corridors
-of the office. Lock-step, one run per test so ``pytest -n 3`` spreads them.
+of the office. Lock-step, one run per test so ``pytest -n 4`` spreads them.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def test_readme_install_and_test_commands_are_what_ci_runs() -> None:
     assert found == lines[:2]
     # the user's install runs the demo; the test extra comes with the tests
     assert ".venv/bin/pip install '.[plot]'" in found[0] and "saphira run colbert/demo.act" in found[0]
-    assert found[1] == ".venv/bin/pip install '.[test]' && .venv/bin/python -m pytest -n 3"
+    assert found[1] == ".venv/bin/pip install '.[test]' && .venv/bin/python -m pytest -n 4"
     assert 'bash -euo pipefail -c "${commands[1]}"' in ci and "git clone" in ci and "mktemp -d" in ci
 
 

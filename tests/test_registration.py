@@ -132,20 +132,29 @@ def patrol_run(
     return position, heading, patrol.legs, perception_for(robot.reflector, robot.scheduler).registration.matches
 
 
-def test_registration_keeps_the_pose_on_a_long_patrol_and_suspending_it_drifts() -> None:
-    """20 simulated minutes (about 300 m, 19 legs of 16 m) with and without ``test matching``, as issue 11
-    asks. The map's corridor walls are also WALLs here, so every door's jamb is a wall end too: one feature."""
+PATROL_P95_MM = 150.0
+"""What registration keeps the pose within on the long patrol (95th percentile of the position error)."""
+
+
+def test_registration_keeps_the_pose_on_a_long_patrol() -> None:
+    """20 simulated minutes (about 300 m, 19 legs of 16 m) with ``test matching``, as issue 11 asks. The
+    map's corridor walls are also WALLs here, so every door's jamb is a wall end too: one feature."""
     on_xy, on_th, legs, matches = patrol_run(20.0, matching=True)
-    off_xy, off_th, _, _ = patrol_run(20.0, matching=False)
     p95_xy, p95_th = float(np.percentile(on_xy, 95)), float(np.percentile(on_th, 95))
     print(
-        f"registered: p95 {p95_xy:.0f} mm / {p95_th:.2f} deg, max {max(on_xy):.0f} mm, {legs} legs; "
-        f"test matching suspended: p95 {np.percentile(off_xy, 95):.0f} mm / {np.percentile(off_th, 95):.1f} deg, "
-        f"max {max(off_xy):.0f} mm; matches {matches}"
+        f"registered: p95 {p95_xy:.0f} mm / {p95_th:.2f} deg, max {max(on_xy):.0f} mm, {legs} legs; matches {matches}"
     )
     assert legs >= 16 and matches["side"] >= 10 and matches["door"] >= 10
-    assert p95_xy <= 150.0 and p95_th <= 3.0
-    assert max(off_xy) >= 5.0 * p95_xy and max(off_xy) > 1000.0
+    assert p95_xy <= PATROL_P95_MM and p95_th <= 3.0
+
+
+def test_the_same_patrol_with_test_matching_suspended_drifts() -> None:
+    """The same 20 minutes without registration: the odometry error goes uncorrected, to well over five
+    times what registration keeps the pose within (a run of its own, so the two spread over workers)."""
+    off_xy, off_th, _, _ = patrol_run(20.0, matching=False)
+    print(f"test matching suspended: p95 {np.percentile(off_xy, 95):.0f} mm / {np.percentile(off_th, 95):.1f} deg, "
+          f"max {max(off_xy):.0f} mm")  # fmt: skip
+    assert max(off_xy) >= 5.0 * PATROL_P95_MM and max(off_xy) > 1000.0
 
 
 def test_a_wrong_initial_pose_converges_in_a_corridor() -> None:
