@@ -223,6 +223,12 @@ def test_behaviors_window_shows_rules_of_a_running_behavior(browser: Any, sessio
     page = Page(browser, session.url)
     page.wait_text("#behaviors", "sfAvoidCollision")
     page.wait_text("#behaviors", "Summation")
+    # The rows stay while the behaviors do (their figures change every frame): a row rebuilt between a
+    # press and its release swallowed the click (CI: the detail never came after the click).
+    name = page.page.query_selector("#behaviors .name >> text=sfKeepOff")
+    assert name is not None
+    page.wait_cycle(page.frame_cycle() + 3)
+    assert name.evaluate("(e) => e.isConnected")
     page.page.click("#behaviors .name >> text=sfKeepOff")
     page.wait_text("#behavior-detail", "Priority 1")
     detail = page.page.text_content("#behavior-detail") or ""

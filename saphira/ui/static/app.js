@@ -559,31 +559,48 @@ function bar(activity, value, channel) {
   return el;
 }
 
+let behaviorRows = "";  // the behaviors the table's rows stand for, in order
+
+/* The rows are built when the behaviors change and updated in place every frame after that: a row
+ * rebuilt between a press and its release would swallow the click that selects a behavior. */
 function renderBehaviors(behaviors, summation) {
   const body = $("behaviors").tBodies[0];
+  const names = JSON.stringify(behaviors.map((b) => b.name));
+  if (names !== behaviorRows || body.rows.length !== behaviors.length + 2) {
+    behaviorRows = names;
+    buildBehaviorRows(body, behaviors);
+  }
+  behaviors.forEach((b, i) => {
+    const cells = body.rows[i + 1].cells;
+    cells[0].firstChild.className = "onoff" + (b.running ? " on" : "");
+    cells[2].textContent = String(b.priority);
+    const turn = b.rules.filter((r) => r[2] === "<" || r[2] === ">");
+    const speed = b.rules.filter((r) => r[2] === "+" || r[2] === "-");
+    cells[3].replaceChildren(bar(b.turn, weighted(turn), "turn"));
+    cells[4].replaceChildren(bar(b.speed, weighted(speed), "speed"));
+  });
+  const sum = body.rows[behaviors.length + 1].cells;
+  sum[3].textContent = summation[0] === null ? "-" : `${summation[0]}°`;
+  sum[4].textContent = summation[1] === null ? "-" : `${summation[1]} mm/s`;
+  const detail = $("behavior-detail");
+  const b = behaviors.find((x) => x.name === selectedBehavior);
+  detail.textContent = b ? behaviorDetail(b) : "";
+}
+
+function buildBehaviorRows(body, behaviors) {
   body.textContent = "";
   const head = body.insertRow();
   for (const h of ["", "behavior", "p", "turn", "speed"]) { const c = head.insertCell(); c.textContent = h; }
   for (const b of behaviors) {
     const row = body.insertRow();
-    const onoff = document.createElement("span"); onoff.className = "onoff" + (b.running ? " on" : "");
-    row.insertCell().appendChild(onoff);
+    row.insertCell().appendChild(document.createElement("span"));
     const name = row.insertCell(); name.className = "name"; name.textContent = b.name; name.tabIndex = 0;
     name.addEventListener("click", () => { selectedBehavior = selectedBehavior === b.name ? null : b.name; lastBehaviorsKey = ""; });
     name.addEventListener("keydown", (e) => { if (e.key === "Enter") name.click(); });
-    row.insertCell().textContent = String(b.priority);
-    const turn = b.rules.filter((r) => r[2] === "<" || r[2] === ">");
-    const speed = b.rules.filter((r) => r[2] === "+" || r[2] === "-");
-    row.insertCell().appendChild(bar(b.turn, weighted(turn), "turn"));
-    row.insertCell().appendChild(bar(b.speed, weighted(speed), "speed"));
+    row.insertCell(); row.insertCell(); row.insertCell();
   }
   const sum = body.insertRow(); sum.className = "summation";
-  sum.insertCell(); sum.insertCell().textContent = "Summation"; sum.insertCell();
-  sum.insertCell().textContent = summation[0] === null ? "-" : `${summation[0]}°`;
-  sum.insertCell().textContent = summation[1] === null ? "-" : `${summation[1]} mm/s`;
-  const detail = $("behavior-detail");
-  const b = behaviors.find((x) => x.name === selectedBehavior);
-  detail.textContent = b ? behaviorDetail(b) : "";
+  sum.insertCell(); sum.insertCell().textContent = "Summation"; sum.insertCell(); sum.insertCell(); sum.insertCell();
 }
 
 function weighted(rules) {
