@@ -4,7 +4,8 @@ Baselines: ``world`` is the simulation's physics alone (``Simulation.step``: one
 no protocol); ``robot+sim`` is a client :class:`~saphira.robot.Robot` in lock-step with the embedded
 simulator and its server (``attach_simulator`` then ``robot.run``: codec, link, the six phases), the least
 an environment step that goes through the real client can cost. Then ``Wander-v0`` stepped alone, and 8 of
-them in Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv`` (steps counted per robot). Every robot drives
+them in Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv``, and 8 in the batched form
+(:class:`~saphira.learn.batched.BatchedWanderEnv`; steps counted per robot). Every robot drives
 in a circle without ending its episode, so no reset is timed. Prints steps/s and the ratios; the issue's
 target is one environment at 3,000 steps/s or more. Run from the project root:
 ``python bench/bench_learn.py [--steps N]``.
@@ -15,10 +16,12 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from saphira.learn.batched import BatchedWanderEnv
 from saphira.learn.envs import WanderEnv
 from saphira.params.robot_params import params_for_file
 from saphira.robot import Robot
@@ -65,9 +68,15 @@ def env_steps(steps: int) -> None:
         env.step(ACTION)
 
 
-def vector_rate(vector: type[gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv], steps: int) -> float:
-    """Robot steps per second of :data:`VECTOR` environments (made and reset before the clock starts)."""
-    envs = vector([lambda: WanderEnv(world="room", end_on_contact=False) for _ in range(VECTOR)])
+def vector_rate(vector: str, steps: int) -> float:
+    """Robot steps per second of :data:`VECTOR` robots, ``vector`` being ``sync``, ``async`` or ``batched``
+    (made and reset before the clock starts)."""
+    envs: gym.vector.VectorEnv[Any, Any, Any]
+    if vector == "batched":
+        envs = BatchedWanderEnv(VECTOR, world="room", end_on_contact=False)
+    else:
+        kind = gym.vector.SyncVectorEnv if vector == "sync" else gym.vector.AsyncVectorEnv
+        envs = kind([lambda: WanderEnv(world="room", end_on_contact=False) for _ in range(VECTOR)])
     envs.reset(seed=0, options={"pose": (3000.0, 1500.0, 0.0)})
     actions = np.tile(ACTION, (VECTOR, 1))
 
@@ -89,8 +98,9 @@ def main() -> None:
         "world": rate(world_steps, steps),
         "robot+sim": rate(robot_sim_steps, steps),
         "env": rate(env_steps, steps),
-        f"{VECTOR} sync": vector_rate(gym.vector.SyncVectorEnv, steps),
-        f"{VECTOR} async": vector_rate(gym.vector.AsyncVectorEnv, steps),
+        f"{VECTOR} sync": vector_rate("sync", steps),
+        f"{VECTOR} async": vector_rate("async", steps),
+        f"{VECTOR} batched": vector_rate("batched", steps),
     }
     for name, value in rates.items():
         print(f"{name:>10}: {value:8.0f} steps/s")
@@ -98,7 +108,9 @@ def main() -> None:
         f"env / robot+sim: {rates['env'] / rates['robot+sim']:.2f}   env / world: {rates['env'] / rates['world']:.3f}"
     )
     print(f"{VECTOR} sync / env: {rates[f'{VECTOR} sync'] / rates['env']:.2f}   "
-          f"{VECTOR} async / env: {rates[f'{VECTOR} async'] / rates['env']:.2f}")  # fmt: skip
+          f"{VECTOR} async / env: {rates[f'{VECTOR} async'] / rates['env']:.2f}   "
+          f"{VECTOR} batched / env: {rates[f'{VECTOR} batched'] / rates['env']:.2f}   "
+          f"{VECTOR} batched / {VECTOR} sync: {rates[f'{VECTOR} batched'] / rates[f'{VECTOR} sync']:.2f}")  # fmt: skip
     print(f"one env: {rates['env']:.0f} steps/s (target >= 3000)")
 
 

@@ -18,7 +18,7 @@ SHOWN_ONLY = "# not run in CI"
 
 
 def test_the_doc_has_runnable_examples_and_one_shown_only() -> None:
-    assert len(BLOCKS) == 4
+    assert len(BLOCKS) == 5
     assert sum(SHOWN_ONLY in code for code, _ in BLOCKS) == 1
 
 

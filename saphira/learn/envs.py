@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import gymnasium as gym
 import numpy as np
@@ -37,6 +37,7 @@ from saphira.world.world import World
 
 Obs = dict[str, np.ndarray]
 Action = np.ndarray | int
+FloatOrArray = TypeVar("FloatOrArray", float, np.ndarray)
 
 CONTACT_REWARD = -1.0
 """The reward of the step in which the robot's body meets a wall or another robot."""
@@ -49,6 +50,39 @@ DISCRETE_ACTIONS: tuple[tuple[float, float], ...] = (
     (0.0, -1.0),  # turn right on the spot
 )
 """The discrete actions as fractions of (``max_speed``, ``max_turn``)."""
+
+
+def robot_spaces(params: RobotParams) -> dict[str, spaces.Space[Any]]:
+    """What every environment observes of a robot: its sonar, its velocities and its laser (if it has one)."""
+    observed: dict[str, spaces.Space[Any]] = {
+        "sonar": spaces.Box(0.0, SONAR_MAX_M, (params.sonar_num,), np.float32),
+        "velocity": spaces.Box(-10.0, 10.0, (2,), np.float32),
+    }
+    laser = laser_config(params)
+    if laser is not None:
+        observed["laser"] = spaces.Box(0.0, laser.max_range / 1000.0, (laser.count,), np.float32)
+    return observed
+
+
+def action_space(discrete: bool) -> spaces.Space[Any]:
+    """``[vel, rvel]`` in [-1, 1], or one of :data:`DISCRETE_ACTIONS`."""
+    return spaces.Discrete(len(DISCRETE_ACTIONS)) if discrete else spaces.Box(-1.0, 1.0, (2,), np.float32)
+
+
+def random_start(world: World, params: RobotParams, rng: np.random.Generator) -> Pose:
+    """A start pose (mm, mm, deg) anywhere free in ``world``, facing anywhere."""
+    x, y = free_pose(world, params.robot_radius + 100.0, rng)
+    return Pose(x, y, float(rng.uniform(-180.0, 180.0)))
+
+
+def distance_m(dx: FloatOrArray, dy: FloatOrArray) -> FloatOrArray:
+    """The distance (m) of a move of ``dx``, ``dy`` mm: Wander's reward, for one robot or a batch.
+
+    One numpy function for both, so the batched form's rewards are the single environment's to the bit
+    (``math.hypot`` and ``np.hypot`` round differently in the last place).
+    """
+    metres: FloatOrArray = np.hypot(dx, dy) / 1000.0
+    return metres
 
 
 class RobotEnv(gym.Env[Obs, Action]):
@@ -84,18 +118,8 @@ class RobotEnv(gym.Env[Obs, Action]):
         self.policy_priority = policy_priority
         self.render_mode = render_mode
         self.human = HumanView(ui_port) if render_mode == "human" else None
-        observed: dict[str, spaces.Space[Any]] = {
-            "sonar": spaces.Box(0.0, SONAR_MAX_M, (self.params.sonar_num,), np.float32),
-            "velocity": spaces.Box(-10.0, 10.0, (2,), np.float32),
-        }
-        laser = laser_config(self.params)
-        if laser is not None:
-            observed["laser"] = spaces.Box(0.0, laser.max_range / 1000.0, (laser.count,), np.float32)
-        observed.update(self._task_spaces())
-        self.observation_space: spaces.Space[Any] = spaces.Dict(observed)
-        self.action_space: spaces.Space[Any] = (
-            spaces.Discrete(len(DISCRETE_ACTIONS)) if discrete else spaces.Box(-1.0, 1.0, (2,), np.float32)
-        )
+        self.observation_space: spaces.Space[Any] = spaces.Dict(robot_spaces(self.params) | self._task_spaces())
+        self.action_space: spaces.Space[Any] = action_space(discrete)
         self.fleet: Fleet | None = None
         self.driver: Driver | None = None
         self._trajectory: list[Pose] = []
@@ -111,8 +135,7 @@ class RobotEnv(gym.Env[Obs, Action]):
 
     def _start(self, rng: np.random.Generator) -> Pose:
         """The start pose (mm, mm, deg): by default anywhere free, facing anywhere."""
-        x, y = free_pose(self.world, self.params.robot_radius + 100.0, rng)
-        return Pose(x, y, float(rng.uniform(-180.0, 180.0)))
+        return random_start(self.world, self.params, rng)
 
     def _reward(self, agent: Agent, before: Pose) -> tuple[float, bool]:
         """This step's reward and whether the task is done, the robot having moved from ``before``."""
@@ -205,7 +228,7 @@ class WanderEnv(RobotEnv):
 
     def _reward(self, agent: Agent, before: Pose) -> tuple[float, bool]:
         now = agent.true_pose
-        return math.hypot(now.x - before.x, now.y - before.y) / 1000.0, False
+        return float(distance_m(now.x - before.x, now.y - before.y)), False
 
 
 class GoToEnv(RobotEnv):

@@ -12,6 +12,8 @@ ENVS = {
     "GoTo": "saphira.learn.envs:GoToEnv",
     "FollowCorridor": "saphira.learn.envs:FollowCorridorEnv",
 }
+VECTOR_ENVS = {"Wander": "saphira.learn.batched:BatchedWanderEnv"}
+"""Batched forms, made by ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``."""
 
 
 def register_envs() -> None:
@@ -20,4 +22,5 @@ def register_envs() -> None:
         for suffix, kwargs in (("", {}), ("Discrete", {"discrete": True})):
             env_id = f"saphira/{name}{suffix}-v0"
             if env_id not in gym.registry:
-                gym.register(env_id, entry_point=entry_point, max_episode_steps=MAX_EPISODE_STEPS, kwargs=kwargs)
+                gym.register(env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENVS.get(name),
+                             max_episode_steps=MAX_EPISODE_STEPS, kwargs=kwargs)  # fmt: skip
