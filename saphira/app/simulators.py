@@ -18,8 +18,10 @@ import argparse
 import functools
 import sys
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint
 from typing import Protocol, cast
+
+from saphira.core.plugins import loaded_entry_points
 
 __all__ = ["ENTRY_POINT_GROUP", "FrontEnd", "Simulator", "chosen", "front_ends"]
 
@@ -52,15 +54,12 @@ class FrontEnd:
 def front_ends() -> tuple[FrontEnd, ...]:
     """Every declared front end, by name. One whose module cannot be imported is left out, said on stderr
     (a broken plug-in must not take ``saphira`` down with it)."""
-    found = []
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        try:
-            module = entry.load()
-        except Exception as exc:  # any import failure of a third-party package
-            print(f"saphira sim: the simulator {entry.name!r} ({entry.value}) cannot be loaded: {exc}", file=sys.stderr)
-            continue
-        found.append(FrontEnd(entry.name, cast(Simulator, module)))
-    return tuple(found)
+
+    def cannot_load(entry: EntryPoint, exc: Exception) -> None:
+        print(f"saphira sim: the simulator {entry.name!r} ({entry.value}) cannot be loaded: {exc}", file=sys.stderr)
+
+    loaded = loaded_entry_points(ENTRY_POINT_GROUP, cannot_load)
+    return tuple(FrontEnd(entry.name, cast(Simulator, module)) for entry, module in loaded)
 
 
 def chosen(args: argparse.Namespace) -> tuple[FrontEnd | None, str | None]:

@@ -8,26 +8,39 @@ cannot be imported or is of another kind, so one broken third-party package does
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from importlib.metadata import entry_points
+from collections.abc import Callable, Iterator, Mapping
+from importlib.metadata import EntryPoint, entry_points
 from typing import TypeVar
 
-__all__ = ["registered_classes", "registered_instance"]
+__all__ = ["loaded_entry_points", "registered_classes", "registered_instance"]
 
 log = logging.getLogger("saphira.plugins")
 
 T = TypeVar("T")
 
 
-def registered_classes(group: str, base: type[T]) -> list[type[T]]:
-    """The ``base`` subclasses the entry points of ``group`` name, sorted by entry-point name."""
-    found: list[type[T]] = []
+def loaded_entry_points(
+    group: str, cannot_load: Callable[[EntryPoint, Exception], None]
+) -> Iterator[tuple[EntryPoint, object]]:
+    """Each entry point of ``group``, by name, with what it names imported; one that cannot be imported is
+    told to ``cannot_load`` and left out."""
     for entry in sorted(entry_points(group=group), key=lambda e: e.name):
         try:
-            kind = entry.load()
+            loaded = entry.load()
         except Exception as exc:  # any import failure of a third-party package
-            log.warning("%s %s (%s) cannot be loaded: %s", group, entry.name, entry.value, exc)
+            cannot_load(entry, exc)
             continue
+        yield entry, loaded
+
+
+def registered_classes(group: str, base: type[T]) -> list[type[T]]:
+    """The ``base`` subclasses the entry points of ``group`` name, sorted by entry-point name."""
+
+    def cannot_load(entry: EntryPoint, exc: Exception) -> None:
+        log.warning("%s %s (%s) cannot be loaded: %s", group, entry.name, entry.value, exc)
+
+    found: list[type[T]] = []
+    for entry, kind in loaded_entry_points(group, cannot_load):
         if not (isinstance(kind, type) and issubclass(kind, base)):
             log.warning("%s %s (%s) is not a %s; left out", group, entry.name, entry.value, base.__name__)
             continue
