@@ -1,5 +1,6 @@
 """A fresh clone holds everything it needs: the data tests and users need ship in the project, with
-origin and licence beside them, and nothing reads outside the checkout (``../shared`` in particular)."""
+origin and licence beside them, and nothing reads outside the checkout (in particular not the
+specification folder beside it)."""
 
 from __future__ import annotations
 
