@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import foxglove  # noqa: F401 (the test extra brings it: missing, these tests fail rather than skip)
 import pytest
 from mcap.reader import make_reader
 from mcap_protobuf.decoder import DecoderFactory
@@ -32,8 +33,6 @@ from saphira.robot import Robot
 from saphira.sim.embedded import attach_simulator
 from saphira.world.world import load_world
 from tests.test_replay_export import ACTIVITY
-
-pytest.importorskip("foxglove", reason="the foxglove extra")
 
 PROTOCOL = "foxglove.sdk.v1"
 WAIT = 60.0
